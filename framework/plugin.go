@@ -1,0 +1,140 @@
+package framework
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+)
+
+// Stats are mergeable sufficient statistics of a component, accumulated per
+// document during the E-step. Merging the statistics of two shards must give
+// the statistics of their union.
+type Stats interface {
+	// Merge adds other (of the same concrete type) into the receiver.
+	Merge(other Stats)
+	// Reset returns the statistics to those of an empty set of documents.
+	Reset()
+}
+
+// Step says how a global update blends new statistics into old parameters
+// (MODEL.md §5): new = (1 − Rho)·old + Rho·(prior + Scale·stats).
+type Step struct {
+	Rho   float64 // ρ_t; 1 for batch
+	Scale float64 // S = D/|B|; 1 for batch
+	Full  bool    // the statistics cover the whole corpus (batch)
+	Iter  int     // the update's number, from 1
+}
+
+// BatchStep is the step of batch variational EM.
+func BatchStep(iter int) Step { return Step{Rho: 1, Scale: 1, Full: true, Iter: iter} }
+
+// Setup is what a component needs to size and initialise its parameters.
+type Setup struct {
+	K      int        // number of topics
+	V      int        // vocabulary size
+	Corpus *Corpus    // the training corpus (nil when rebuilding a saved model)
+	Rand   *rand.Rand // the run's random source; never the global one
+}
+
+// Global is a component with global parameters and sufficient statistics.
+type Global interface {
+	// NewStats returns empty statistics.
+	NewStats() Stats
+	// Accumulate adds document d's contribution (after its local step) to s.
+	Accumulate(s Stats, d *DocState)
+	// Update sets the global parameters from s (MODEL.md §5 blending by st).
+	Update(ctx context.Context, s Stats, st Step) error
+	// ELBO is the component's contribution to the evidence lower bound with
+	// the current global parameters, the per-document parts taken from s
+	// and scaled by st.Scale (MODEL.md §4).
+	ELBO(s Stats, st Step) float64
+}
+
+// Likelihood is a response p(target | z̄, η) (MODEL.md §2, §3).
+type Likelihood interface {
+	Global
+	// Init sizes and initialises the parameters.
+	Init(s *Setup) error
+	// NewTarget returns a target of the kind this response models.
+	NewTarget() Target
+	// NewLocal returns per-goroutine scratch for the local step.
+	NewLocal() LikelihoodLocal
+	// Predict sets d.Target to the predictive distribution given d.PhiBar
+	// (topics run with no supervision, MODEL.md §2 and §3 "Prediction").
+	Predict(d *DocState)
+}
+
+// LikelihoodLocal is a response's per-goroutine part of the local step.
+type LikelihoodLocal interface {
+	// Begin caches per-document terms (for example log B_dl) from d.Phi.
+	Begin(d *DocState)
+	// TargetTerm adds the prior message onto d.Target (e.g. η_l·φ̄_d).
+	TargetTerm(d *DocState)
+	// PhiTerm adds the supervision term ρ_dvk for word j of d into dst.
+	PhiTerm(dst []float64, d *DocState, j int)
+	// WordChanged updates the caches after φ of word j changed from old.
+	WordChanged(d *DocState, j int, old []float64)
+}
+
+// DocScorer is an optional capability of a LikelihoodLocal or a NoiseModel:
+// its part of document d's ELBO at the current global parameters and local
+// state. The local step uses it to choose between a warm and a fresh start
+// (topics local_init = "best"); without it that choice sees the topic
+// layer's terms only.
+type DocScorer interface {
+	DocELBO(d *DocState) float64
+}
+
+// NoiseModel is an annotator model p(answer | target, annotator).
+type NoiseModel interface {
+	Global
+	// Init sizes and initialises the parameters.
+	Init(s *Setup) error
+	// Bind refuses, with ErrIncompatible, a target it cannot update.
+	Bind(t Target) error
+	// Evidence adds the annotators' message onto d.Target.
+	Evidence(d *DocState)
+}
+
+// Model is what a Schedule drives: a local step over a set of documents and
+// the global update from their statistics.
+type Model interface {
+	// NumDocs is the number of training documents.
+	NumDocs() int
+	// EStep runs the local step on the given documents (indices in
+	// increasing order) and returns their merged statistics.
+	EStep(ctx context.Context, docs []int) (Stats, error)
+	// Update applies the global step.
+	Update(ctx context.Context, s Stats, st Step) error
+	// ELBO is the evidence lower bound after Update (an estimate scaled by
+	// st.Scale when s covers a mini-batch).
+	ELBO(s Stats, st Step) float64
+}
+
+// Progress is reported to an Observer after every global update.
+type Progress struct {
+	Iter    int           // global updates so far
+	Epoch   int           // passes over the corpus (batch: = Iter)
+	Rho     float64       // the step size used
+	ELBO    float64       // the (estimated) ELBO after the update
+	Docs    int           // documents in the update's batch
+	Elapsed time.Duration // since Fit started
+}
+
+// Observer is called after every update; an error stops the run and is
+// returned by Fit.
+type Observer func(p Progress) error
+
+// Result summarises a finished Fit.
+type Result struct {
+	Iters     int
+	Epochs    int
+	ELBO      float64 // last (estimated) ELBO
+	Converged bool
+	Elapsed   time.Duration
+}
+
+// Schedule is an inference schedule (batch variational EM, SVI).
+type Schedule interface {
+	Fit(ctx context.Context, m Model, rng *rand.Rand, obs Observer) (*Result, error)
+}

@@ -1,0 +1,61 @@
+package framework
+
+// DocState is the local variational state of one document during its local
+// step (MODEL.md §1): γ_d, E[log θ_d], φ_d (one K-vector per unique word),
+// φ̄_d and q(target). It is owned by one worker goroutine at a time.
+type DocState struct {
+	Index     int       // the document's index in the corpus
+	Doc       *Doc      // the document
+	Answers   []Answer  // its answers (nil when none or at prediction time)
+	K         int       // number of topics
+	Gamma     []float64 // γ_d, length K
+	ElogTheta []float64 // E[log θ_dk] = ψ(γ_dk) − ψ(Σ_j γ_dj), length K
+	Phi       []float64 // φ_d, row-major Len()×K: Phi[j*K+k] = φ_{d,Words[j],k}
+	PhiBar    []float64 // φ̄_d = (1/N_d) Σ_v n_dv φ_dv, length K
+	Target    Target    // q(target); nil for plain LDA
+}
+
+// NewDocState allocates a state for documents of up to maxLen unique words.
+func NewDocState(k, maxLen int) *DocState {
+	return &DocState{
+		K:         k,
+		Gamma:     make([]float64, k),
+		ElogTheta: make([]float64, k),
+		Phi:       make([]float64, maxLen*k),
+		PhiBar:    make([]float64, k),
+	}
+}
+
+// Bind points the state at document d (index i), growing φ if needed.
+func (s *DocState) Bind(i int, d *Doc, answers []Answer) {
+	s.Index, s.Doc, s.Answers = i, d, answers
+	if n := d.Len() * s.K; cap(s.Phi) < n {
+		s.Phi = make([]float64, n)
+	} else {
+		s.Phi = s.Phi[:n]
+	}
+}
+
+// PhiRow returns φ_{d,Words[j]}, a K-vector aliasing Phi.
+func (s *DocState) PhiRow(j int) []float64 { return s.Phi[j*s.K : (j+1)*s.K] }
+
+// UpdatePhiBar recomputes φ̄_d from φ. An empty document gets φ̄ = 0.
+func (s *DocState) UpdatePhiBar() {
+	for k := range s.PhiBar {
+		s.PhiBar[k] = 0
+	}
+	d := s.Doc
+	if d.N == 0 {
+		return
+	}
+	for j, n := range d.Counts {
+		row := s.PhiRow(j)
+		for k, p := range row {
+			s.PhiBar[k] += n * p
+		}
+	}
+	inv := 1 / d.N
+	for k := range s.PhiBar {
+		s.PhiBar[k] *= inv
+	}
+}

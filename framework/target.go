@@ -1,0 +1,84 @@
+package framework
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// Target is the variational posterior of a document's true target, q(c_d)
+// or q(x_d). Messages are added to it in natural parameters: the response
+// likelihood adds a prior message, each noise model adds evidence; Finalize
+// turns the accumulated natural parameters into moments.
+type Target interface {
+	// Reset zeroes the natural parameters.
+	Reset()
+	// Finalize computes the moments from the natural parameters.
+	Finalize()
+}
+
+// Categorical is q(c_d) = Cat(λ_d) over C classes (MODEL.md §2):
+// λ_dl ∝ exp(Log[l]).
+type Categorical struct {
+	Log  []float64 // natural parameters (log-potentials), accumulated by messages
+	P    []float64 // λ_d: normalised probabilities, set by Finalize
+	LogZ float64   // log Σ_l exp(Log[l]), set by Finalize
+}
+
+// NewCategorical returns a categorical target over c classes.
+func NewCategorical(c int) *Categorical {
+	return &Categorical{Log: make([]float64, c), P: make([]float64, c)}
+}
+
+// Reset zeroes the log-potentials.
+func (t *Categorical) Reset() {
+	for i := range t.Log {
+		t.Log[i] = 0
+	}
+}
+
+// Finalize normalises: P = softmax(Log).
+func (t *Categorical) Finalize() {
+	t.LogZ = floats.LogSumExp(t.Log)
+	for i, l := range t.Log {
+		t.P[i] = math.Exp(l - t.LogZ)
+	}
+}
+
+// Entropy is −Σ_l λ_l log λ_l.
+func (t *Categorical) Entropy() float64 {
+	h := 0.0
+	for i, p := range t.P {
+		if p > 0 {
+			h -= p * (t.Log[i] - t.LogZ)
+		}
+	}
+	return h
+}
+
+// Argmax is the most probable class.
+func (t *Categorical) Argmax() int { return floats.MaxIdx(t.P) }
+
+// Gaussian is q(x_d) = N(m_d, v_d) (MODEL.md §3), accumulated in natural
+// parameters: precision 1/v and precision×mean m/v.
+type Gaussian struct {
+	Prec     float64 // Σ of message precisions
+	PrecMean float64 // Σ of message precision×mean
+	Mean     float64 // m_d, set by Finalize
+	Var      float64 // v_d, set by Finalize
+}
+
+// Reset zeroes the natural parameters.
+func (t *Gaussian) Reset() { t.Prec, t.PrecMean = 0, 0 }
+
+// Finalize sets Var = 1/Prec and Mean = PrecMean/Prec. A target with no
+// precision (no message) gets an infinite variance and a zero mean.
+func (t *Gaussian) Finalize() {
+	if t.Prec > 0 {
+		t.Var = 1 / t.Prec
+		t.Mean = t.PrecMean / t.Prec
+		return
+	}
+	t.Var = math.Inf(1)
+	t.Mean = 0
+}

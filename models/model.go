@@ -1,0 +1,455 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/topics"
+)
+
+// ShardSize is the number of documents whose statistics are accumulated
+// together before being merged, in shard order, into the total. It is fixed
+// (independent of the number of workers), which makes results bit-identical
+// for any number of workers.
+const ShardSize = 32
+
+// Model composes the topic layer with an optional response likelihood and
+// an optional annotator noise model. It implements framework.Model.
+type Model struct {
+	Topics   *topics.Layer
+	Response framework.Likelihood // nil for plain LDA
+	Noise    framework.NoiseModel // nil when there are no annotators
+
+	corpus  *framework.Corpus
+	workers int
+	gamma   []float64 // D×K: each training document's last γ_d (warm start)
+	seen    []bool    // gamma[d] holds a value
+	maxLen  int
+}
+
+// NewModel assembles a model over a training corpus (which may be nil for a
+// model used only to predict). workers ≤ 0 means runtime.NumCPU().
+func NewModel(t *topics.Layer, resp framework.Likelihood, noise framework.NoiseModel, c *framework.Corpus, workers int) (*Model, error) {
+	if t == nil {
+		return nil, fmt.Errorf("%w: a model needs a topic layer", framework.ErrIncompatible)
+	}
+	if noise != nil && resp == nil {
+		return nil, fmt.Errorf("%w: annotators need a response (the true target they answer about)", framework.ErrIncompatible)
+	}
+	if noise != nil {
+		if err := noise.Bind(resp.NewTarget()); err != nil {
+			return nil, err
+		}
+	}
+	m := &Model{Topics: t, Response: resp, Noise: noise}
+	m.SetWorkers(workers)
+	if c != nil {
+		if err := m.setCorpus(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// SetWorkers sets the size of the E-step's goroutine pool (≤ 0: all cores).
+func (m *Model) SetWorkers(n int) {
+	if n <= 0 {
+		n = runtime.NumCPU()
+	}
+	m.workers = n
+}
+
+func (m *Model) setCorpus(c *framework.Corpus) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if c.V > m.Topics.V {
+		return fmt.Errorf("%w: corpus vocabulary %d exceeds the model's %d", framework.ErrBadInput, c.V, m.Topics.V)
+	}
+	if m.Noise != nil && c.Answers == nil {
+		return fmt.Errorf("%w: the model has annotators but the corpus has no answers", framework.ErrBadInput)
+	}
+	m.corpus = c
+	m.gamma = make([]float64, len(c.Docs)*m.Topics.K)
+	m.seen = make([]bool, len(c.Docs))
+	m.maxLen = maxLen(c)
+	return nil
+}
+
+func maxLen(c *framework.Corpus) int {
+	n := 0
+	for i := range c.Docs {
+		n = max(n, c.Docs[i].Len())
+	}
+	return n
+}
+
+// Corpus is the training corpus.
+func (m *Model) Corpus() *framework.Corpus { return m.corpus }
+
+// NumDocs is the number of training documents.
+func (m *Model) NumDocs() int {
+	if m.corpus == nil {
+		return 0
+	}
+	return len(m.corpus.Docs)
+}
+
+// Gamma returns training document d's last γ_d (nil before its first E-step).
+func (m *Model) Gamma(d int) []float64 {
+	if !m.seen[d] {
+		return nil
+	}
+	K := m.Topics.K
+	return m.gamma[d*K : (d+1)*K]
+}
+
+// stats bundles the components' statistics.
+type stats struct {
+	topics, resp, noise framework.Stats
+}
+
+func (s *stats) Merge(o framework.Stats) {
+	t := o.(*stats)
+	s.topics.Merge(t.topics)
+	if s.resp != nil {
+		s.resp.Merge(t.resp)
+	}
+	if s.noise != nil {
+		s.noise.Merge(t.noise)
+	}
+}
+
+func (s *stats) Reset() {
+	s.topics.Reset()
+	if s.resp != nil {
+		s.resp.Reset()
+	}
+	if s.noise != nil {
+		s.noise.Reset()
+	}
+}
+
+// NewStats returns empty statistics of every component.
+func (m *Model) NewStats() framework.Stats {
+	s := &stats{topics: m.Topics.NewStats()}
+	if m.Response != nil {
+		s.resp = m.Response.NewStats()
+	}
+	if m.Noise != nil {
+		s.noise = m.Noise.NewStats()
+	}
+	return s
+}
+
+// worker is one goroutine's scratch.
+type worker struct {
+	ds    *framework.DocState
+	scr   *topics.Scratch
+	local framework.LikelihoodLocal
+	stats framework.Stats
+	gw    []float64 // the warm sweep's γ (local_init "best")
+}
+
+func (m *Model) newWorker(withStats bool, maxLen int) *worker {
+	w := &worker{ds: framework.NewDocState(m.Topics.K, maxLen), scr: m.Topics.NewScratch()}
+	if m.Response != nil {
+		w.local = m.Response.NewLocal()
+		w.ds.Target = m.Response.NewTarget()
+	}
+	if withStats {
+		w.stats = m.NewStats()
+	}
+	return w
+}
+
+// localStep runs document i's local step, starting as topics.local_init
+// says: "fresh" from γ = α + N_d/K (Blei's lda-c, Hoffman's online LDA);
+// "warm" from the document's last γ_d, which makes the ELBO monotone across
+// EM iterations (the first φ update from the stored γ can only raise the
+// bound) but tends to lock documents into their first assignments; "best"
+// (default) runs one warm sweep, whose ELBO is at least the previous
+// iteration's, then a fresh restart to convergence, and keeps the fresh
+// result only if its document ELBO is at least the warm sweep's (otherwise
+// it continues from the warm sweep). "best" is monotone and explores.
+func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framework.Answer, warm []float64) {
+	w.ds.Bind(i, doc, answers)
+	if warm == nil || m.Topics.LocalInit == "fresh" {
+		m.infer(w, nil)
+		return
+	}
+	if m.Topics.LocalInit == "warm" {
+		m.infer(w, warm)
+		return
+	}
+	m.sweepOnce(w, warm)
+	ew := m.docELBO(w.ds)
+	if cap(w.gw) < m.Topics.K {
+		w.gw = make([]float64, m.Topics.K)
+	}
+	gw := w.gw[:m.Topics.K]
+	copy(gw, w.ds.Gamma)
+	m.infer(w, nil)
+	if m.docELBO(w.ds) >= ew {
+		return
+	}
+	m.infer(w, gw)
+}
+
+// infer runs the local step to convergence from warm (nil: fresh):
+// unsupervised, φ/γ sweeps until the mean |Δγ| < local_tol; supervised,
+// alternating the target posterior (prior message + evidence) with
+// supervised φ sweeps, ending with a target update so that q(target) is the
+// exact coordinate maximiser for the final φ.
+func (m *Model) infer(w *worker, warm []float64) {
+	ds, t := w.ds, m.Topics
+	if m.Response == nil {
+		t.Infer(ds, warm, w.scr)
+		return
+	}
+	t.Start(ds, warm)
+	t.Sweep(ds, nil, w.scr) // a first φ, from which the supervision caches start
+	for it := 1; it <= t.LocalIters; it++ {
+		m.updateTarget(w)
+		if t.Sweep(ds, w.local, w.scr) < t.LocalTol {
+			break
+		}
+	}
+	m.updateTarget(w)
+}
+
+// sweepOnce runs a single sweep from warm (with the target updates around
+// it when supervised).
+func (m *Model) sweepOnce(w *worker, warm []float64) {
+	ds, t := w.ds, m.Topics
+	t.Start(ds, warm)
+	if m.Response == nil {
+		t.Sweep(ds, nil, w.scr)
+		return
+	}
+	t.Sweep(ds, nil, w.scr)
+	m.updateTarget(w)
+	t.Sweep(ds, w.local, w.scr)
+	m.updateTarget(w)
+}
+
+// docELBO is document d's ELBO at the current globals: the topic layer's
+// terms plus those of the components that implement framework.DocScorer.
+func (m *Model) docELBO(ds *framework.DocState) float64 {
+	e := m.Topics.DocELBO(ds) + m.Topics.WordELBO(ds)
+	if m.Response != nil {
+		if sc, ok := m.Response.(framework.DocScorer); ok {
+			e += sc.DocELBO(ds)
+		}
+	}
+	if m.Noise != nil {
+		if sc, ok := m.Noise.(framework.DocScorer); ok {
+			e += sc.DocELBO(ds)
+		}
+	}
+	return e
+}
+
+func (m *Model) updateTarget(w *worker) {
+	ds := w.ds
+	ds.Target.Reset()
+	w.local.Begin(ds)
+	w.local.TargetTerm(ds)
+	if m.Noise != nil {
+		m.Noise.Evidence(ds)
+	}
+	ds.Target.Finalize()
+}
+
+// EStep runs the local step on docs (training indices, increasing) with a
+// pool of workers and returns the merged statistics. Documents are cut into
+// shards of ShardSize; each shard's statistics are accumulated in document
+// order and merged into the total in shard order, so the result does not
+// depend on the number of workers. It updates the stored warm-start γ.
+func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) {
+	if m.corpus == nil {
+		return nil, fmt.Errorf("%w: no training corpus", framework.ErrNotTrained)
+	}
+	total := m.NewStats()
+	K := m.Topics.K
+	var ans [][]framework.Answer
+	if m.corpus.Answers != nil {
+		ans = m.corpus.Answers.ByDoc
+	}
+	err := m.shards(ctx, len(docs), m.maxLen, true,
+		func(w *worker, pos int) {
+			i := docs[pos]
+			var a []framework.Answer
+			if ans != nil {
+				a = ans[i]
+			}
+			var warm []float64
+			if m.seen[i] {
+				warm = m.gamma[i*K : (i+1)*K]
+			}
+			m.localStep(w, i, &m.corpus.Docs[i], a, warm)
+			copy(m.gamma[i*K:(i+1)*K], w.ds.Gamma)
+			m.seen[i] = true
+			m.accumulate(w.stats, w.ds)
+		},
+		func(w *worker) { total.Merge(w.stats) })
+	if err != nil {
+		return nil, err
+	}
+	return total, nil
+}
+
+func (m *Model) accumulate(s framework.Stats, d *framework.DocState) {
+	st := s.(*stats)
+	m.Topics.Accumulate(st.topics, d)
+	if m.Response != nil {
+		m.Response.Accumulate(st.resp, d)
+	}
+	if m.Noise != nil {
+		m.Noise.Accumulate(st.noise, d)
+	}
+}
+
+// shards runs visit(w, pos) for pos in [0, n) on a pool of workers, shard by
+// shard; when withStats, each shard starts from reset statistics and merge(w)
+// is called for the shards in order, one at a time.
+func (m *Model) shards(ctx context.Context, n, maxLen int, withStats bool, visit func(w *worker, pos int), merge func(w *worker)) error {
+	nShards := (n + ShardSize - 1) / ShardSize
+	nw := min(m.workers, max(nShards, 1))
+	var (
+		next   atomic.Int64
+		mu     sync.Mutex
+		cond   = sync.NewCond(&mu)
+		turn   int
+		wg     sync.WaitGroup
+		failed atomic.Bool
+	)
+	for range nw {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := m.newWorker(withStats, maxLen)
+			for {
+				s := int(next.Add(1) - 1)
+				if s >= nShards {
+					return
+				}
+				if withStats {
+					w.stats.Reset()
+				}
+				for pos := s * ShardSize; pos < min(n, (s+1)*ShardSize); pos++ {
+					if failed.Load() {
+						break
+					}
+					if ctx.Err() != nil {
+						failed.Store(true)
+						break
+					}
+					visit(w, pos)
+				}
+				if !withStats {
+					continue
+				}
+				mu.Lock()
+				for turn != s {
+					cond.Wait()
+				}
+				if !failed.Load() {
+					merge(w)
+				}
+				turn++
+				cond.Broadcast()
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if failed.Load() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return errors.New("models: E-step stopped")
+	}
+	return nil
+}
+
+// Update applies every component's global step.
+func (m *Model) Update(ctx context.Context, s framework.Stats, st framework.Step) error {
+	t := s.(*stats)
+	if err := m.Topics.Update(ctx, t.topics, st); err != nil {
+		return err
+	}
+	if m.Response != nil {
+		if err := m.Response.Update(ctx, t.resp, st); err != nil {
+			return fmt.Errorf("response: %w", err)
+		}
+	}
+	if m.Noise != nil {
+		if err := m.Noise.Update(ctx, t.noise, st); err != nil {
+			return fmt.Errorf("annotators: %w", err)
+		}
+	}
+	return nil
+}
+
+// ELBO is the sum of the components' bounds after Update (MODEL.md §4).
+func (m *Model) ELBO(s framework.Stats, st framework.Step) float64 {
+	t := s.(*stats)
+	e := m.Topics.ELBO(t.topics, st)
+	if m.Response != nil {
+		e += m.Response.ELBO(t.resp, st)
+	}
+	if m.Noise != nil {
+		e += m.Noise.ELBO(t.noise, st)
+	}
+	return e
+}
+
+// Prediction is the result of the local step on a new document.
+type Prediction struct {
+	Theta  []float64        // E[θ_d] = γ_d / Σ_k γ_dk
+	PhiBar []float64        // φ̄_d
+	Target framework.Target // the response's predictive distribution; nil for plain LDA
+}
+
+// Predict runs the topic layer with no supervision and fixed topics on the
+// documents of c (MODEL.md §2, §3 "Prediction") and, when the model has a
+// response, its predictive distribution. Results are in document order and
+// do not depend on the number of workers.
+func (m *Model) Predict(ctx context.Context, c *framework.Corpus) ([]Prediction, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if c.V > m.Topics.V {
+		return nil, fmt.Errorf("%w: documents use word ids up to %d but the model's vocabulary has %d words", framework.ErrBadInput, c.V-1, m.Topics.V)
+	}
+	out := make([]Prediction, len(c.Docs))
+	err := m.shards(ctx, len(c.Docs), maxLen(c), false, func(w *worker, i int) {
+		ds := w.ds
+		ds.Bind(i, &c.Docs[i], nil)
+		m.Topics.Infer(ds, nil, w.scr)
+		p := Prediction{Theta: make([]float64, m.Topics.K), PhiBar: append([]float64(nil), ds.PhiBar...)}
+		gs := 0.0
+		for _, g := range ds.Gamma {
+			gs += g
+		}
+		for k, g := range ds.Gamma {
+			p.Theta[k] = g / gs
+		}
+		if m.Response != nil {
+			ds.Target = m.Response.NewTarget()
+			m.Response.Predict(ds)
+			p.Target = ds.Target
+		}
+		out[i] = p
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

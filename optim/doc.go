@@ -1,0 +1,23 @@
+// Package optim holds the inference schedules and the numerical optimiser
+// the M-steps use.
+//
+// Batch variational EM (Batch, MODEL.md §4): every iteration runs the local
+// step on the whole corpus and applies framework.BatchStep (ρ = 1, S = 1);
+// the ELBO after each update never decreases (a test). It stops when the
+// relative ELBO change |ΔL| / |L| falls below tol, or after max_iters.
+//
+// Stochastic variational inference (SVI, MODEL.md §5): each epoch visits a
+// fresh random permutation of the documents cut into mini-batches (so each
+// mini-batch is a uniform sample without replacement), runs the local step
+// on the mini-batch and applies Step{Rho: ρ_t, Scale: D/|B|} with
+//
+//	ρ_t = (t + delay)^(−κ),
+//
+// t counting updates from 1. Convergence is judged per epoch: the mean of
+// the epoch's ELBO estimates against the previous epoch's, relative change
+// below tol. With batch_size ≥ D and κ = 0 (ρ_t = 1) SVI performs exactly the
+// batch iterations (a test).
+//
+// Minimize wraps gonum's L-BFGS with context cancellation for the M-steps
+// that have no closed form (the softmax η of MODEL.md §2).
+package optim

@@ -1,0 +1,187 @@
+package optim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/maslda/maslda/framework"
+)
+
+func init() {
+	framework.RegisterSchedule("batch", func(p framework.Params) (framework.Schedule, error) {
+		b := DefaultBatch()
+		if err := p.Decode(&b); err != nil {
+			return nil, err
+		}
+		return &b, b.Validate()
+	})
+	framework.RegisterSchedule("svi", func(p framework.Params) (framework.Schedule, error) {
+		s := DefaultSVI()
+		if err := p.Decode(&s); err != nil {
+			return nil, err
+		}
+		return &s, s.Validate()
+	})
+}
+
+// Batch is batch variational EM (the `inference "batch" { ... }` block).
+type Batch struct {
+	MaxIters int     `hcl:"max_iters,optional"` // default 100
+	MinIters int     `hcl:"min_iters,optional"` // iterations before convergence is tested (default 2)
+	Tol      float64 `hcl:"tol,optional"`       // relative ELBO change (default 1e-5); 0 runs max_iters
+}
+
+// DefaultBatch returns the documented defaults.
+func DefaultBatch() Batch { return Batch{MaxIters: 100, MinIters: 2, Tol: 1e-5} }
+
+// Validate checks the settings.
+func (b *Batch) Validate() error {
+	if b.MaxIters < 1 {
+		return fmt.Errorf("%w: inference.max_iters = %d, want ≥ 1", framework.ErrBadInput, b.MaxIters)
+	}
+	if b.MinIters < 0 {
+		return fmt.Errorf("%w: inference.min_iters = %d, want ≥ 0", framework.ErrBadInput, b.MinIters)
+	}
+	if !(b.Tol >= 0) {
+		return fmt.Errorf("%w: inference.tol = %v, want ≥ 0", framework.ErrBadInput, b.Tol)
+	}
+	return nil
+}
+
+// Fit runs batch EM. rng is unused (batch is deterministic given the
+// initialisation) but kept for the Schedule contract.
+func (b *Batch) Fit(ctx context.Context, m framework.Model, _ *rand.Rand, obs framework.Observer) (*framework.Result, error) {
+	start := time.Now()
+	all := make([]int, m.NumDocs())
+	for i := range all {
+		all[i] = i
+	}
+	res := &framework.Result{ELBO: math.NaN()}
+	prev := math.NaN()
+	for it := 1; it <= b.MaxIters; it++ {
+		s, err := m.EStep(ctx, all)
+		if err != nil {
+			return res, err
+		}
+		st := framework.BatchStep(it)
+		if err := m.Update(ctx, s, st); err != nil {
+			return res, err
+		}
+		e := m.ELBO(s, st)
+		res.Iters, res.Epochs, res.ELBO = it, it, e
+		res.Elapsed = time.Since(start)
+		if obs != nil {
+			if err := obs(framework.Progress{Iter: it, Epoch: it, Rho: 1, ELBO: e, Docs: len(all), Elapsed: res.Elapsed}); err != nil {
+				return res, err
+			}
+		}
+		if it >= max(b.MinIters, 2) && converged(prev, e, b.Tol) {
+			res.Converged = true
+			break
+		}
+		prev = e
+	}
+	return res, nil
+}
+
+func converged(prev, cur, tol float64) bool {
+	if tol <= 0 || math.IsNaN(prev) {
+		return false
+	}
+	return math.Abs(cur-prev) <= tol*math.Abs(prev)
+}
+
+// SVI is stochastic variational inference (the `inference "svi" { ... }`
+// block).
+type SVI struct {
+	BatchSize int     `hcl:"batch_size,optional"` // documents per mini-batch (default 500)
+	Kappa     float64 `hcl:"kappa,optional"`      // forgetting rate κ ∈ [0, 1]; (0.5, 1] for convergence (default 0.6)
+	Delay     float64 `hcl:"delay,optional"`      // delay τ₀ ≥ 0 (default 1)
+	Epochs    int     `hcl:"epochs,optional"`     // passes over the corpus (default 20)
+	MinEpochs int     `hcl:"min_epochs,optional"` // epochs before convergence is tested (default 2)
+	Tol       float64 `hcl:"tol,optional"`        // relative change of the epoch's mean ELBO estimate (default 1e-4); 0 runs all epochs
+}
+
+// DefaultSVI returns the documented defaults (the paper's settings).
+func DefaultSVI() SVI {
+	return SVI{BatchSize: 500, Kappa: 0.6, Delay: 1, Epochs: 20, MinEpochs: 2, Tol: 1e-4}
+}
+
+// Validate checks the settings.
+func (s *SVI) Validate() error {
+	switch {
+	case s.BatchSize < 1:
+		return fmt.Errorf("%w: inference.batch_size = %d, want ≥ 1", framework.ErrBadInput, s.BatchSize)
+	case !(s.Kappa >= 0 && s.Kappa <= 1):
+		return fmt.Errorf("%w: inference.kappa = %v, want in [0, 1] ((0.5, 1] guarantees convergence)", framework.ErrBadInput, s.Kappa)
+	case !(s.Delay >= 0) || math.IsInf(s.Delay, 0):
+		return fmt.Errorf("%w: inference.delay = %v, want ≥ 0", framework.ErrBadInput, s.Delay)
+	case s.Epochs < 1:
+		return fmt.Errorf("%w: inference.epochs = %d, want ≥ 1", framework.ErrBadInput, s.Epochs)
+	case s.MinEpochs < 0:
+		return fmt.Errorf("%w: inference.min_epochs = %d, want ≥ 0", framework.ErrBadInput, s.MinEpochs)
+	case !(s.Tol >= 0):
+		return fmt.Errorf("%w: inference.tol = %v, want ≥ 0", framework.ErrBadInput, s.Tol)
+	}
+	return nil
+}
+
+// Rho is the step size of update t (t ≥ 1): (t + delay)^(−κ).
+func (s *SVI) Rho(t int) float64 { return math.Pow(float64(t)+s.Delay, -s.Kappa) }
+
+// Fit runs SVI, drawing the permutations from rng.
+func (s *SVI) Fit(ctx context.Context, m framework.Model, rng *rand.Rand, obs framework.Observer) (*framework.Result, error) {
+	start := time.Now()
+	D := m.NumDocs()
+	res := &framework.Result{ELBO: math.NaN()}
+	if D == 0 {
+		return res, fmt.Errorf("%w: no documents to train on", framework.ErrBadInput)
+	}
+	bs := min(s.BatchSize, D)
+	perm := make([]int, D)
+	for i := range perm {
+		perm[i] = i
+	}
+	t := 0
+	prev := math.NaN()
+	for ep := 1; ep <= s.Epochs; ep++ {
+		if bs < D {
+			rng.Shuffle(D, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		}
+		sum, n := 0.0, 0
+		for lo := 0; lo < D; lo += bs {
+			batch := slices.Clone(perm[lo:min(D, lo+bs)])
+			slices.Sort(batch) // canonical order: merging does not depend on the permutation
+			st, err := m.EStep(ctx, batch)
+			if err != nil {
+				return res, err
+			}
+			t++
+			step := framework.Step{Rho: s.Rho(t), Scale: float64(D) / float64(len(batch)), Full: len(batch) == D, Iter: t}
+			if err := m.Update(ctx, st, step); err != nil {
+				return res, err
+			}
+			e := m.ELBO(st, step)
+			sum += e
+			n++
+			res.Iters, res.Epochs, res.ELBO = t, ep, e
+			res.Elapsed = time.Since(start)
+			if obs != nil {
+				if err := obs(framework.Progress{Iter: t, Epoch: ep, Rho: step.Rho, ELBO: e, Docs: len(batch), Elapsed: res.Elapsed}); err != nil {
+					return res, err
+				}
+			}
+		}
+		mean := sum / float64(n)
+		if ep >= max(s.MinEpochs, 2) && converged(prev, mean, s.Tol) {
+			res.Converged = true
+			break
+		}
+		prev = mean
+	}
+	return res, nil
+}

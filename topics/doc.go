@@ -1,0 +1,26 @@
+// Package topics is the LDA layer shared by every model (MODEL.md §1, §4, §5).
+//
+// It holds the topics' variational parameters ζ (q(β_k) = Dir(ζ_k)), the
+// cached E[log β_kv] = ψ(ζ_kv) − ψ(Σ_u ζ_ku) refreshed once per global
+// update, and the per-document φ/γ loop:
+//
+//	φ_dvk ∝ exp( E[log θ_dk] + E[log β_kv] + ρ_dvk )   (Layer.Sweep)
+//	γ_dk  = α + Σ_v n_dv φ_dvk                           (Layer.Sweep)
+//	E[log θ_dk] = ψ(γ_dk) − ψ(Σ_j γ_dj)                 (Layer.Start, Layer.Sweep)
+//
+// where ρ_dvk is the supervision term a response likelihood adds through
+// framework.LikelihoodLocal.PhiTerm (zero for plain LDA and at prediction).
+// The global update (Layer.Update) is the blended form of MODEL.md §5,
+//
+//	ζ_kv ← (1 − ρ_t) ζ_kv + ρ_t ( τ + S Σ_d n_dv φ_dvk ),
+//
+// which is the batch update ζ_kv = τ + Σ_d n_dv φ_dvk when ρ_t = S = 1. The
+// ELBO terms of the topic layer (MODEL.md §4) are split into per-document
+// terms that do not involve β (Layer.DocELBO, accumulated in Stats) and terms
+// computed from the statistics and ζ after the update (Layer.ELBO), so the
+// reported bound is exact for the state after every update.
+//
+// Documents are sparse (unique words with counts): every sum over tokens is
+// a sum over unique words weighted by n_dv. No per-word φ is kept across
+// documents: φ lives in the per-document framework.DocState.
+package topics

@@ -1,0 +1,457 @@
+package topics
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/maslda/maslda/framework"
+	"gonum.org/v1/gonum/mathext"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Config holds the topic layer's settings (the `topics { ... }` block).
+type Config struct {
+	K          int     `hcl:"k,optional"`           // number of topics (default 20)
+	Alpha      float64 `hcl:"alpha,optional"`       // Dirichlet prior of θ_d (default 0.1)
+	Tau        float64 `hcl:"tau,optional"`         // Dirichlet prior of β_k (default 0.1)
+	LocalIters int     `hcl:"local_iters,optional"` // max φ/γ sweeps per document and E-step (default 100)
+	LocalTol   float64 `hcl:"local_tol,optional"`   // stop sweeping when mean |Δγ_dk| < local_tol (default 1e-3)
+	Init       string  `hcl:"init,optional"`        // initial topics: "seeded" (default) or "random"
+	LocalInit  string  `hcl:"local_init,optional"`  // each E-step's start for a document: "best" (default), "fresh" or "warm"
+}
+
+// Defaults returns the documented defaults.
+func Defaults() Config {
+	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, Init: "seeded", LocalInit: "best"}
+}
+
+// Validate checks the settings.
+func (c Config) Validate() error {
+	switch {
+	case c.K < 1:
+		return fmt.Errorf("%w: topics.k = %d, want ≥ 1", framework.ErrBadInput, c.K)
+	case !(c.Alpha > 0) || math.IsInf(c.Alpha, 0):
+		return fmt.Errorf("%w: topics.alpha = %v, want > 0", framework.ErrBadInput, c.Alpha)
+	case !(c.Tau > 0) || math.IsInf(c.Tau, 0):
+		return fmt.Errorf("%w: topics.tau = %v, want > 0", framework.ErrBadInput, c.Tau)
+	case c.LocalIters < 1:
+		return fmt.Errorf("%w: topics.local_iters = %d, want ≥ 1", framework.ErrBadInput, c.LocalIters)
+	case !(c.LocalTol >= 0):
+		return fmt.Errorf("%w: topics.local_tol = %v, want ≥ 0", framework.ErrBadInput, c.LocalTol)
+	}
+	switch c.Init {
+	case "seeded", "random":
+	default:
+		return fmt.Errorf("%w: topics.init = %q; valid: seeded, random", framework.ErrBadInput, c.Init)
+	}
+	switch c.LocalInit {
+	case "best", "fresh", "warm":
+	default:
+		return fmt.Errorf("%w: topics.local_init = %q; valid: best, fresh, warm", framework.ErrBadInput, c.LocalInit)
+	}
+	return nil
+}
+
+// Layer is the topic layer: ζ and its cached expectations. Its parameters
+// are read-only during the E-step.
+type Layer struct {
+	Config
+	V           int
+	Zeta        []float64 // ζ, word-major V×K: Zeta[v*K+k] = ζ_kv
+	ElogBeta    []float64 // E[log β_kv], V×K
+	ExpElogBeta []float64 // exp(E[log β_kv]), V×K
+	TopicSum    []float64 // Σ_v ζ_kv, K
+}
+
+// New returns a layer of the given configuration over V words with ζ = τ
+// (call Init or SetZeta before use).
+func New(cfg Config, v int) (*Layer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if v < 1 {
+		return nil, fmt.Errorf("%w: vocabulary size %d, want ≥ 1", framework.ErrBadInput, v)
+	}
+	l := &Layer{Config: cfg, V: v}
+	n := v * cfg.K
+	l.Zeta = make([]float64, n)
+	l.ElogBeta = make([]float64, n)
+	l.ExpElogBeta = make([]float64, n)
+	l.TopicSum = make([]float64, cfg.K)
+	for i := range l.Zeta {
+		l.Zeta[i] = cfg.Tau
+	}
+	l.Refresh()
+	return l, nil
+}
+
+// Init draws initial topics from rng. "random": ζ_kv = τ + g_kv with
+// g ~ Gamma(100, 1/100) (mean 1, s.d. 0.1; Hoffman et al. 2010). "seeded":
+// each topic starts from the word counts of a few documents drawn at random,
+// ζ_kv = τ + g_kv + Σ_{d∈seeds(k)} n_dv, which breaks the symmetry between
+// topics from the first E-step (Blei's lda-c "seeded" initialisation).
+func (l *Layer) Init(c *framework.Corpus, rng *rand.Rand) {
+	K := l.K
+	g := distuv.Gamma{Alpha: 100, Beta: 100, Src: rng}
+	for i := range l.Zeta {
+		l.Zeta[i] = l.Tau + g.Rand()
+	}
+	if l.Config.Init == "seeded" && c != nil && len(c.Docs) > 0 {
+		const seedsPerTopic = 3
+		for k := 0; k < K; k++ {
+			for s := 0; s < seedsPerTopic; s++ {
+				d := &c.Docs[rng.IntN(len(c.Docs))]
+				for j, w := range d.Words {
+					l.Zeta[int(w)*K+k] += d.Counts[j]
+				}
+			}
+		}
+	}
+	l.Refresh()
+}
+
+// Refresh recomputes TopicSum, E[log β] and exp(E[log β]) from ζ.
+func (l *Layer) Refresh() {
+	K := l.K
+	for k := range l.TopicSum {
+		l.TopicSum[k] = 0
+	}
+	for v := 0; v < l.V; v++ {
+		row := l.Zeta[v*K : (v+1)*K]
+		for k, z := range row {
+			l.TopicSum[k] += z
+		}
+	}
+	psiSum := make([]float64, K)
+	for k, s := range l.TopicSum {
+		psiSum[k] = mathext.Digamma(s)
+	}
+	for i, z := range l.Zeta {
+		e := mathext.Digamma(z) - psiSum[i%K]
+		l.ElogBeta[i] = e
+		l.ExpElogBeta[i] = math.Exp(e)
+	}
+}
+
+// Scratch is one goroutine's working memory for the local step.
+type Scratch struct {
+	expTheta []float64
+	logit    []float64
+	old      []float64
+	prev     []float64
+}
+
+// NewScratch allocates scratch for K topics.
+func (l *Layer) NewScratch() *Scratch {
+	K := l.K
+	return &Scratch{expTheta: make([]float64, K), logit: make([]float64, K), old: make([]float64, K), prev: make([]float64, K)}
+}
+
+// Start initialises γ_d from warm (a previous γ_d; copied) or, when warm is
+// nil, to α + N_d/K, and sets E[log θ_d].
+func (l *Layer) Start(d *framework.DocState, warm []float64) {
+	if warm != nil {
+		copy(d.Gamma, warm)
+	} else {
+		g := l.Alpha + d.Doc.N/float64(l.K)
+		for k := range d.Gamma {
+			d.Gamma[k] = g
+		}
+	}
+	ElogDirichlet(d.ElogTheta, d.Gamma)
+}
+
+// ElogDirichlet sets dst_k = ψ(a_k) − ψ(Σ_j a_j).
+func ElogDirichlet(dst, a []float64) {
+	s := 0.0
+	for _, x := range a {
+		s += x
+	}
+	ps := mathext.Digamma(s)
+	for k, x := range a {
+		dst[k] = mathext.Digamma(x) - ps
+	}
+}
+
+// Sweep runs one coordinate-ascent pass of the local step: φ for every word
+// of d given E[log θ_d] (plus the supervision term of sup when sup is not
+// nil), then γ_d and E[log θ_d] from the new φ, then φ̄_d. It returns the
+// mean absolute change of γ_d, the local convergence measure.
+//
+// With sup == nil all words are updated from the same E[log θ_d] (they are
+// conditionally independent, so this is an exact block update); with a
+// supervision term the words are updated one at a time and sup.WordChanged
+// is told of each change, so its caches stay exact.
+func (l *Layer) Sweep(d *framework.DocState, sup framework.LikelihoodLocal, s *Scratch) float64 {
+	K := l.K
+	doc := d.Doc
+	if sup == nil {
+		for k, e := range d.ElogTheta {
+			s.expTheta[k] = math.Exp(e)
+		}
+		for j, w := range doc.Words {
+			row := d.PhiRow(j)
+			eb := l.ExpElogBeta[int(w)*K : (int(w)+1)*K]
+			norm := 0.0
+			for k := range row {
+				p := s.expTheta[k] * eb[k]
+				row[k] = p
+				norm += p
+			}
+			if norm > 1e-280 && !math.IsInf(norm, 0) {
+				inv := 1 / norm
+				for k := range row {
+					row[k] *= inv
+				}
+				continue
+			}
+			// Underflow: redo this word in log space.
+			eb = l.ElogBeta[int(w)*K : (int(w)+1)*K]
+			for k := range row {
+				s.logit[k] = d.ElogTheta[k] + eb[k]
+			}
+			softmaxInto(row, s.logit)
+		}
+	} else {
+		for j, w := range doc.Words {
+			row := d.PhiRow(j)
+			eb := l.ElogBeta[int(w)*K : (int(w)+1)*K]
+			for k := range s.logit {
+				s.logit[k] = d.ElogTheta[k] + eb[k]
+			}
+			sup.PhiTerm(s.logit, d, j)
+			copy(s.old, row)
+			softmaxInto(row, s.logit)
+			sup.WordChanged(d, j, s.old)
+		}
+	}
+	copy(s.prev, d.Gamma)
+	for k := range d.Gamma {
+		d.Gamma[k] = l.Alpha
+	}
+	for j, n := range doc.Counts {
+		row := d.PhiRow(j)
+		for k, p := range row {
+			d.Gamma[k] += n * p
+		}
+	}
+	ElogDirichlet(d.ElogTheta, d.Gamma)
+	d.UpdatePhiBar()
+	change := 0.0
+	for k, g := range d.Gamma {
+		change += math.Abs(g - s.prev[k])
+	}
+	return change / float64(K)
+}
+
+// softmaxInto sets dst = exp(x − logsumexp(x)).
+func softmaxInto(dst, x []float64) {
+	m := math.Inf(-1)
+	for _, v := range x {
+		if v > m {
+			m = v
+		}
+	}
+	sum := 0.0
+	for k, v := range x {
+		e := math.Exp(v - m)
+		dst[k] = e
+		sum += e
+	}
+	inv := 1 / sum
+	for k := range dst {
+		dst[k] *= inv
+	}
+}
+
+// Infer runs the unsupervised local step to convergence (at most
+// LocalIters sweeps, stopping when the mean |Δγ| falls below LocalTol): the
+// topic layer of prediction and of plain LDA. It returns the sweeps run.
+func (l *Layer) Infer(d *framework.DocState, warm []float64, s *Scratch) int {
+	l.Start(d, warm)
+	for it := 1; it <= l.LocalIters; it++ {
+		if l.Sweep(d, nil, s) < l.LocalTol {
+			return it
+		}
+	}
+	return l.LocalIters
+}
+
+// DocELBO is the part of the ELBO of document d that does not involve β
+// (MODEL.md §4, topic layer):
+//
+//	E[log p(θ_d|α)] − E[log q(θ_d)] + E[log p(z_d|θ_d)] − E[log q(z_d)]
+//
+// evaluated at the current γ_d, E[log θ_d] and φ_d.
+func (l *Layer) DocELBO(d *framework.DocState) float64 {
+	K := float64(l.K)
+	a := l.Alpha
+	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	e := lg(K*a) - K*lg(a)
+	gs := 0.0
+	for k, g := range d.Gamma {
+		e += (a-g)*d.ElogTheta[k] + lg(g)
+		gs += g
+	}
+	e -= lg(gs)
+	for j, n := range d.Doc.Counts {
+		row := d.PhiRow(j)
+		t := 0.0
+		for k, p := range row {
+			if p > 0 {
+				t += p * (d.ElogTheta[k] - math.Log(p))
+			}
+		}
+		e += n * t
+	}
+	return e
+}
+
+// WordELBO is E[log p(w_d | z_d, β)] = Σ_v n_dv Σ_k φ_dvk E[log β_kv] at the
+// current topics: with DocELBO, the topic layer's whole ELBO of document d.
+func (l *Layer) WordELBO(d *framework.DocState) float64 {
+	K := l.K
+	e := 0.0
+	for j, w := range d.Doc.Words {
+		eb := l.ElogBeta[int(w)*K : (int(w)+1)*K]
+		t := 0.0
+		for k, p := range d.PhiRow(j) {
+			t += p * eb[k]
+		}
+		e += d.Doc.Counts[j] * t
+	}
+	return e
+}
+
+// Stats are the topic layer's sufficient statistics: Word[v*K+k] =
+// Σ_d n_dv φ_dvk, the sum of DocELBO, and the number of documents. Rows
+// touched since the last Reset are tracked so that merging and resetting cost
+// O(touched words × K), not O(V × K).
+type Stats struct {
+	K, V    int
+	Word    []float64
+	DocELBO float64
+	Docs    int
+	touched []int32
+	mark    []bool
+}
+
+// NewStats returns empty statistics.
+func (l *Layer) NewStats() framework.Stats { return newStats(l.K, l.V) }
+
+func newStats(k, v int) *Stats {
+	return &Stats{K: k, V: v, Word: make([]float64, k*v), mark: make([]bool, v)}
+}
+
+func (s *Stats) touch(w int32) {
+	if !s.mark[w] {
+		s.mark[w] = true
+		s.touched = append(s.touched, w)
+	}
+}
+
+// Merge adds o (a *Stats of the same shape) into s.
+func (s *Stats) Merge(o framework.Stats) {
+	t := o.(*Stats)
+	K := s.K
+	for _, w := range t.touched {
+		s.touch(w)
+		dst := s.Word[int(w)*K : (int(w)+1)*K]
+		src := t.Word[int(w)*K : (int(w)+1)*K]
+		for k, x := range src {
+			dst[k] += x
+		}
+	}
+	s.DocELBO += t.DocELBO
+	s.Docs += t.Docs
+}
+
+// Reset empties s.
+func (s *Stats) Reset() {
+	K := s.K
+	for _, w := range s.touched {
+		s.mark[w] = false
+		row := s.Word[int(w)*K : (int(w)+1)*K]
+		for k := range row {
+			row[k] = 0
+		}
+	}
+	s.touched = s.touched[:0]
+	s.DocELBO = 0
+	s.Docs = 0
+}
+
+// Accumulate adds document d's φ-weighted counts and DocELBO to s.
+func (l *Layer) Accumulate(st framework.Stats, d *framework.DocState) {
+	s := st.(*Stats)
+	K := l.K
+	for j, w := range d.Doc.Words {
+		s.touch(w)
+		n := d.Doc.Counts[j]
+		dst := s.Word[int(w)*K : (int(w)+1)*K]
+		for k, p := range d.PhiRow(j) {
+			dst[k] += n * p
+		}
+	}
+	s.DocELBO += l.DocELBO(d)
+	s.Docs++
+}
+
+// Update blends ζ toward τ + S·Word (MODEL.md §5) and refreshes E[log β].
+func (l *Layer) Update(ctx context.Context, st framework.Stats, step framework.Step) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s := st.(*Stats)
+	r, sc := step.Rho, step.Scale
+	for i, x := range s.Word {
+		l.Zeta[i] = (1-r)*l.Zeta[i] + r*(l.Tau+sc*x)
+	}
+	l.Refresh()
+	return nil
+}
+
+// ELBO is the topic layer's bound after Update: Scale·(Σ_d DocELBO +
+// Σ_kv Word_kv E[log β_kv]) + Σ_k (E[log p(β_k|τ)] − E[log q(β_k)]).
+func (l *Layer) ELBO(st framework.Stats, step framework.Step) float64 {
+	s := st.(*Stats)
+	local := s.DocELBO
+	for _, w := range s.touched {
+		K := l.K
+		row := s.Word[int(w)*K : (int(w)+1)*K]
+		eb := l.ElogBeta[int(w)*K : (int(w)+1)*K]
+		for k, x := range row {
+			local += x * eb[k]
+		}
+	}
+	return step.Scale*local + l.GlobalELBO()
+}
+
+// GlobalELBO is Σ_k (E[log p(β_k|τ)] − E[log q(β_k)]).
+func (l *Layer) GlobalELBO() float64 {
+	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	V := float64(l.V)
+	e := float64(l.K) * (lg(V*l.Tau) - V*lg(l.Tau))
+	for _, s := range l.TopicSum {
+		e -= lg(s)
+	}
+	for i, z := range l.Zeta {
+		e += lg(z) + (l.Tau-z)*l.ElogBeta[i]
+	}
+	return e
+}
+
+// Beta returns the posterior mean topics E[β_kv] = ζ_kv / Σ_u ζ_ku as K rows.
+func (l *Layer) Beta() [][]float64 {
+	K := l.K
+	b := make([][]float64, K)
+	for k := range b {
+		b[k] = make([]float64, l.V)
+		for v := 0; v < l.V; v++ {
+			b[k][v] = l.Zeta[v*K+k] / l.TopicSum[k]
+		}
+	}
+	return b
+}
