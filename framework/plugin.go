@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"io"
 	"math/rand/v2"
 	"time"
 )
@@ -30,10 +31,19 @@ func BatchStep(iter int) Step { return Step{Rho: 1, Scale: 1, Full: true, Iter: 
 
 // Setup is what a component needs to size and initialise its parameters.
 type Setup struct {
-	K      int        // number of topics
-	V      int        // vocabulary size
-	Corpus *Corpus    // the training corpus (nil when rebuilding a saved model)
-	Rand   *rand.Rand // the run's random source; never the global one
+	K       int        // number of topics
+	V       int        // vocabulary size
+	Classes []string   // class names of a categorical target (nil otherwise)
+	Workers []string   // annotator names (nil without answers)
+	Corpus  *Corpus    // the training corpus (nil when rebuilding a saved model)
+	Rand    *rand.Rand // the run's random source; never the global one
+}
+
+// Persister is an optional capability of a Likelihood or NoiseModel: its
+// global parameters saved with a trained model and restored after Init.
+type Persister interface {
+	SaveParams(w io.Writer) error
+	LoadParams(r io.Reader) error
 }
 
 // Global is a component with global parameters and sufficient statistics.

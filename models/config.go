@@ -1,0 +1,174 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/topics"
+)
+
+// Config is a run's configuration, read from HCL (or HCL's JSON syntax):
+//
+//	seed = 1
+//	workers = 0
+//	topics { k = 20  alpha = 0.1  tau = 0.1 }
+//	response "softmax" { l2 = 0.01 }
+//	annotators "confusion" { omega = 1 }
+//	inference "svi" { batch_size = 500  kappa = 0.6  delay = 1  epochs = 20 }
+//
+// Every block is optional: no response and no annotators is plain LDA; no
+// inference block is batch EM with its defaults. Labelled blocks name
+// plug-ins in the registry; each plug-in decodes its own block strictly.
+type Config struct {
+	Seed       uint64        // random seed (default 1)
+	Workers    int           // E-step goroutines; 0 = all cores
+	Topics     topics.Config // the topics block, defaults filled in
+	Response   *Component    // nil for plain LDA
+	Annotators *Component    // nil without annotators
+	Inference  Component     // default: batch
+
+	Source     []byte // the file's text, saved with a trained model
+	SourceName string // the file's name; its extension selects the syntax
+}
+
+// Component is a labelled block: a plug-in name and its parameters.
+type Component struct {
+	Name   string
+	Params framework.Params
+}
+
+type fileConfig struct {
+	Seed       *uint64     `hcl:"seed,optional"`
+	Workers    *int        `hcl:"workers,optional"`
+	Topics     *rawBlock   `hcl:"topics,block"`
+	Response   *namedBlock `hcl:"response,block"`
+	Annotators *namedBlock `hcl:"annotators,block"`
+	Inference  *namedBlock `hcl:"inference,block"`
+	_          struct{}    // keep the tags aligned
+}
+
+type rawBlock struct {
+	Body hcl.Body `hcl:",remain"`
+}
+
+type namedBlock struct {
+	Name string   `hcl:"name,label"`
+	Body hcl.Body `hcl:",remain"`
+}
+
+// hclParams decodes a block strictly.
+type hclParams struct{ body hcl.Body }
+
+func (p hclParams) Decode(into any) error { return decodeStrict(p.body, into) }
+
+// decodeStrict decodes body into v (a pointer to a struct with hcl tags),
+// turning an unknown argument or block into an error that lists the valid
+// names.
+func decodeStrict(body hcl.Body, v any) error {
+	diags := gohcl.DecodeBody(body, nil, v)
+	if !diags.HasErrors() {
+		return nil
+	}
+	schema, _ := gohcl.ImpliedBodySchema(v)
+	var valid []string
+	for _, a := range schema.Attributes {
+		valid = append(valid, a.Name)
+	}
+	for _, b := range schema.Blocks {
+		valid = append(valid, b.Type+" {}")
+	}
+	sort.Strings(valid)
+	list := "(none)"
+	if len(valid) > 0 {
+		list = strings.Join(valid, ", ")
+	}
+	for _, d := range diags {
+		if strings.HasPrefix(d.Summary, "Unsupported") || strings.HasPrefix(d.Summary, "Extraneous") {
+			d.Detail = strings.TrimSpace(d.Detail + " Valid: " + list + ".")
+		}
+	}
+	return fmt.Errorf("%w: %s", framework.ErrBadInput, diags.Error())
+}
+
+// ParseConfig parses a configuration from src; name's extension chooses the
+// syntax (".json": HCL's JSON syntax; anything else: native HCL).
+func ParseConfig(src []byte, name string) (*Config, error) {
+	p := hclparse.NewParser()
+	var f *hcl.File
+	var diags hcl.Diagnostics
+	if strings.EqualFold(filepath.Ext(name), ".json") {
+		f, diags = p.ParseJSON(src, name)
+	} else {
+		f, diags = p.ParseHCL(src, name)
+	}
+	if diags.HasErrors() {
+		for _, d := range diags {
+			if strings.HasPrefix(d.Summary, "Missing newline after") {
+				d.Detail += " (HCL allows one argument in a one-line block: put each argument on its own line.)"
+			}
+		}
+		return nil, fmt.Errorf("%w: %s", framework.ErrBadInput, diags.Error())
+	}
+	var fc fileConfig
+	if err := decodeStrict(f.Body, &fc); err != nil {
+		return nil, err
+	}
+	cfg := &Config{Seed: 1, Topics: topics.Defaults(), Inference: Component{Name: "batch", Params: framework.NoParams{}},
+		Source: append([]byte(nil), src...), SourceName: filepath.Base(name)}
+	if fc.Seed != nil {
+		cfg.Seed = *fc.Seed
+	}
+	if fc.Workers != nil {
+		if *fc.Workers < 0 {
+			return nil, fmt.Errorf("%w: %s: workers = %d, want ≥ 0 (0 = all cores)", framework.ErrBadInput, name, *fc.Workers)
+		}
+		cfg.Workers = *fc.Workers
+	}
+	if fc.Topics != nil {
+		if err := decodeStrict(fc.Topics.Body, &cfg.Topics); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.Topics.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if fc.Response != nil {
+		cfg.Response = &Component{Name: fc.Response.Name, Params: hclParams{fc.Response.Body}}
+	}
+	if fc.Annotators != nil {
+		cfg.Annotators = &Component{Name: fc.Annotators.Name, Params: hclParams{fc.Annotators.Body}}
+	}
+	if fc.Inference != nil {
+		cfg.Inference = Component{Name: fc.Inference.Name, Params: hclParams{fc.Inference.Body}}
+	}
+	if cfg.Annotators != nil && cfg.Response == nil {
+		return nil, fmt.Errorf("%w: %s: an annotators block needs a response block (the true target the annotators answer about)", framework.ErrBadInput, name)
+	}
+	return cfg, nil
+}
+
+// LoadConfig reads and parses a configuration file.
+func LoadConfig(path string) (*Config, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading configuration: %w", err)
+	}
+	return ParseConfig(src, path)
+}
+
+// DefaultConfig is plain LDA with batch EM and every default.
+func DefaultConfig() *Config {
+	cfg, err := ParseConfig(nil, "default.hcl")
+	if err != nil {
+		panic(errors.Join(errors.New("models: default configuration"), err))
+	}
+	return cfg
+}
