@@ -129,6 +129,7 @@ type Progress struct {
 	ELBO    float64       // the (estimated) ELBO after the update
 	Docs    int           // documents in the update's batch
 	Elapsed time.Duration // since Fit started
+	Restart int           // during a restart phase, the candidate's number (from 1); 0 otherwise
 }
 
 // Observer is called after every update; an error stops the run and is

@@ -3,9 +3,11 @@ package models
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/optim"
 	"github.com/maslda/maslda/topics"
 )
 
@@ -19,6 +21,11 @@ type Run struct {
 	Classes  []string // class names of a categorical target (nil otherwise)
 	Workers  []string // annotator names (nil without answers)
 	Result   *framework.Result
+
+	RestartELBOs []float64 // each candidate's ELBO after the restart phase
+
+	reg    *framework.Registry
+	corpus *framework.Corpus
 }
 
 // NewRand is the run's random source for a seed.
@@ -64,33 +71,75 @@ func Build(cfg *Config, reg *framework.Registry, c *framework.Corpus) (*Run, err
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	rng := NewRand(cfg.Seed)
+	if cfg.Response == nil && c.Answers != nil {
+		c = &framework.Corpus{Docs: c.Docs, V: c.V, Vocab: c.Vocab} // plain LDA ignores answers
+	}
+	r := &Run{Config: cfg, Rand: NewRand(cfg.Seed), reg: reg, corpus: c}
+	if c.Answers != nil {
+		r.Classes, r.Workers = c.Answers.Classes, c.Answers.Workers
+	}
+	m, sched, err := r.assemble()
+	if err != nil {
+		return nil, err
+	}
+	r.Model, r.Schedule = m, sched
+	return r, nil
+}
+
+// assemble builds and initialises a model, drawing from r.Rand.
+func (r *Run) assemble() (*Model, framework.Schedule, error) {
+	cfg, c := r.Config, r.corpus
 	layer, err := topics.New(cfg.Topics, c.V)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	layer.Init(c, rng)
-	setup := &framework.Setup{K: cfg.Topics.K, V: c.V, Corpus: c, Rand: rng}
-	if c.Answers != nil {
-		setup.Classes, setup.Workers = c.Answers.Classes, c.Answers.Workers
-	}
-	resp, noise, sched, err := components(cfg, reg, setup)
+	layer.Init(c, r.Rand)
+	setup := &framework.Setup{K: cfg.Topics.K, V: c.V, Corpus: c, Rand: r.Rand, Classes: r.Classes, Workers: r.Workers}
+	resp, noise, sched, err := components(cfg, r.reg, setup)
 	if err != nil {
-		return nil, err
-	}
-	if cfg.Response == nil {
-		// Plain LDA ignores answers.
-		c = &framework.Corpus{Docs: c.Docs, V: c.V, Vocab: c.Vocab}
+		return nil, nil, err
 	}
 	m, err := NewModel(layer, resp, noise, c, cfg.Workers)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &Run{Config: cfg, Model: m, Schedule: sched, Rand: rng, Classes: setup.Classes, Workers: setup.Workers}, nil
+	return m, sched, nil
 }
 
-// Fit runs the schedule; obs (may be nil) sees every update.
+// Fit trains. With restarts > 1 it first runs restart_iters batch EM
+// iterations from each of `restarts` initialisations (the first is the one
+// Build drew) and keeps the candidate with the highest ELBO; then it runs the
+// configured schedule on that candidate. obs (may be nil) sees every update,
+// the restart phase with Progress.Restart set to the candidate's number.
 func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Result, error) {
+	if n := r.Config.Restarts; n > 1 {
+		best, bestELBO := r.Model, math.Inf(-1)
+		for i := 1; i <= n; i++ {
+			m := r.Model
+			if i > 1 {
+				var err error
+				if m, _, err = r.assemble(); err != nil {
+					return nil, err
+				}
+			}
+			b := optim.Batch{MaxIters: r.Config.RestartIts, Tol: 0}
+			res, err := b.Fit(ctx, m, r.Rand, func(p framework.Progress) error {
+				p.Restart = i
+				if obs != nil {
+					return obs(p)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			r.RestartELBOs = append(r.RestartELBOs, res.ELBO)
+			if res.ELBO > bestELBO {
+				best, bestELBO = m, res.ELBO
+			}
+		}
+		r.Model = best
+	}
 	res, err := r.Schedule.Fit(ctx, r.Model, r.Rand, obs)
 	r.Result = res
 	return res, err

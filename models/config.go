@@ -30,6 +30,8 @@ import (
 type Config struct {
 	Seed       uint64        // random seed (default 1)
 	Workers    int           // E-step goroutines; 0 = all cores
+	Restarts   int           // initialisations tried before training (default 1: no restarts)
+	RestartIts int           // batch EM iterations run on each candidate (default 5)
 	Topics     topics.Config // the topics block, defaults filled in
 	Response   *Component    // nil for plain LDA
 	Annotators *Component    // nil without annotators
@@ -48,11 +50,12 @@ type Component struct {
 type fileConfig struct {
 	Seed       *uint64     `hcl:"seed,optional"`
 	Workers    *int        `hcl:"workers,optional"`
+	Restarts   *int        `hcl:"restarts,optional"`
+	RestartIts *int        `hcl:"restart_iters,optional"`
 	Topics     *rawBlock   `hcl:"topics,block"`
 	Response   *namedBlock `hcl:"response,block"`
 	Annotators *namedBlock `hcl:"annotators,block"`
 	Inference  *namedBlock `hcl:"inference,block"`
-	_          struct{}    // keep the tags aligned
 }
 
 type rawBlock struct {
@@ -121,7 +124,7 @@ func ParseConfig(src []byte, name string) (*Config, error) {
 	if err := decodeStrict(f.Body, &fc); err != nil {
 		return nil, err
 	}
-	cfg := &Config{Seed: 1, Topics: topics.Defaults(), Inference: Component{Name: "batch", Params: framework.NoParams{}},
+	cfg := &Config{Seed: 1, Restarts: 1, RestartIts: 5, Topics: topics.Defaults(), Inference: Component{Name: "batch", Params: framework.NoParams{}},
 		Source: append([]byte(nil), src...), SourceName: filepath.Base(name)}
 	if fc.Seed != nil {
 		cfg.Seed = *fc.Seed
@@ -131,6 +134,18 @@ func ParseConfig(src []byte, name string) (*Config, error) {
 			return nil, fmt.Errorf("%w: %s: workers = %d, want ≥ 0 (0 = all cores)", framework.ErrBadInput, name, *fc.Workers)
 		}
 		cfg.Workers = *fc.Workers
+	}
+	if fc.Restarts != nil {
+		if *fc.Restarts < 1 {
+			return nil, fmt.Errorf("%w: %s: restarts = %d, want ≥ 1", framework.ErrBadInput, name, *fc.Restarts)
+		}
+		cfg.Restarts = *fc.Restarts
+	}
+	if fc.RestartIts != nil {
+		if *fc.RestartIts < 1 {
+			return nil, fmt.Errorf("%w: %s: restart_iters = %d, want ≥ 1", framework.ErrBadInput, name, *fc.RestartIts)
+		}
+		cfg.RestartIts = *fc.RestartIts
 	}
 	if fc.Topics != nil {
 		if err := decodeStrict(fc.Topics.Body, &cfg.Topics); err != nil {

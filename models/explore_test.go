@@ -2,11 +2,14 @@ package models
 
 import (
 	"context"
+	"fmt"
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/synth"
 	"math"
 	"math/rand/v2"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/maslda/maslda/optim"
 	"github.com/maslda/maslda/topics"
@@ -42,6 +45,27 @@ func TestExploreInit(t *testing.T) {
 				})
 				t.Logf("%s dec %d %s seed %d iters %d ELBO %.6g TV %.3f", li, dec, init, seed, res.Iters, res.ELBO, matchTV(m.Topics.Beta(), pl.Beta))
 			}
+		}
+	}
+}
+
+// TestExploreRestarts measures restarts on the demo's corpus (docs/design.md,
+// "Initialisation"): MASLDA_EXPLORE=1 go test ./models -run ExploreRestarts -v
+func TestExploreRestarts(t *testing.T) {
+	if os.Getenv("MASLDA_EXPLORE") == "" {
+		t.Skip("exploration only: set MASLDA_EXPLORE=1 to run")
+	}
+	c, pl, _ := synth.LDA(synth.LDASpec{D: 2000, V: 1000, K: 10, DocLen: 120, Alpha: 0.1, TopicConc: 0.05}, rand.New(rand.NewPCG(7, 1)))
+	for _, restarts := range []int{1, 4, 8} {
+		for seed := uint64(1); seed <= 5; seed++ {
+			cfg, _ := ParseConfig(fmt.Appendf(nil, "seed = %d\nrestarts = %d\ntopics {\nk = 10\nalpha = 0.1\ntau = 0.05\n}\n", seed, restarts), "x.hcl")
+			r, _ := Build(cfg, nil, c)
+			start := time.Now()
+			res, err := r.Fit(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("restarts %d seed %d iters %3d ELBO %.7g worstTV %.3f  %.1fs  candidates %.7g", restarts, seed, res.Iters, res.ELBO, matchTV(r.Model.Topics.Beta(), pl.Beta), time.Since(start).Seconds(), r.RestartELBOs)
 		}
 	}
 }

@@ -185,3 +185,13 @@ func (s *SVI) Fit(ctx context.Context, m framework.Model, rng *rand.Rand, obs fr
 	}
 	return res, nil
 }
+
+// MaxUpdates is the largest number of updates Fit can make on d documents
+// (for progress bars).
+func (b *Batch) MaxUpdates(d int) int { return b.MaxIters }
+
+// MaxUpdates is the largest number of updates Fit can make on d documents.
+func (s *SVI) MaxUpdates(d int) int {
+	bs := max(1, min(s.BatchSize, d))
+	return s.Epochs * ((d + bs - 1) / bs)
+}

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/corpus"
+	"github.com/maslda/maslda/framework/synth"
+	"github.com/maslda/maslda/models"
+)
+
+// The demo's planted corpus: big enough to be a real test of recovery,
+// small enough to train in seconds on two cores.
+var demoSpec = synth.LDASpec{D: 2000, V: 1000, K: 10, DocLen: 120, Alpha: 0.1, TopicConc: 0.05, NamedVocab: true}
+
+func runDemo(ctx context.Context, e *env, args []string) error {
+	fs, level := e.flags("demo", "[--out DIR] [--inference batch|svi] [--seed N]")
+	out := fs.String("out", "", "also write the generated corpus (corpus/) and the trained model (model/) here")
+	inference := fs.String("inference", "batch", "schedule: batch or svi")
+	seed := fs.Uint64("seed", 1, "seed of the generator and of training")
+	workers := fs.Int("workers", 0, "E-step goroutines (0 = all cores)")
+	progress := fs.String("progress", "auto", "progress bar: auto (on a terminal), always, never")
+	if err := e.parse(fs, level, args); err != nil {
+		return err
+	}
+	start := time.Now()
+	c, planted, err := synth.LDA(demoSpec, models.NewRand(*seed+1000))
+	if err != nil {
+		return err
+	}
+	src := fmt.Sprintf("seed = %d\nworkers = %d\nrestarts = 8\ntopics {\n  k = %d\n  alpha = 0.1\n  tau = 0.05\n}\n", *seed, *workers, demoSpec.K)
+	switch *inference {
+	case "batch":
+		src += "inference \"batch\" {\n  max_iters = 100\n  tol = 1e-5\n}\n"
+	case "svi":
+		src += "inference \"svi\" {\n  batch_size = 200\n  kappa = 0.6\n  delay = 1\n  epochs = 20\n}\n"
+	default:
+		return fmt.Errorf("%w: --inference %q; valid: batch, svi", errUsage, *inference)
+	}
+	cfg, err := models.ParseConfig([]byte(src), "demo.hcl")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Planted corpus: %d documents, %d words, %d topics, %.0f tokens (α = %g, topics ~ Dir(%g)).\n",
+		len(c.Docs), c.V, demoSpec.K, c.Tokens(), demoSpec.Alpha, demoSpec.TopicConc)
+	fmt.Fprintf(e.stdout, "Training plain LDA, %s inference, seed %d...\n", *inference, *seed)
+	run, err := models.Build(cfg, nil, c)
+	if err != nil {
+		return err
+	}
+	hist := &history{}
+	obs := e.observer(*progress, run, hist)
+	res, err := run.Fit(ctx, obs.observe)
+	obs.finish()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Done: %d updates, ELBO %.6g, converged %v, %.1f s.\n\n", res.Iters, res.ELBO, res.Converged, res.Elapsed.Seconds())
+	est := run.Model.Topics.Beta()
+	match := matchTopics(est, planted.Beta)
+	fmt.Fprintln(e.stdout, "Planted topic → found topic: total-variation distance (0 = identical, 1 = disjoint), top words")
+	worst, sum := 0.0, 0.0
+	for k, m := range match {
+		worst = math.Max(worst, m.tv)
+		sum += m.tv
+		fmt.Fprintf(e.stdout, "  planted %2d → found %2d  TV %.3f   planted: %s\n", k, m.found, m.tv, words(planted.Beta[k], c.Vocab, 5))
+		fmt.Fprintf(e.stdout, "  %29s found: %s\n", "", words(est[m.found], c.Vocab, 5))
+	}
+	fmt.Fprintf(e.stdout, "\nMean TV %.3f, worst %.3f. A random pair of planted topics is at TV %.3f.\n", sum/float64(len(match)), worst, meanPairTV(planted.Beta))
+	if *out != "" {
+		if err := writeDemo(*out, c, run, hist); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Wrote %s/corpus (train.ldac, vocab.txt) and %s/model; try: maslda topics --model %s\n", *out, *out, filepath.Join(*out, "model"))
+	}
+	e.log.Debug("demo finished", "seconds", time.Since(start).Seconds())
+	return nil
+}
+
+func writeDemo(out string, c *framework.Corpus, run *models.Run, hist *history) error {
+	if err := writeFileAtomic(filepath.Join(out, "corpus", "train.ldac"), func(w io.Writer) error { return corpus.WriteLDAC(w, c.Docs) }); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(out, "corpus", "vocab.txt"), func(w io.Writer) error { return corpus.WriteVocab(w, c.Vocab) }); err != nil {
+		return err
+	}
+	return run.SaveAtomic(filepath.Join(out, "model"), func(tmp string) error {
+		return writeFileAtomic(filepath.Join(tmp, "history.csv"), hist.write)
+	})
+}
+
+type topicMatch struct {
+	found int
+	tv    float64
+}
+
+func tv(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += math.Abs(a[i] - b[i])
+	}
+	return s / 2
+}
+
+// matchTopics matches each planted topic to a distinct found topic,
+// greedily by increasing total-variation distance.
+func matchTopics(est, planted [][]float64) []topicMatch {
+	type pair struct {
+		p, f int
+		d    float64
+	}
+	var pairs []pair
+	for p := range planted {
+		for f := range est {
+			pairs = append(pairs, pair{p, f, tv(planted[p], est[f])})
+		}
+	}
+	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].d < pairs[j].d })
+	out := make([]topicMatch, len(planted))
+	usedP, usedF := make([]bool, len(planted)), make([]bool, len(est))
+	for _, x := range pairs {
+		if !usedP[x.p] && !usedF[x.f] {
+			usedP[x.p], usedF[x.f] = true, true
+			out[x.p] = topicMatch{x.f, x.d}
+		}
+	}
+	return out
+}
+
+func meanPairTV(b [][]float64) float64 {
+	s, n := 0.0, 0
+	for i := range b {
+		for j := i + 1; j < len(b); j++ {
+			s += tv(b[i], b[j])
+			n++
+		}
+	}
+	return s / float64(max(n, 1))
+}
+
+func words(b []float64, vocab []string, n int) string {
+	var w []string
+	for _, v := range topWords(b, n) {
+		w = append(w, vocab[v])
+	}
+	return strings.Join(w, " ")
+}

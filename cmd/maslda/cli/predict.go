@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/models"
+)
+
+func runPredict(ctx context.Context, e *env, args []string) error {
+	fs, level := e.flags("predict", "--model DIR --docs FILE --out FILE.csv [--ids FILE]")
+	modelDir := fs.String("model", "", "trained model directory (required)")
+	docsPath := fs.String("docs", "", "documents to predict, LDA-C, with the model's word ids (required)")
+	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
+	vocabPath := fs.String("vocab", "", "the documents' vocabulary; must be the model's")
+	out := fs.String("out", "", "output CSV (required; written atomically)")
+	workers := fs.Int("workers", -1, "E-step goroutines (default: the model's configuration; 0 = all cores)")
+	if err := e.parse(fs, level, args); err != nil {
+		return err
+	}
+	if err := need(map[string]string{"model": *modelDir, "docs": *docsPath, "out": *out}); err != nil {
+		return err
+	}
+	s, err := models.Load(*modelDir, nil)
+	if err != nil {
+		return err
+	}
+	if *workers >= 0 {
+		s.Model.SetWorkers(*workers)
+	}
+	c, err := loadDocs(*docsPath, *idsPath, *vocabPath, s.Manifest.V)
+	if err != nil {
+		return err
+	}
+	if c.V > s.Manifest.V {
+		return fmt.Errorf("%w: %s uses word id %d but the model's vocabulary has %d words (ids 0..%d)", framework.ErrBadInput, *docsPath, c.V-1, s.Manifest.V, s.Manifest.V-1)
+	}
+	c.V = s.Manifest.V
+	preds, err := s.Model.Predict(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(*out, func(w io.Writer) error { return writePredictions(w, c, preds, s.Classes()) }); err != nil {
+		return err
+	}
+	e.log.Info("predicted", "docs", len(preds), "out", *out)
+	return nil
+}
+
+// writePredictions writes task,<target columns>,theta:0..theta:K-1.
+// A categorical target adds label,p:<class>...; a Gaussian one label,var.
+func writePredictions(w io.Writer, c *framework.Corpus, preds []models.Prediction, classes []string) error {
+	cw := csv.NewWriter(w)
+	header := []string{"task"}
+	if len(preds) > 0 {
+		switch preds[0].Target.(type) {
+		case *framework.Categorical:
+			header = append(header, "label")
+			for _, cl := range classes {
+				header = append(header, "p:"+cl)
+			}
+		case *framework.Gaussian:
+			header = append(header, "label", "var")
+		}
+		for k := range preds[0].Theta {
+			header = append(header, "theta:"+strconv.Itoa(k))
+		}
+	}
+	cw.Write(header)
+	for i, p := range preds {
+		row := []string{c.Docs[i].ID}
+		switch t := p.Target.(type) {
+		case *framework.Categorical:
+			row = append(row, className(classes, t.Argmax()))
+			for _, x := range t.P {
+				row = append(row, ftoa(x))
+			}
+		case *framework.Gaussian:
+			row = append(row, ftoa(t.Mean), ftoa(t.Var))
+		}
+		for _, x := range p.Theta {
+			row = append(row, ftoa(x))
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func className(classes []string, i int) string {
+	if i >= 0 && i < len(classes) {
+		return classes[i]
+	}
+	return strconv.Itoa(i)
+}
+
+func runTopics(_ context.Context, e *env, args []string) error {
+	fs, level := e.flags("topics", "--model DIR [--top N]")
+	modelDir := fs.String("model", "", "trained model directory (required)")
+	top := fs.Int("top", 10, "words per topic")
+	if err := e.parse(fs, level, args); err != nil {
+		return err
+	}
+	if err := need(map[string]string{"model": *modelDir}); err != nil {
+		return err
+	}
+	if *top < 1 {
+		return fmt.Errorf("%w: --top %d, want ≥ 1", errUsage, *top)
+	}
+	s, err := models.Load(*modelDir, nil)
+	if err != nil {
+		return err
+	}
+	printTopics(e.stdout, s.Model.Topics.Beta(), s.Vocab, *top)
+	return nil
+}
+
+// printTopics prints each topic's top words with their probabilities.
+func printTopics(w io.Writer, beta [][]float64, vocab []string, top int) {
+	for k, b := range beta {
+		fmt.Fprintf(w, "topic %d:", k)
+		for _, v := range topWords(b, top) {
+			term := strconv.Itoa(v)
+			if vocab != nil {
+				term = vocab[v]
+			}
+			fmt.Fprintf(w, " %s (%.3f)", term, b[v])
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// topWords returns the indices of the n largest entries, largest first
+// (ties by index).
+func topWords(b []float64, n int) []int {
+	idx := make([]int, len(b))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return b[idx[i]] > b[idx[j]] })
+	return idx[:min(n, len(idx))]
+}
+
+func runImport(_ context.Context, e *env, args []string) error {
+	fs, level := e.flags("import", "--wide FILE --out FILE.csv [--missing S]")
+	wide := fs.String("wide", "", "wide answer matrix: one row per document, one column per annotator (required)")
+	missing := fs.String("missing", "999999999", "missing-value sentinel")
+	out := fs.String("out", "", "output answers CSV (required; written atomically)")
+	if err := e.parse(fs, level, args); err != nil {
+		return err
+	}
+	if err := need(map[string]string{"wide": *wide, "out": *out}); err != nil {
+		return err
+	}
+	t, err := loadAnswers("", *wide, *missing)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(*out, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"task", "worker", "label"})
+		for _, r := range t.Rows {
+			cw.Write([]string{r.Task, r.Worker, r.Label})
+		}
+		cw.Flush()
+		return cw.Error()
+	}); err != nil {
+		return err
+	}
+	e.log.Info("imported", "answers", len(t.Rows), "out", *out)
+	return nil
+}
+

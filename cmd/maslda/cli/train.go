@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/corpus"
+	"github.com/maslda/maslda/models"
+	"github.com/schollz/progressbar/v3"
+)
+
+func runTrain(ctx context.Context, e *env, args []string) error {
+	fs, level := e.flags("train", "--docs FILE --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--vocab FILE] [--ids FILE]")
+	cfgPath := fs.String("config", "", "configuration file (HCL, or HCL's JSON syntax for .json); default: plain LDA, batch EM")
+	docsPath := fs.String("docs", "", "training documents, LDA-C (required)")
+	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
+	vocabPath := fs.String("vocab", "", "vocabulary, one term per line (fixes V; enables words in `maslda topics`)")
+	ansPath := fs.String("answers", "", "annotators' answers, CSV task,worker,label")
+	widePath := fs.String("answers-wide", "", "annotators' answers as a wide matrix (row = document, column = annotator)")
+	missing := fs.String("missing", "999999999", "missing-value sentinel of --answers-wide")
+	out := fs.String("out", "", "output directory for the model and history.csv (required; replaced atomically)")
+	seed := fs.Int64("seed", -1, "override the configuration's seed")
+	workers := fs.Int("workers", -1, "override the configuration's E-step goroutines (0 = all cores)")
+	progress := fs.String("progress", "auto", "progress bar: auto (on a terminal), always, never")
+	if err := e.parse(fs, level, args); err != nil {
+		return err
+	}
+	if err := need(map[string]string{"docs": *docsPath, "out": *out}); err != nil {
+		return err
+	}
+	cfg := models.DefaultConfig()
+	if *cfgPath != "" {
+		var err error
+		if cfg, err = models.LoadConfig(*cfgPath); err != nil {
+			return err
+		}
+	}
+	if *seed >= 0 {
+		cfg.Seed = uint64(*seed)
+	}
+	if *workers >= 0 {
+		cfg.Workers = *workers
+	}
+	c, err := loadDocs(*docsPath, *idsPath, *vocabPath, 0)
+	if err != nil {
+		return err
+	}
+	table, err := loadAnswers(*ansPath, *widePath, *missing)
+	if err != nil {
+		return err
+	}
+	if table != nil {
+		if cfg.Response == nil {
+			e.log.Warn("answers given but the configuration has no response block: training plain LDA and ignoring them")
+		} else if c.Answers, err = resolveAnswers(cfg, table, docIDs(c)); err != nil {
+			return err
+		}
+	}
+	e.log.Info("corpus", "docs", len(c.Docs), "vocabulary", c.V, "tokens", int64(c.Tokens()))
+	if c.Answers != nil {
+		e.log.Info("answers", "answers", c.Answers.Count(), "annotators", len(c.Answers.Workers), "classes", len(c.Answers.Classes))
+	}
+	run, err := models.Build(cfg, nil, c)
+	if err != nil {
+		return err
+	}
+	hist := &history{}
+	obs := e.observer(*progress, run, hist)
+	res, err := run.Fit(ctx, obs.observe)
+	obs.finish()
+	if err != nil {
+		return err
+	}
+	e.log.Info("trained", "iterations", res.Iters, "epochs", res.Epochs, "elbo", res.ELBO, "converged", res.Converged, "seconds", res.Elapsed.Seconds())
+	if err := run.SaveAtomic(*out, func(tmp string) error {
+		return writeFileAtomic(filepath.Join(tmp, "history.csv"), hist.write)
+	}); err != nil {
+		return err
+	}
+	e.log.Info("saved", "dir", *out)
+	return nil
+}
+
+// resolveAnswers turns raw answers into class indices or numbers, as the
+// configured response's target requires.
+func resolveAnswers(cfg *models.Config, t *corpus.AnswerTable, ids []string) (*framework.Answers, error) {
+	lik, err := framework.Default.Likelihood(cfg.Response.Name, cfg.Response.Params)
+	if err != nil {
+		return nil, err
+	}
+	switch lik.NewTarget().(type) {
+	case *framework.Categorical:
+		return t.Categorical(ids, nil)
+	case *framework.Gaussian:
+		return t.Numeric(ids)
+	default:
+		return nil, fmt.Errorf("%w: response %q has a target of type %T that answers cannot be read for", framework.ErrIncompatible, cfg.Response.Name, lik.NewTarget())
+	}
+}
+
+// history is the per-update trace written to history.csv.
+type history struct{ rows []framework.Progress }
+
+func (h *history) write(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"iteration", "epoch", "rho", "elbo", "seconds"})
+	for _, p := range h.rows {
+		cw.Write([]string{strconv.Itoa(p.Iter), strconv.Itoa(p.Epoch), ftoa(p.Rho), strconv.FormatFloat(p.ELBO, 'g', -1, 64), strconv.FormatFloat(p.Elapsed.Seconds(), 'f', 3, 64)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// observer logs, records history and drives the progress bar.
+type observer struct {
+	e    *env
+	h    *history
+	bar  *progressbar.ProgressBar
+	last time.Time
+
+	restartIters int
+}
+
+func (e *env) observer(mode string, run *models.Run, h *history) *observer {
+	o := &observer{e: e, h: h, restartIters: run.Config.RestartIts}
+	show := mode == "always" || (mode == "auto" && e.interactive)
+	if show {
+		total := -1
+		if b, ok := run.Schedule.(interface{ MaxUpdates(int) int }); ok {
+			total = b.MaxUpdates(run.Model.NumDocs())
+		}
+		o.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(e.stderr), progressbar.OptionSetDescription("training"),
+			progressbar.OptionShowCount(), progressbar.OptionSetElapsedTime(true), progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+	}
+	return o
+}
+
+func (o *observer) observe(p framework.Progress) error {
+	if p.Restart > 0 {
+		o.e.log.Debug("restart", "candidate", p.Restart, "iter", p.Iter, "elbo", p.ELBO)
+		if p.Iter == o.restartIters {
+			o.e.log.Info("restart candidate", "candidate", p.Restart, "elbo", p.ELBO)
+		}
+		return nil
+	}
+	o.h.rows = append(o.h.rows, p)
+	if o.bar != nil {
+		o.bar.Describe(fmt.Sprintf("epoch %d ELBO %.6g", p.Epoch, p.ELBO))
+		o.bar.Add(1)
+		o.e.log.Debug("update", "iter", p.Iter, "epoch", p.Epoch, "rho", p.Rho, "elbo", p.ELBO)
+		return nil
+	}
+	// Without a bar, log at most once a second (every update at debug).
+	if o.e.log.IsDebug() || time.Since(o.last) >= time.Second {
+		o.e.log.Info("update", "iter", p.Iter, "epoch", p.Epoch, "rho", p.Rho, "elbo", p.ELBO)
+		o.last = time.Now()
+	}
+	return nil
+}
+
+func (o *observer) finish() {
+	if o.bar != nil {
+		o.bar.Finish()
+	}
+}
