@@ -177,4 +177,3 @@ func runImport(_ context.Context, e *env, args []string) error {
 	e.log.Info("imported", "answers", len(t.Rows), "out", *out)
 	return nil
 }
-
