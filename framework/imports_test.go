@@ -1,0 +1,105 @@
+package framework_test
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/maslda/maslda/"
+
+// allowed lists, for each top-level package family, the project packages it
+// may import (ARCHITECTURE.md): framework imports no plug-in and not optim;
+// plug-ins import framework (likelihoods also optim) and never each other or
+// models; only models and cmd see everything.
+var allowed = map[string][]string{
+	"framework":   {"framework"},
+	"topics":      {"framework"},
+	"optim":       {"framework"},
+	"likelihoods": {"framework", "optim"},
+	"annotators":  {"framework"},
+	"models":      {"framework", "topics", "optim", "likelihoods", "annotators"},
+	"cmd":         {"framework", "topics", "optim", "likelihoods", "annotators", "models", "cmd", "plot"},
+}
+
+// thirdParty lists the non-project, non-standard imports each family may use.
+var thirdParty = map[string][]string{
+	"framework": {"gonum.org/v1/gonum"},
+	"topics":    {"gonum.org/v1/gonum"},
+	"optim":     {"gonum.org/v1/gonum"},
+}
+
+func TestImportRules(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		family := strings.Split(filepath.ToSlash(rel), "/")[0]
+		rules, ok := allowed[family]
+		if !ok {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		checked++
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			switch {
+			case strings.HasPrefix(p, module):
+				target := strings.Split(strings.TrimPrefix(p, module), "/")[0]
+				if !contains(rules, target) {
+					t.Errorf("%s imports %s: %s may import only %v", rel, p, family, rules)
+				}
+			case !strings.Contains(strings.Split(p, "/")[0], "."):
+				// standard library
+			default:
+				if tp, limited := thirdParty[family]; limited && !hasPrefix(p, tp) {
+					t.Errorf("%s imports %s: %s may import only the standard library and %v", rel, p, family, tp)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 10 {
+		t.Fatalf("checked only %d files: is the walk rooted at the module?", checked)
+	}
+}
+
+func contains(s []string, x string) bool {
+	for _, y := range s {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPrefix(p string, prefixes []string) bool {
+	for _, x := range prefixes {
+		if strings.HasPrefix(p, x) {
+			return true
+		}
+	}
+	return false
+}
