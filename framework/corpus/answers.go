@@ -1,0 +1,507 @@
+package corpus
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/maslda/maslda/framework"
+)
+
+// RawAnswer is one answer as read, before it is resolved against the
+// documents and the classes.
+type RawAnswer struct {
+	Task   string // the document id the answer is about
+	Worker string // the annotator's name
+	Label  string // the answer as written
+	Line   int    // 1-based line of the answer in its file
+}
+
+// WideShape is the shape of a positional table, in which row i is
+// document i: an answer matrix read by ReadWideAnswers or a column of
+// labels made by TruthFromColumn.
+type WideShape struct {
+	Rows int // rows in the file, one per document
+	Cols int // columns (annotators; 1 for a column of labels)
+}
+
+// AnswerTable holds crowd answers as read from a file.
+type AnswerTable struct {
+	Name string      // the file name, used in errors
+	Rows []RawAnswer // in file order
+	// Wide is set for positional tables (ReadWideAnswers): their tasks are
+	// row indices and resolve to the document at that index whatever the
+	// document ids are, and the number of rows must equal the number of
+	// documents. Nil for CSV tables, whose tasks are document ids.
+	Wide *WideShape
+}
+
+// TruthRow is one ground-truth label as read.
+type TruthRow struct {
+	Task  string // the document id
+	Label string // the true label as written
+	Line  int    // 1-based line in its file
+}
+
+// TruthTable holds ground-truth labels as read from a file.
+type TruthTable struct {
+	Name string     // the file name, used in errors
+	Rows []TruthRow // in file order
+	// Wide is set for positional tables (TruthFromColumn); see AnswerTable.
+	Wide *WideShape
+}
+
+var (
+	answerColumns = []string{"task", "worker", "label"}
+	truthColumns  = []string{"task", "label"}
+)
+
+// ReadAnswers reads crowd answers from CSV with a header naming the columns
+// task, worker and label (the crowd-kit convention), in any order and in
+// any letter case; other columns are ignored. Every record must have as
+// many fields as the header. Fields have surrounding whitespace removed; an
+// empty task, worker or label, one containing a line break, and a second
+// answer of the same worker for the same task are errors.
+func ReadAnswers(r io.Reader, name string) (*AnswerTable, error) {
+	t := &AnswerTable{Name: name}
+	type key struct{ task, worker string }
+	first := map[key]int{}
+	err := readCSV(r, name, answerColumns, func(line int, f []string) error {
+		k := key{f[0], f[1]}
+		if l, dup := first[k]; dup {
+			return framework.Errorf(name, line, "duplicate answer of worker %q for task %q (first on line %d)", f[1], f[0], l)
+		}
+		first[k] = line
+		t.Rows = append(t.Rows, RawAnswer{Task: f[0], Worker: f[1], Label: f[2], Line: line})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// ReadTruth reads ground-truth labels from CSV with a header naming the
+// columns task and label (any order and letter case, other columns
+// ignored), with the rules of ReadAnswers; a task given twice is an error.
+func ReadTruth(r io.Reader, name string) (*TruthTable, error) {
+	t := &TruthTable{Name: name}
+	first := map[string]int{}
+	err := readCSV(r, name, truthColumns, func(line int, f []string) error {
+		if l, dup := first[f[0]]; dup {
+			return framework.Errorf(name, line, "duplicate truth for task %q (first on line %d)", f[0], l)
+		}
+		first[f[0]] = line
+		t.Rows = append(t.Rows, TruthRow{Task: f[0], Label: f[1], Line: line})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// readCSV reads a CSV file whose header must name the columns want and
+// calls fn with the 1-based line of each record and its wanted fields
+// (trimmed, non-empty, without line breaks), in the order of want. The
+// slice passed to fn is reused.
+func readCSV(r io.Reader, name string, want []string, fn func(line int, f []string) error) error {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	cr.TrimLeadingSpace = true
+	cr.FieldsPerRecord = 0 // the header's count, then enforced
+	header, err := cr.Read()
+	if err == io.EOF {
+		return framework.Errorf(name, 1, "empty file: expected a header line %s", strings.Join(want, ","))
+	}
+	if err != nil {
+		return csvError(name, err, 0)
+	}
+	cols := make([]int, len(want))
+	for k := range cols {
+		cols[k] = -1
+	}
+	found := make([]string, len(header))
+	for j, h := range header {
+		if j == 0 {
+			h = strings.TrimPrefix(h, "\ufeff") // a byte-order mark
+		}
+		found[j] = trim(h)
+		for k, w := range want {
+			if strings.EqualFold(found[j], w) {
+				if cols[k] >= 0 {
+					return framework.Errorf(name, 1, "header names column %q twice (columns %d and %d)", w, cols[k]+1, j+1)
+				}
+				cols[k] = j
+			}
+		}
+	}
+	var missing []string
+	for k, c := range cols {
+		if c < 0 {
+			missing = append(missing, want[k])
+		}
+	}
+	if missing != nil {
+		return framework.Errorf(name, 1, "header has columns %s; want %s (missing %s)", quoteList(found), strings.Join(want, ","), strings.Join(missing, ", "))
+	}
+	nf := len(header)
+	vals := make([]string, len(want))
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return csvError(name, err, nf)
+		}
+		line, _ := cr.FieldPos(0)
+		for k, c := range cols {
+			v := trim(rec[c])
+			if v == "" {
+				return framework.Errorf(name, line, "empty %s (column %d)", want[k], c+1)
+			}
+			if strings.ContainsAny(v, "\r\n") {
+				return framework.Errorf(name, line, "%s %q contains a line break", want[k], v)
+			}
+			vals[k] = v
+		}
+		if err := fn(line, vals); err != nil {
+			return err
+		}
+	}
+}
+
+// csvError turns an encoding/csv error into a *framework.LineError.
+func csvError(name string, err error, nf int) error {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", displayName(name), err)
+	}
+	where := ""
+	if pe.StartLine != 0 && pe.StartLine != pe.Line {
+		where = fmt.Sprintf(" (in the record that starts on line %d)", pe.StartLine)
+	}
+	switch {
+	case errors.Is(pe.Err, csv.ErrFieldCount):
+		return framework.Errorf(name, pe.Line, "wrong number of fields: the header has %d", nf)
+	case errors.Is(pe.Err, csv.ErrQuote), errors.Is(pe.Err, csv.ErrBareQuote):
+		return framework.Errorf(name, pe.Line, "broken CSV quoting at column %d%s: %v (a field with a quote must be quoted and its quotes doubled)", pe.Column, where, pe.Err)
+	}
+	return framework.Errorf(name, pe.Line, "bad CSV%s: %v", where, pe.Err)
+}
+
+// docIndex maps the tasks of a table to document indices.
+type docIndex struct {
+	name string
+	ids  map[string]int // nil for positional tables
+	n    int
+}
+
+func newDocIndex(name string, docIDs []string, wide *WideShape) (*docIndex, error) {
+	x := &docIndex{name: name, n: len(docIDs)}
+	if wide != nil {
+		if wide.Rows != len(docIDs) {
+			return nil, framework.Errorf(name, 0, "the file has %d rows but there are %d documents (row i is document i)", wide.Rows, len(docIDs))
+		}
+		return x, nil
+	}
+	x.ids = make(map[string]int, len(docIDs))
+	for d, id := range docIDs {
+		if e, dup := x.ids[id]; dup {
+			return nil, fmt.Errorf("%w: documents %d and %d have the same id %q", framework.ErrBadInput, e, d, id)
+		}
+		x.ids[id] = d
+	}
+	return x, nil
+}
+
+func (x *docIndex) find(task string, line int) (int, error) {
+	if x.ids == nil {
+		d, ok, big := parseDigits(task, int64(x.n)-1)
+		if ok && !big && x.n > 0 {
+			return int(d), nil
+		}
+		return 0, framework.Errorf(x.name, line, "task %q is not a row index in 0..%d", task, x.n-1)
+	}
+	if d, ok := x.ids[task]; ok {
+		return d, nil
+	}
+	if x.n == 0 {
+		return 0, framework.Errorf(x.name, line, "task %q is not a document (there are no documents)", task)
+	}
+	return 0, framework.Errorf(x.name, line, "task %q is not a document (documents have ids 0..%d or those of the ids file)", task, x.n-1)
+}
+
+// classIndex checks a class list given by the caller and indexes it.
+func classIndex(classes []string) (map[string]int, error) {
+	m := make(map[string]int, len(classes))
+	for c, s := range classes {
+		if s == "" {
+			return nil, fmt.Errorf("%w: class %d has an empty name", framework.ErrBadInput, c)
+		}
+		if e, dup := m[s]; dup {
+			return nil, fmt.Errorf("%w: classes %d and %d have the same name %q", framework.ErrBadInput, e, c, s)
+		}
+		m[s] = c
+	}
+	return m, nil
+}
+
+// SortLabels returns the distinct labels sorted numerically when every one
+// is a finite number (ties, such as "1" and "1.0", in string order) and in
+// string order otherwise. It is the class order Categorical uses when no
+// classes are given.
+func SortLabels(labels []string) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	numeric := true
+	val := map[string]float64{}
+	for _, l := range labels {
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
+		out = append(out, l)
+		if v, ok := parseNumber(l); ok && finite(v) {
+			val[l] = v
+		} else {
+			numeric = false
+		}
+	}
+	if numeric {
+		slices.SortFunc(out, func(a, b string) int {
+			if va, vb := val[a], val[b]; va != vb {
+				if va < vb {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(a, b)
+		})
+	} else {
+		slices.Sort(out)
+	}
+	return out
+}
+
+// Categorical resolves the answers as classes. Each task must be one of
+// docIDs (for a positional table, a row index); answers are grouped by
+// document in file order, and ByDoc has one entry per document (nil for a
+// document without answers). When classes is nil the classes are the
+// distinct labels in SortLabels order; otherwise every label must be one of
+// classes. Workers are indexed in order of first appearance. Each Answer has
+// Class the class index and Value float64(Class).
+func (t *AnswerTable) Categorical(docIDs []string, classes []string) (*framework.Answers, error) {
+	idx, err := newDocIndex(t.Name, docIDs, t.Wide)
+	if err != nil {
+		return nil, err
+	}
+	if classes == nil {
+		labels := make([]string, len(t.Rows))
+		for i := range t.Rows {
+			labels[i] = t.Rows[i].Label
+		}
+		classes = SortLabels(labels)
+	}
+	ci, err := classIndex(classes)
+	if err != nil {
+		return nil, err
+	}
+	a := &framework.Answers{Classes: append([]string{}, classes...), ByDoc: make([][]framework.Answer, len(docIDs))}
+	workers := map[string]int32{}
+	for i := range t.Rows {
+		row := &t.Rows[i]
+		d, err := idx.find(row.Task, row.Line)
+		if err != nil {
+			return nil, err
+		}
+		c, ok := ci[row.Label]
+		if !ok {
+			return nil, framework.Errorf(t.Name, row.Line, "label %q is not a class; the %d classes are %s", row.Label, len(classes), quoteList(classes))
+		}
+		a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Worker: workerIndex(a, workers, row.Worker), Class: int32(c), Value: float64(c)})
+	}
+	return a, nil
+}
+
+// Numeric resolves the answers as numbers: every label must be a finite
+// number (strconv.ParseFloat syntax; NaN and ±Inf are errors). Classes is
+// nil and each Answer has Class −1. Documents and workers as in
+// Categorical.
+func (t *AnswerTable) Numeric(docIDs []string) (*framework.Answers, error) {
+	idx, err := newDocIndex(t.Name, docIDs, t.Wide)
+	if err != nil {
+		return nil, err
+	}
+	a := &framework.Answers{ByDoc: make([][]framework.Answer, len(docIDs))}
+	workers := map[string]int32{}
+	for i := range t.Rows {
+		row := &t.Rows[i]
+		d, err := idx.find(row.Task, row.Line)
+		if err != nil {
+			return nil, err
+		}
+		v, err := numericLabel(t.Name, row.Line, row.Label)
+		if err != nil {
+			return nil, err
+		}
+		a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Worker: workerIndex(a, workers, row.Worker), Class: -1, Value: v})
+	}
+	return a, nil
+}
+
+func numericLabel(name string, line int, label string) (float64, error) {
+	v, ok := parseNumber(label)
+	if !ok {
+		return 0, framework.Errorf(name, line, "label %q is not a number", label)
+	}
+	if !finite(v) {
+		return 0, framework.Errorf(name, line, "label %q is not a finite number", label)
+	}
+	return v, nil
+}
+
+func workerIndex(a *framework.Answers, m map[string]int32, w string) int32 {
+	k, ok := m[w]
+	if !ok {
+		k = int32(len(a.Workers))
+		m[w] = k
+		a.Workers = append(a.Workers, w)
+	}
+	return k
+}
+
+// Categorical returns the class index of each document's true label, or −1
+// for a document without one. Every label must be one of classes (usually
+// the classes of the answers), which must be given. Tasks resolve as in
+// AnswerTable.Categorical.
+func (t *TruthTable) Categorical(docIDs []string, classes []string) ([]int, error) {
+	if classes == nil {
+		return nil, fmt.Errorf("%w: %s: categorical truth needs the list of classes", framework.ErrBadInput, displayName(t.Name))
+	}
+	idx, err := newDocIndex(t.Name, docIDs, t.Wide)
+	if err != nil {
+		return nil, err
+	}
+	ci, err := classIndex(classes)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(docIDs))
+	for i := range out {
+		out[i] = -1
+	}
+	for i := range t.Rows {
+		row := &t.Rows[i]
+		d, err := idx.find(row.Task, row.Line)
+		if err != nil {
+			return nil, err
+		}
+		c, ok := ci[row.Label]
+		if !ok {
+			return nil, framework.Errorf(t.Name, row.Line, "label %q is not a class; the %d classes are %s", row.Label, len(classes), quoteList(classes))
+		}
+		out[d] = c
+	}
+	return out, nil
+}
+
+// Numeric returns each document's true value and whether it has one.
+// Every label must be a finite number.
+func (t *TruthTable) Numeric(docIDs []string) ([]float64, []bool, error) {
+	idx, err := newDocIndex(t.Name, docIDs, t.Wide)
+	if err != nil {
+		return nil, nil, err
+	}
+	vals := make([]float64, len(docIDs))
+	has := make([]bool, len(docIDs))
+	for i := range t.Rows {
+		row := &t.Rows[i]
+		d, err := idx.find(row.Task, row.Line)
+		if err != nil {
+			return nil, nil, err
+		}
+		v, err := numericLabel(t.Name, row.Line, row.Label)
+		if err != nil {
+			return nil, nil, err
+		}
+		vals[d], has[d] = v, true
+	}
+	return vals, has, nil
+}
+
+// WriteAnswers writes a as CSV with the header task,worker,label: one
+// record per answer, documents in order and each document's answers in
+// order. The task is docIDs[d] (strconv.Itoa(d) when docIDs is nil), the
+// label the class name, or for numeric answers the value formatted with
+// strconv.FormatFloat(v, 'g', -1, 64). Ids, worker and class names that
+// would not read back as themselves (empty, with surrounding whitespace or
+// a line break, or repeated) and out-of-range indices are errors wrapping
+// framework.ErrBadInput.
+func WriteAnswers(w io.Writer, a *framework.Answers, docIDs []string) error {
+	if docIDs == nil {
+		docIDs = make([]string, len(a.ByDoc))
+		for d := range docIDs {
+			docIDs[d] = strconv.Itoa(d)
+		}
+	}
+	if len(docIDs) != len(a.ByDoc) {
+		return fmt.Errorf("%w: %d document ids for answers to %d documents", framework.ErrBadInput, len(docIDs), len(a.ByDoc))
+	}
+	for _, l := range []struct {
+		what string
+		ss   []string
+	}{{"document id", docIDs}, {"worker", a.Workers}, {"class", a.Classes}} {
+		if err := checkNames(l.what, l.ss); err != nil {
+			return err
+		}
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(answerColumns); err != nil {
+		return err
+	}
+	rec := make([]string, 3)
+	for d, as := range a.ByDoc {
+		for _, x := range as {
+			if x.Worker < 0 || int(x.Worker) >= len(a.Workers) {
+				return fmt.Errorf("%w: document %d: worker index %d outside [0, %d)", framework.ErrBadInput, d, x.Worker, len(a.Workers))
+			}
+			rec[0], rec[1] = docIDs[d], a.Workers[x.Worker]
+			if a.Classes != nil {
+				if x.Class < 0 || int(x.Class) >= len(a.Classes) {
+					return fmt.Errorf("%w: document %d: class index %d outside [0, %d)", framework.ErrBadInput, d, x.Class, len(a.Classes))
+				}
+				rec[2] = a.Classes[x.Class]
+			} else {
+				if !finite(x.Value) {
+					return fmt.Errorf("%w: document %d: answer %v is not finite", framework.ErrBadInput, d, x.Value)
+				}
+				rec[2] = formatNumber(x.Value)
+			}
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func checkNames(what string, ss []string) error {
+	seen := make(map[string]int, len(ss))
+	for i, s := range ss {
+		if s == "" || trim(s) != s || strings.ContainsAny(s, "\r\n") {
+			return fmt.Errorf("%w: %s %d %q is empty or has surrounding whitespace or a line break", framework.ErrBadInput, what, i, s)
+		}
+		if j, dup := seen[s]; dup {
+			return fmt.Errorf("%w: %ss %d and %d are both %q", framework.ErrBadInput, what, j, i, s)
+		}
+		seen[s] = i
+	}
+	return nil
+}
