@@ -98,6 +98,13 @@ func (r *Registry) namesLocked(kind string) []string {
 	return names
 }
 
+// Check reports, as ErrUnknownComponent listing the registered names,
+// whether name is registered for kind.
+func (r *Registry) Check(kind, name string) error {
+	_, err := r.lookup(kind, name)
+	return err
+}
+
 // Names lists the registered names of a kind, sorted.
 func (r *Registry) Names(kind string) []string {
 	r.mu.RLock()

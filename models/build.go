@@ -34,6 +34,9 @@ func NewRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x6d617
 // components builds the configured plug-ins through reg and initialises
 // them with setup.
 func components(cfg *Config, reg *framework.Registry, setup *framework.Setup) (framework.Likelihood, framework.NoiseModel, framework.Schedule, error) {
+	if err := cfg.Check(reg); err != nil {
+		return nil, nil, nil, err
+	}
 	var (
 		resp  framework.Likelihood
 		noise framework.NoiseModel

@@ -45,6 +45,11 @@ type Config struct {
 type Component struct {
 	Name   string
 	Params framework.Params
+	Where  string // "file:line" of the block, for errors ("" when built in code)
+}
+
+func component(b *namedBlock) *Component {
+	return &Component{Name: b.Name, Params: hclParams{b.Body}, Where: fmt.Sprintf("%s:%d", b.Where.Filename, b.Where.Start.Line)}
 }
 
 type fileConfig struct {
@@ -63,8 +68,9 @@ type rawBlock struct {
 }
 
 type namedBlock struct {
-	Name string   `hcl:"name,label"`
-	Body hcl.Body `hcl:",remain"`
+	Name  string    `hcl:"name,label"`
+	Body  hcl.Body  `hcl:",remain"`
+	Where hcl.Range `hcl:",def_range"`
 }
 
 // hclParams decodes a block strictly.
@@ -156,18 +162,42 @@ func ParseConfig(src []byte, name string) (*Config, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if fc.Response != nil {
-		cfg.Response = &Component{Name: fc.Response.Name, Params: hclParams{fc.Response.Body}}
+		cfg.Response = component(fc.Response)
 	}
 	if fc.Annotators != nil {
-		cfg.Annotators = &Component{Name: fc.Annotators.Name, Params: hclParams{fc.Annotators.Body}}
+		cfg.Annotators = component(fc.Annotators)
 	}
 	if fc.Inference != nil {
-		cfg.Inference = Component{Name: fc.Inference.Name, Params: hclParams{fc.Inference.Body}}
+		cfg.Inference = *component(fc.Inference)
 	}
 	if cfg.Annotators != nil && cfg.Response == nil {
 		return nil, fmt.Errorf("%w: %s: an annotators block needs a response block (the true target the annotators answer about)", framework.ErrBadInput, name)
 	}
 	return cfg, nil
+}
+
+// Check looks the configured plug-in names up in reg (nil: framework.Default)
+// without building anything, so that an unknown name is reported before any
+// data is read, with the file and line of its block.
+func (c *Config) Check(reg *framework.Registry) error {
+	if reg == nil {
+		reg = framework.Default
+	}
+	for _, b := range []struct {
+		kind string
+		c    *Component
+	}{{framework.KindResponse, c.Response}, {framework.KindAnnotators, c.Annotators}, {framework.KindInference, &c.Inference}} {
+		if b.c == nil {
+			continue
+		}
+		if err := reg.Check(b.kind, b.c.Name); err != nil {
+			if b.c.Where != "" {
+				return fmt.Errorf("%s: %w", b.c.Where, err)
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // LoadConfig reads and parses a configuration file.
