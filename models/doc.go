@@ -1,0 +1,23 @@
+// Package models assembles the plug-ins into trainable models and runs
+// them.
+//
+//   - Config / ParseConfig / LoadConfig: the HCL (or JSON-syntax)
+//     configuration, decoded strictly: unknown keys list the valid ones,
+//     unknown plug-in names list the registered ones with the block's line.
+//   - Build / Run.Fit: assembly through a framework.Registry (MODEL.md §1–§3
+//     composed), optional restarts (keep the best ELBO), then the configured
+//     schedule (MODEL.md §5).
+//   - Model: implements framework.Model. Its E-step runs the local step of
+//     MODEL.md §1 (with a response's supervision term and the target
+//     posterior of §2/§3 when configured) on a pool of goroutines over
+//     fixed-size shards merged in shard order, so results are bit-identical
+//     for any number of workers; its ELBO is the sum of the components'
+//     terms of MODEL.md §4 after each update.
+//   - Model.Predict: the topic layer with ρ = 0 and fixed topics, then the
+//     response's prediction (MODEL.md §2, §3 "Prediction").
+//   - Run.SaveAtomic / Load: versioned model directories published by
+//     rename, rebuilt through the registry.
+//
+// docs/design.md maps every equation to its function and records the
+// measurements behind the defaults (local_init, init, restarts).
+package models
