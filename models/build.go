@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/optim"
@@ -44,25 +45,34 @@ func components(cfg *Config, reg *framework.Registry, setup *framework.Setup) (f
 	)
 	if cfg.Response != nil {
 		if resp, err = reg.Likelihood(cfg.Response.Name, cfg.Response.Params); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, at(cfg.Response, err)
 		}
 		if err = resp.Init(setup); err != nil {
-			return nil, nil, nil, fmt.Errorf("response %q: %w", cfg.Response.Name, err)
+			return nil, nil, nil, at(cfg.Response, fmt.Errorf("response %q: %w", cfg.Response.Name, err))
 		}
 	}
 	if cfg.Annotators != nil {
 		if noise, err = reg.Noise(cfg.Annotators.Name, cfg.Annotators.Params); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, at(cfg.Annotators, err)
 		}
 		if err = noise.Init(setup); err != nil {
-			return nil, nil, nil, fmt.Errorf("annotators %q: %w", cfg.Annotators.Name, err)
+			return nil, nil, nil, at(cfg.Annotators, fmt.Errorf("annotators %q: %w", cfg.Annotators.Name, err))
 		}
 	}
 	sched, err := reg.Schedule(cfg.Inference.Name, cfg.Inference.Params)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, at(&cfg.Inference, err)
 	}
 	return resp, noise, sched, nil
+}
+
+// at prefixes err with the file:line of the component's block unless the
+// message already names it (HCL diagnostics do).
+func at(c *Component, err error) error {
+	if c.Where == "" || strings.Contains(err.Error(), c.Where) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", c.Where, err)
 }
 
 // Build assembles the configured model over a training corpus, drawing the

@@ -120,7 +120,7 @@ func ParseConfig(src []byte, name string) (*Config, error) {
 	}
 	if diags.HasErrors() {
 		for _, d := range diags {
-			if strings.HasPrefix(d.Summary, "Missing newline after") {
+			if strings.HasPrefix(d.Summary, "Missing newline after") || strings.HasPrefix(d.Summary, "Invalid single-argument block") {
 				d.Detail += " (HCL allows one argument in a one-line block: put each argument on its own line.)"
 			}
 		}

@@ -288,7 +288,7 @@ func Load(dir string, reg *framework.Registry) (*Saved, error) {
 	setup := &framework.Setup{K: man.K, V: man.V, Classes: man.Classes, Workers: man.Workers, Rand: NewRand(cfg.Seed)}
 	resp, noise, _, err := components(cfg, reg, setup)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("model %s: %w", dir, err)
 	}
 	for name, comp := range map[string]any{"response.params": resp, "annotators.params": noise} {
 		p, ok := comp.(framework.Persister)

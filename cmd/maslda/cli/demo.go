@@ -30,6 +30,9 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err := e.parse(fs, level, args); err != nil {
 		return err
 	}
+	if err := checkProgress(*progress); err != nil {
+		return err
+	}
 	start := time.Now()
 	c, planted, err := synth.LDA(demoSpec, models.NewRand(*seed+1000))
 	if err != nil {
@@ -62,7 +65,7 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Done: %d updates, ELBO %.6g, converged %v, %.1f s.\n\n", res.Iters, res.ELBO, res.Converged, res.Elapsed.Seconds())
+	fmt.Fprintf(e.stdout, "Done: best of %d restarts, then %d updates; ELBO %.6g, converged %v, %.1f s in all.\n\n", run.Config.Restarts, res.Iters, res.ELBO, res.Converged, time.Since(start).Seconds())
 	est := run.Model.Topics.Beta()
 	match := matchTopics(est, planted.Beta)
 	fmt.Fprintln(e.stdout, "Planted topic → found topic: total-variation distance (0 = identical, 1 = disjoint), top words")

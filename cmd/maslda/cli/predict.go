@@ -20,6 +20,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	vocabPath := fs.String("vocab", "", "the documents' vocabulary; must be the model's")
 	out := fs.String("out", "", "output CSV (required; written atomically)")
 	workers := fs.Int("workers", -1, "E-step goroutines (default: the model's configuration; 0 = all cores)")
+	strict := fs.Bool("strict", false, "fail on word ids outside the model's vocabulary instead of dropping them (with a warning and counts)")
 	if err := e.parse(fs, level, args); err != nil {
 		return err
 	}
@@ -38,7 +39,11 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if c.V > s.Manifest.V {
-		return fmt.Errorf("%w: %s uses word id %d but the model's vocabulary has %d words (ids 0..%d)", framework.ErrBadInput, *docsPath, c.V-1, s.Manifest.V, s.Manifest.V-1)
+		if *strict {
+			return fmt.Errorf("%w: %s uses word id %d but the model's vocabulary has %d words (ids 0..%d)", framework.ErrBadInput, *docsPath, c.V-1, s.Manifest.V, s.Manifest.V-1)
+		}
+		types, tokens := dropUnknown(c, s.Manifest.V)
+		e.log.Warn("dropped words outside the model's vocabulary", "ids_from", s.Manifest.V, "distinct_ids", types, "tokens", tokens)
 	}
 	c.V = s.Manifest.V
 	preds, err := s.Model.Predict(ctx, c)
@@ -50,6 +55,29 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	}
 	e.log.Info("predicted", "docs", len(preds), "out", *out)
 	return nil
+}
+
+// dropUnknown removes word ids ≥ v from every document (they carry no
+// information under a model that never saw them) and returns the number of
+// distinct ids and of tokens dropped.
+func dropUnknown(c *framework.Corpus, v int) (types, tokens int) {
+	seen := map[int32]bool{}
+	for i := range c.Docs {
+		d := &c.Docs[i]
+		j := 0
+		for k, w := range d.Words {
+			if int(w) >= v {
+				seen[w] = true
+				tokens += int(d.Counts[k])
+				d.N -= d.Counts[k]
+				continue
+			}
+			d.Words[j], d.Counts[j] = w, d.Counts[k]
+			j++
+		}
+		d.Words, d.Counts = d.Words[:j], d.Counts[:j]
+	}
+	return len(seen), tokens
 }
 
 // writePredictions writes task,<target columns>,theta:0..theta:K-1.

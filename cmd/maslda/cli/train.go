@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/csv"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -20,12 +22,13 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	cfgPath := fs.String("config", "", "configuration file (HCL, or HCL's JSON syntax for .json); default: plain LDA, batch EM")
 	docsPath := fs.String("docs", "", "training documents, LDA-C (required)")
 	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
-	vocabPath := fs.String("vocab", "", "vocabulary, one term per line (fixes V; enables words in `maslda topics`)")
+	vocabPath := fs.String("vocab", "", "vocabulary, one term per line (fixes V; enables words in maslda topics)")
+	vocabSize := fs.Int("vocab-size", 0, "vocabulary size V when there is no --vocab (default: 1 + the largest word id); set it to cover test documents' ids")
 	ansPath := fs.String("answers", "", "annotators' answers, CSV task,worker,label")
 	widePath := fs.String("answers-wide", "", "annotators' answers as a wide matrix (row = document, column = annotator)")
 	missing := fs.String("missing", "999999999", "missing-value sentinel of --answers-wide")
 	out := fs.String("out", "", "output directory for the model and history.csv (required; replaced atomically)")
-	seed := fs.Int64("seed", -1, "override the configuration's seed")
+	seed := fs.Uint64("seed", 0, "override the configuration's seed")
 	workers := fs.Int("workers", -1, "override the configuration's E-step goroutines (0 = all cores)")
 	progress := fs.String("progress", "auto", "progress bar: auto (on a terminal), always, never")
 	if err := e.parse(fs, level, args); err != nil {
@@ -34,22 +37,40 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := need(map[string]string{"docs": *docsPath, "out": *out}); err != nil {
 		return err
 	}
+	if err := checkProgress(*progress); err != nil {
+		return err
+	}
+	if err := checkOutDir(*out); err != nil {
+		return err
+	}
 	cfg := models.DefaultConfig()
 	if *cfgPath != "" {
 		var err error
 		if cfg, err = models.LoadConfig(*cfgPath); err != nil {
 			return err
 		}
+		if err := cfg.Check(nil); err != nil {
+			return err
+		}
 	}
-	if *seed >= 0 {
-		cfg.Seed = uint64(*seed)
+	if flagSet(fs, "seed") {
+		cfg.Seed = *seed
 	}
 	if *workers >= 0 {
 		cfg.Workers = *workers
 	}
+	if *vocabSize < 0 || (*vocabSize > 0 && *vocabPath != "") {
+		return fmt.Errorf("%w: --vocab-size must be positive and cannot be combined with --vocab", errUsage)
+	}
 	c, err := loadDocs(*docsPath, *idsPath, *vocabPath, 0)
 	if err != nil {
 		return err
+	}
+	if *vocabSize > 0 {
+		if *vocabSize < c.V {
+			return fmt.Errorf("%w: --vocab-size %d but %s uses word id %d", framework.ErrBadInput, *vocabSize, *docsPath, c.V-1)
+		}
+		c.V = *vocabSize
 	}
 	table, err := loadAnswers(*ansPath, *widePath, *missing)
 	if err != nil {
@@ -85,6 +106,30 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	e.log.Info("saved", "dir", *out)
 	return nil
+}
+
+// flagSet reports whether the flag was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// checkOutDir fails early when an output directory path is taken by a file.
+func checkOutDir(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%w: --out %s exists and is not a directory", framework.ErrBadInput, dir)
+	}
+	return nil
+}
+
+// checkProgress validates a --progress value.
+func checkProgress(mode string) error {
+	switch mode {
+	case "auto", "always", "never":
+		return nil
+	}
+	return fmt.Errorf("%w: --progress %q; valid: auto, always, never", errUsage, mode)
 }
 
 // resolveAnswers turns raw answers into class indices or numbers, as the
