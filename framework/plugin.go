@@ -95,6 +95,14 @@ type DocScorer interface {
 	DocELBO(d *DocState) float64
 }
 
+// Reporter is an optional capability of a NoiseModel: a description of
+// every annotator for annotators.csv (a header and one row per annotator,
+// in the order of Setup.Workers) and annotators.json (any value that
+// encoding/json can marshal).
+type Reporter interface {
+	Report() (header []string, rows [][]string, doc any)
+}
+
 // NoiseModel is an annotator model p(answer | target, annotator).
 type NoiseModel interface {
 	Global

@@ -15,6 +15,8 @@ type Target interface {
 	Reset()
 	// Finalize computes the moments from the natural parameters.
 	Finalize()
+	// CopyFrom makes the receiver a copy of src (of the same concrete type).
+	CopyFrom(src Target)
 }
 
 // Categorical is q(c_d) = Cat(λ_d) over C classes (MODEL.md §2):
@@ -45,6 +47,14 @@ func (t *Categorical) Finalize() {
 	}
 }
 
+// CopyFrom copies src, a *Categorical with as many classes.
+func (t *Categorical) CopyFrom(src Target) {
+	o := src.(*Categorical)
+	copy(t.Log, o.Log)
+	copy(t.P, o.P)
+	t.LogZ = o.LogZ
+}
+
 // Entropy is −Σ_l λ_l log λ_l.
 func (t *Categorical) Entropy() float64 {
 	h := 0.0
@@ -70,6 +80,9 @@ type Gaussian struct {
 
 // Reset zeroes the natural parameters.
 func (t *Gaussian) Reset() { t.Prec, t.PrecMean = 0, 0 }
+
+// CopyFrom copies src, a *Gaussian.
+func (t *Gaussian) CopyFrom(src Target) { *t = *src.(*Gaussian) }
 
 // Finalize sets Var = 1/Prec and Mean = PrecMean/Prec. A target with no
 // precision (no message) gets an infinite variance and a zero mean.

@@ -27,8 +27,9 @@ type Model struct {
 
 	corpus  *framework.Corpus
 	workers int
-	gamma   []float64 // D×K: each training document's last γ_d (warm start)
-	seen    []bool    // gamma[d] holds a value
+	gamma   []float64          // D×K: each training document's last γ_d (warm start)
+	seen    []bool             // gamma[d] holds a value
+	targets []framework.Target // each training document's q(target) from its last E-step (nil for plain LDA)
 	maxLen  int
 }
 
@@ -77,6 +78,12 @@ func (m *Model) setCorpus(c *framework.Corpus) error {
 	m.corpus = c
 	m.gamma = make([]float64, len(c.Docs)*m.Topics.K)
 	m.seen = make([]bool, len(c.Docs))
+	if m.Response != nil {
+		m.targets = make([]framework.Target, len(c.Docs))
+		for i := range m.targets {
+			m.targets[i] = m.Response.NewTarget()
+		}
+	}
 	m.maxLen = maxLen(c)
 	return nil
 }
@@ -107,6 +114,16 @@ func (m *Model) Gamma(d int) []float64 {
 	}
 	K := m.Topics.K
 	return m.gamma[d*K : (d+1)*K]
+}
+
+// Target is training document d's q(target) from its last E-step (nil for
+// plain LDA or before the document's first E-step). Observers use it to
+// follow truth inference across iterations; it is read-only.
+func (m *Model) Target(d int) framework.Target {
+	if m.targets == nil || !m.seen[d] {
+		return nil
+	}
+	return m.targets[d]
 }
 
 // stats bundles the components' statistics.
@@ -295,6 +312,9 @@ func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) 
 			m.localStep(w, i, &m.corpus.Docs[i], a, warm)
 			copy(m.gamma[i*K:(i+1)*K], w.ds.Gamma)
 			m.seen[i] = true
+			if m.targets != nil {
+				m.targets[i].CopyFrom(w.ds.Target)
+			}
 			m.accumulate(w.stats, w.ds)
 		},
 		func(w *worker) { total.Merge(w.stats) })
@@ -410,6 +430,54 @@ func (m *Model) ELBO(s framework.Stats, st framework.Step) float64 {
 	return e
 }
 
+// Posterior runs the local step on every training document with the
+// current global parameters (no statistics, no update) and returns each
+// document's q(target) (nil entries for plain LDA) and E[θ_d]. It is what
+// `maslda train` writes to posterior.csv after training.
+func (m *Model) Posterior(ctx context.Context) ([]Prediction, error) {
+	if m.corpus == nil {
+		return nil, fmt.Errorf("%w: no training corpus", framework.ErrNotTrained)
+	}
+	K := m.Topics.K
+	var ans [][]framework.Answer
+	if m.corpus.Answers != nil {
+		ans = m.corpus.Answers.ByDoc
+	}
+	out := make([]Prediction, len(m.corpus.Docs))
+	err := m.shards(ctx, len(m.corpus.Docs), m.maxLen, false, func(w *worker, i int) {
+		var a []framework.Answer
+		if ans != nil {
+			a = ans[i]
+		}
+		var warm []float64
+		if m.seen[i] {
+			warm = m.gamma[i*K : (i+1)*K]
+		}
+		m.localStep(w, i, &m.corpus.Docs[i], a, warm)
+		out[i] = m.prediction(w.ds)
+		if m.Response != nil {
+			out[i].Target = w.ds.Target
+			w.ds.Target = m.Response.NewTarget()
+		}
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (m *Model) prediction(ds *framework.DocState) Prediction {
+	p := Prediction{Theta: make([]float64, m.Topics.K), PhiBar: append([]float64(nil), ds.PhiBar...)}
+	gs := 0.0
+	for _, g := range ds.Gamma {
+		gs += g
+	}
+	for k, g := range ds.Gamma {
+		p.Theta[k] = g / gs
+	}
+	return p
+}
+
 // Prediction is the result of the local step on a new document.
 type Prediction struct {
 	Theta  []float64        // E[θ_d] = γ_d / Σ_k γ_dk
@@ -433,14 +501,7 @@ func (m *Model) Predict(ctx context.Context, c *framework.Corpus) ([]Prediction,
 		ds := w.ds
 		ds.Bind(i, &c.Docs[i], nil)
 		m.Topics.Infer(ds, nil, w.scr)
-		p := Prediction{Theta: make([]float64, m.Topics.K), PhiBar: append([]float64(nil), ds.PhiBar...)}
-		gs := 0.0
-		for _, g := range ds.Gamma {
-			gs += g
-		}
-		for k, g := range ds.Gamma {
-			p.Theta[k] = g / gs
-		}
+		p := m.prediction(ds)
 		if m.Response != nil {
 			ds.Target = m.Response.NewTarget()
 			m.Response.Predict(ds)
