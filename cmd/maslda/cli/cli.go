@@ -38,6 +38,7 @@ var commands = []command{
 	{"predict", "predict topic proportions (and targets) of new documents", runPredict},
 	{"topics", "print the top words of each topic of a trained model", runTopics},
 	{"demo", "generate a planted corpus, train on it, compare with the truth", runDemo},
+	{"eval", "score predictions or inferred truth against ground truth", runEval},
 	{"import", "convert a wide answer matrix into answers CSV (task,worker,label)", runImport},
 	{"components", "list the registered plug-ins", runComponents},
 }

@@ -28,6 +28,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	widePath := fs.String("answers-wide", "", "annotators' answers as a wide matrix (row = document, column = annotator)")
 	missing := fs.String("missing", "999999999", "missing-value sentinel of --answers-wide")
 	out := fs.String("out", "", "output directory for the model and history.csv (required; replaced atomically)")
+	truthPath := fs.String("truth", "", "ground truth of the training documents, CSV task,label: history.csv gets the truth-inference metric per update")
+	truthCol := fs.String("truth-column", "", "ground truth as one label per line in document order (e.g. labels_train.txt)")
 	seed := fs.Uint64("seed", 0, "override the configuration's seed")
 	workers := fs.Int("workers", -1, "override the configuration's E-step goroutines (0 = all cores)")
 	progress := fs.String("progress", "auto", "progress bar: auto (on a terminal), always, never")
@@ -87,20 +89,49 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if c.Answers != nil {
 		e.log.Info("answers", "answers", c.Answers.Count(), "annotators", len(c.Answers.Workers), "classes", len(c.Answers.Classes))
 	}
+	tr, err := loadTruth(*truthPath, *truthCol, c)
+	if err != nil {
+		return err
+	}
 	run, err := models.Build(cfg, nil, c)
 	if err != nil {
 		return err
 	}
 	hist := &history{}
 	obs := e.observer(*progress, run, hist)
+	if tr != nil {
+		hist.metric, obs.truth = tr.metric, tr
+	}
 	res, err := run.Fit(ctx, obs.observe)
 	obs.finish()
 	if err != nil {
 		return err
 	}
 	e.log.Info("trained", "iterations", res.Iters, "epochs", res.Epochs, "elbo", res.ELBO, "converged", res.Converged, "seconds", res.Elapsed.Seconds())
+	var post []models.Prediction
+	if run.Model.Response != nil {
+		if post, err = run.Model.Posterior(ctx); err != nil {
+			return err
+		}
+		if tr != nil {
+			e.log.Info("truth inference", tr.metric, tr.score(func(i int) framework.Target { return post[i].Target }))
+		}
+	}
 	if err := run.SaveAtomic(*out, func(tmp string) error {
-		return writeFileAtomic(filepath.Join(tmp, "history.csv"), hist.write)
+		if err := writeFileAtomic(filepath.Join(tmp, "history.csv"), hist.write); err != nil {
+			return err
+		}
+		if post != nil {
+			if err := writeFileAtomic(filepath.Join(tmp, "posterior.csv"), func(w io.Writer) error {
+				return writePosterior(w, c, post, run.Classes)
+			}); err != nil {
+				return err
+			}
+		}
+		if run.Model.Noise != nil {
+			return writeAnnotators(tmp, run.Model.Noise)
+		}
+		return nil
 	}); err != nil {
 		return err
 	}
@@ -150,13 +181,21 @@ func resolveAnswers(cfg *models.Config, t *corpus.AnswerTable, ids []string) (*f
 }
 
 // history is the per-update trace written to history.csv.
-type history struct{ rows []framework.Progress }
+type history struct {
+	rows   []framework.Progress
+	metric string    // truth metric column name ("" without --truth)
+	truth  []float64 // its value after each update
+}
 
 func (h *history) write(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"iteration", "epoch", "rho", "elbo", "seconds"})
-	for _, p := range h.rows {
-		cw.Write([]string{strconv.Itoa(p.Iter), strconv.Itoa(p.Epoch), ftoa(p.Rho), strconv.FormatFloat(p.ELBO, 'g', -1, 64), strconv.FormatFloat(p.Elapsed.Seconds(), 'f', 3, 64)})
+	cw.Write(historyHeader(h.metric))
+	for i, p := range h.rows {
+		row := []string{strconv.Itoa(p.Iter), strconv.Itoa(p.Epoch), ftoa(p.Rho), strconv.FormatFloat(p.ELBO, 'g', -1, 64), strconv.FormatFloat(p.Elapsed.Seconds(), 'f', 3, 64)}
+		if h.metric != "" {
+			row = append(row, ftoa(h.truth[i]))
+		}
+		cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()
@@ -170,10 +209,12 @@ type observer struct {
 	last time.Time
 
 	restartIters int
+	truth        *truth      // nil without --truth
+	run          *models.Run // for the truth metric (its Model changes after restarts)
 }
 
 func (e *env) observer(mode string, run *models.Run, h *history) *observer {
-	o := &observer{e: e, h: h, restartIters: run.Config.RestartIts}
+	o := &observer{e: e, h: h, restartIters: run.Config.RestartIts, run: run}
 	show := mode == "always" || (mode == "auto" && e.interactive)
 	if show {
 		total := -1
@@ -196,6 +237,11 @@ func (o *observer) observe(p framework.Progress) error {
 		return nil
 	}
 	o.h.rows = append(o.h.rows, p)
+	if o.truth != nil {
+		v := o.truth.score(o.run.Model.Target)
+		o.h.truth = append(o.h.truth, v)
+		o.e.log.Debug("truth", o.truth.metric, v)
+	}
 	if o.bar != nil {
 		o.bar.Describe(fmt.Sprintf("epoch %d ELBO %.6g", p.Epoch, p.ELBO))
 		o.bar.Add(1)
