@@ -1,0 +1,120 @@
+package confusion
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/maslda/maslda/framework"
+)
+
+// Annotator is one entry of annotators.json (Report's doc).
+type Annotator struct {
+	Name      string      `json:"name"`
+	Answers   int         `json:"answers"`
+	Accuracy  float64     `json:"accuracy"`  // Accuracy(r)
+	Confusion [][]float64 `json:"confusion"` // Mean(r): row = true class, column = answer
+}
+
+// Report describes every annotator (framework.Reporter), in Setup.Workers
+// order. The CSV header is
+//
+//	annotator,answers,accuracy,pi:<true>:<answer>,...
+//
+// with one pi column per cell of the posterior-mean confusion matrix
+// E[π^r] = ξ^r/Σ_l ξ^r_l, row-major over the class names (true class
+// first). answers is the annotator's number of answers in the training
+// corpus; accuracy is Accuracy(r). doc is a []Annotator.
+func (m *Model) Report() (header []string, rows [][]string, doc any) {
+	header = []string{"annotator", "answers", "accuracy"}
+	for _, c := range m.classes {
+		for _, l := range m.classes {
+			header = append(header, "pi:"+c+":"+l)
+		}
+	}
+	list := make([]Annotator, m.nr)
+	rows = make([][]string, m.nr)
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	for r := range list {
+		a := Annotator{Name: m.workers[r], Answers: m.answers[r], Accuracy: m.Accuracy(r), Confusion: m.Mean(r)}
+		list[r] = a
+		row := []string{a.Name, strconv.Itoa(a.Answers), f(a.Accuracy)}
+		for _, pr := range a.Confusion {
+			for _, x := range pr {
+				row = append(row, f(x))
+			}
+		}
+		rows[r] = row
+	}
+	return header, rows, list
+}
+
+// paramsFile is the saved form of the parameters (annotators.params).
+type paramsFile struct {
+	Format     string        `json:"format"`
+	Version    int           `json:"version"`
+	Annotators int           `json:"annotators"`
+	Classes    int           `json:"classes"`
+	Answers    []int         `json:"answers"`
+	Xi         [][][]float64 `json:"xi"` // [annotator][true class][answer]
+}
+
+const (
+	paramsFormat  = "maslda-confusion"
+	paramsVersion = 1
+)
+
+// SaveParams writes ξ and the answer counts as JSON (framework.Persister).
+// Go's JSON encoding of float64 round-trips exactly.
+func (m *Model) SaveParams(w io.Writer) error {
+	if m.xi == nil {
+		return fmt.Errorf("%w: confusion annotators: nothing to save before Init", framework.ErrNotTrained)
+	}
+	p := paramsFile{Format: paramsFormat, Version: paramsVersion, Annotators: m.nr, Classes: m.nc,
+		Answers: m.answers, Xi: make([][][]float64, m.nr)}
+	for r := range p.Xi {
+		p.Xi[r] = m.Xi(r)
+	}
+	return json.NewEncoder(w).Encode(p)
+}
+
+// LoadParams restores what SaveParams wrote into a model initialised with
+// the same annotators and classes. Errors wrap framework.ErrBadInput and say
+// what is wrong (format, dimensions, a non-positive ξ entry); the model is
+// unchanged on error.
+func (m *Model) LoadParams(r io.Reader) error {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	var p paramsFile
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return fmt.Errorf("%w: confusion parameters: %v", framework.ErrBadInput, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%w: confusion parameters: unexpected data after the parameters", framework.ErrBadInput)
+	}
+	if p.Format != paramsFormat || p.Version != paramsVersion {
+		return fmt.Errorf("%w: confusion parameters: format %q version %d, want %q version %d", framework.ErrBadInput, p.Format, p.Version, paramsFormat, paramsVersion)
+	}
+	if p.Annotators != m.nr || p.Classes != m.nc {
+		return fmt.Errorf("%w: confusion parameters are for %d annotators × %d classes, the model has %d × %d", framework.ErrBadInput, p.Annotators, p.Classes, m.nr, m.nc)
+	}
+	if len(p.Answers) != m.nr {
+		return fmt.Errorf("%w: confusion parameters: %d answer counts for %d annotators", framework.ErrBadInput, len(p.Answers), m.nr)
+	}
+	for r, n := range p.Answers {
+		if n < 0 {
+			return fmt.Errorf("%w: confusion parameters: annotator %d has %d answers", framework.ErrBadInput, r, n)
+		}
+	}
+	if err := m.SetXi(p.Xi); err != nil {
+		return fmt.Errorf("confusion parameters: %w", err)
+	}
+	copy(m.answers, p.Answers)
+	return nil
+}
