@@ -3,8 +3,8 @@
 // name from init (framework.RegisterNoise), and may also sample answers (the
 // simulator of MODEL.md §7).
 //
-// The Dirichlet confusion matrices of MA-sLDAc (MODEL.md §2) and the
-// bias/precision model of MA-sLDAr (MODEL.md §3) belong here; none is
-// registered yet. docs/design.md describes the contract a noise model
-// fulfils.
+// Registered models: `confusion` (package annotators/confusion), the
+// Dirichlet confusion matrices of MA-sLDAc (MODEL.md §2). The
+// bias/precision model of MA-sLDAr (MODEL.md §3) comes next.
+// docs/design.md describes the contract a noise model fulfils.
 package annotators

@@ -13,7 +13,8 @@ import (
 
 	"github.com/maslda/maslda/cmd/maslda/cli"
 
-	_ "github.com/maslda/maslda/optim" // schedules: batch, svi
+	_ "github.com/maslda/maslda/annotators/confusion" // annotators: confusion
+	_ "github.com/maslda/maslda/optim"                // schedules: batch, svi
 )
 
 func main() {
