@@ -86,6 +86,16 @@ type LikelihoodLocal interface {
 	WordChanged(d *DocState, j int, old []float64)
 }
 
+// PhiRestorer is an optional capability of a LikelihoodLocal whose response
+// stores every training document's φ (the softmax does, for its M-step):
+// RestorePhi fills d.Phi with document d.Index's φ from its last E-step and
+// reports whether it could. The local step then resumes from that state
+// (γ recomputed from it) instead of an unsupervised sweep, so a warm start
+// cannot lower the ELBO.
+type PhiRestorer interface {
+	RestorePhi(d *DocState) bool
+}
+
 // DocScorer is an optional capability of a LikelihoodLocal or a NoiseModel:
 // its part of document d's ELBO at the current global parameters and local
 // state. The local step uses it to choose between a warm and a fresh start

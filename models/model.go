@@ -205,14 +205,14 @@ func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framew
 		return
 	}
 	m.sweepOnce(w, warm)
-	ew := m.docELBO(w.ds)
+	ew := m.docELBO(w)
 	if cap(w.gw) < m.Topics.K {
 		w.gw = make([]float64, m.Topics.K)
 	}
 	gw := w.gw[:m.Topics.K]
 	copy(gw, w.ds.Gamma)
 	m.infer(w, nil)
-	if m.docELBO(w.ds) >= ew {
+	if m.docELBO(w) >= ew {
 		return
 	}
 	m.infer(w, gw)
@@ -229,8 +229,7 @@ func (m *Model) infer(w *worker, warm []float64) {
 		t.Infer(ds, warm, w.scr)
 		return
 	}
-	t.Start(ds, warm)
-	t.Sweep(ds, nil, w.scr) // a first φ, from which the supervision caches start
+	m.firstPhi(w, warm)
 	for it := 1; it <= t.LocalIters; it++ {
 		m.updateTarget(w)
 		if t.Sweep(ds, w.local, w.scr) < t.LocalTol {
@@ -244,23 +243,52 @@ func (m *Model) infer(w *worker, warm []float64) {
 // it when supervised).
 func (m *Model) sweepOnce(w *worker, warm []float64) {
 	ds, t := w.ds, m.Topics
-	t.Start(ds, warm)
 	if m.Response == nil {
+		t.Start(ds, warm)
 		t.Sweep(ds, nil, w.scr)
 		return
 	}
-	t.Sweep(ds, nil, w.scr)
+	m.firstPhi(w, warm)
 	m.updateTarget(w)
 	t.Sweep(ds, w.local, w.scr)
 	m.updateTarget(w)
 }
 
+// firstPhi starts a supervised local step: γ from warm (nil: fresh), then
+// a first φ from which the supervision caches start. From a warm start a
+// response implementing framework.PhiRestorer restores the document's φ of
+// its last E-step and γ = α + Σ_v n_dv φ_dv, so the local step resumes from
+// the previous state and cannot end below the previous E-step's ELBO (an
+// unsupervised sweep ignores the response and can lower it). Otherwise one
+// unsupervised sweep.
+func (m *Model) firstPhi(w *worker, warm []float64) {
+	ds, t := w.ds, m.Topics
+	t.Start(ds, warm)
+	if r, ok := w.local.(framework.PhiRestorer); ok && warm != nil && r.RestorePhi(ds) {
+		for k := range ds.Gamma {
+			ds.Gamma[k] = t.Alpha
+		}
+		for j, n := range ds.Doc.Counts {
+			for k, p := range ds.PhiRow(j) {
+				ds.Gamma[k] += n * p
+			}
+		}
+		topics.ElogDirichlet(ds.ElogTheta, ds.Gamma)
+		ds.UpdatePhiBar()
+		return
+	}
+	t.Sweep(ds, nil, w.scr)
+}
+
 // docELBO is document d's ELBO at the current globals: the topic layer's
 // terms plus those of the components that implement framework.DocScorer.
-func (m *Model) docELBO(ds *framework.DocState) float64 {
+func (m *Model) docELBO(w *worker) float64 {
+	ds := w.ds
 	e := m.Topics.DocELBO(ds) + m.Topics.WordELBO(ds)
 	if m.Response != nil {
-		if sc, ok := m.Response.(framework.DocScorer); ok {
+		if sc, ok := w.local.(framework.DocScorer); ok {
+			e += sc.DocELBO(ds)
+		} else if sc, ok := m.Response.(framework.DocScorer); ok {
 			e += sc.DocELBO(ds)
 		}
 	}

@@ -1,0 +1,346 @@
+package softmax
+
+import (
+	"math"
+	"sync/atomic"
+
+	"github.com/maslda/maslda/framework"
+)
+
+// local is one goroutine's part of the local step (MODEL.md §2): the
+// caches h̃_l, log B_dl and φ_dv·h̃_l of the current document.
+type local struct {
+	s    *Softmax
+	C, K int
+
+	doc    *framework.Doc // the document Begin cached
+	n      float64        // N_d
+	h      []float64      // h̃_lk = exp(η_lk/N_d − m_l), C×K
+	m      []float64      // m_l
+	logB   []float64      // log B_dl (including N_d·m_l), C
+	logZ   float64        // log Σ_l B_dl
+	dots   []float64      // φ_dv·h̃_l, Len×C
+	p      []float64      // B_dl/Σ_t B_dt, C
+	lamEta []float64      // (1/N_d) Σ_l λ_dl η_lk, K
+	fresh  bool           // lamEta holds the λ of the current target
+
+	// Safeguard (see WordChanged): the topic-layer logits of the word last
+	// given to PhiTerm.
+	a     []float64 // E[log θ_dk] + E[log β_kv]
+	aDoc  *framework.Doc
+	aWord int
+	nw    []float64 // the proposed φ_dv
+	nd    []float64 // φ_new·h̃_l, C
+	lb    []float64 // trial log B, C
+	tmp   []float64 // C
+
+	sc *evalScratch // DocELBO
+}
+
+func newLocal(s *Softmax) *local {
+	C, K := s.C, s.K
+	return &local{s: s, C: C, K: K, h: make([]float64, C*K), m: make([]float64, C), logB: make([]float64, C),
+		p: make([]float64, C), lamEta: make([]float64, K), a: make([]float64, K), aWord: -1,
+		nw: make([]float64, K), nd: make([]float64, C), lb: make([]float64, C), tmp: make([]float64, C), sc: newEvalScratch(C, K)}
+}
+
+// Begin caches, from d.Phi, h̃_l and log B_dl = Σ_v n_dv log(φ_dv·h_l)
+// (kept as log B, MODEL.md §2) with the dots φ_dv·h̃_l of every word.
+// λ_d is read from d.Target at the first PhiTerm after Begin.
+func (lc *local) Begin(d *framework.DocState) {
+	C, K := lc.C, lc.K
+	doc := d.Doc
+	lc.doc, lc.n, lc.fresh, lc.aDoc = doc, doc.N, false, nil
+	if !(doc.N > 0) {
+		for l := range lc.logB {
+			lc.logB[l] = 0
+		}
+		return
+	}
+	setH(lc.s.Eta, C, K, doc.N, lc.h, lc.m)
+	if n := doc.Len() * C; cap(lc.dots) < n {
+		lc.dots = make([]float64, n)
+	} else {
+		lc.dots = lc.dots[:n]
+	}
+	for l := range lc.logB {
+		lc.logB[l] = doc.N * lc.m[l]
+	}
+	for j, n := range doc.Counts {
+		row := d.PhiRow(j)
+		for l := 0; l < C; l++ {
+			dt := dot(row, lc.h[l*K:(l+1)*K])
+			lc.dots[j*C+l] = dt
+			lc.logB[l] += n * math.Log(dt)
+		}
+	}
+	lc.setP()
+}
+
+// TargetTerm adds the prior message η_l·φ̄_d onto Log[l] of d.Target.
+func (lc *local) TargetTerm(d *framework.DocState) {
+	t := d.Target.(*framework.Categorical)
+	K := lc.K
+	for l := range t.Log {
+		t.Log[l] += dot(lc.s.Eta[l*K:(l+1)*K], d.PhiBar)
+	}
+}
+
+// PhiTerm adds, for word j (v = Words[j]) of d,
+//
+//	ρ_dvk = (1/N_d) Σ_l λ_dl η_lk − Σ_l B_dl h_lk/(φ_dv·h_l) / Σ_l B_dl
+//
+// into dst (MODEL.md §2): the derivative of the response's part of the
+// ELBO with respect to φ_dvk, divided by n_dv. O(K·C).
+func (lc *local) PhiTerm(dst []float64, d *framework.DocState, j int) {
+	C, K := lc.C, lc.K
+	if !lc.fresh {
+		t := d.Target.(*framework.Categorical)
+		for k := range lc.lamEta {
+			lc.lamEta[k] = 0
+		}
+		for l, lam := range t.P {
+			if lam == 0 {
+				continue
+			}
+			row := lc.s.Eta[l*K : (l+1)*K]
+			for k, e := range row {
+				lc.lamEta[k] += lam * e
+			}
+		}
+		for k := range lc.lamEta {
+			lc.lamEta[k] /= lc.n
+		}
+		lc.fresh = true
+	}
+	copy(lc.a, dst)
+	lc.aDoc, lc.aWord = d.Doc, j
+	dots := lc.dots[j*C : (j+1)*C]
+	for k := 0; k < K; k++ {
+		r := lc.lamEta[k]
+		for l := 0; l < C; l++ {
+			r -= lc.p[l] * lc.h[l*K+k] / dots[l]
+		}
+		dst[k] += r
+	}
+}
+
+// maxHalvings bounds the safeguard's backtracking; past it the word keeps
+// its old φ.
+const maxHalvings = 30
+
+// WordChanged updates the caches after φ_dv (word j) changed from old:
+// log B_dl += n_dv (log(φ_new·h_l) − log(φ_old·h_l)), and B_dl/Σ_t B_dt.
+//
+// Safeguard. The φ update φ_dv ∝ exp(E[log θ_d] + E[log β_v] + ρ_dv)
+// maximises the ELBO with G(φ_dv) = log Σ_l B_dl linearised at the old
+// φ_dv; the linearisation is not an upper bound of G (a log-sum of powers
+// (φ·h_l)^{n_dv}, neither convex nor concave), so the step can lower the
+// ELBO. When the word went through PhiTerm just before (as in
+// topics.Layer.Sweep), the exact change of the document's ELBO as a
+// function of φ_dv is
+//
+//	ΔF = n_dv KL(φ_old ‖ φ_new) − D_G,   D_G = G(φ_new) − G(φ_old) − ∇G(φ_old)·(φ_new − φ_old)
+//
+// (the surrogate gains n_dv KL; D_G is G's Bregman divergence, O(C) to
+// evaluate from the caches). The step is accepted when ΔF ≥ 0, checked
+// first with Pinsker's KL ≥ ½‖Δφ‖₁² (no logarithms), then exactly. Otherwise
+// WordChanged backtracks along the segment from old to the proposal (t =
+// 1/2, 1/4, …; an ascent direction, since the surrogate is tangent to the
+// ELBO at old), writing the accepted point into d's φ row; after
+// maxHalvings it restores old. Every φ step then raises the ELBO (up to a
+// rounding tolerance of 1e-12 relative).
+func (lc *local) WordChanged(d *framework.DocState, j int, old []float64) {
+	C, K := lc.C, lc.K
+	if !(lc.n > 0) || lc.doc != d.Doc {
+		return
+	}
+	row := d.PhiRow(j)
+	n := d.Doc.Counts[j]
+	dots := lc.dots[j*C : (j+1)*C]
+	nd, lb := lc.nd, lc.lb
+	for l := 0; l < C; l++ {
+		nd[l] = dot(row, lc.h[l*K:(l+1)*K])
+		lb[l] = lc.logB[l] + n*math.Log1p((nd[l]-dots[l])/dots[l])
+	}
+	guard := lc.s.guard && lc.aDoc == d.Doc && lc.aWord == j
+	lc.aWord = -1
+	pr := lc.s.probe
+	if pr != nil {
+		pr.words.Add(1)
+	}
+	if !guard {
+		lc.commit(dots)
+		return
+	}
+	z := logSumExp(lb)
+	dG := z - lc.logZ
+	l1 := 0.0
+	for l := 0; l < C; l++ {
+		dG -= n * lc.p[l] * (nd[l] - dots[l]) / dots[l]
+	}
+	tol := 1e-12 * (1 + math.Abs(lc.logZ) + n)
+	ok := dG <= tol
+	if !ok {
+		for k, x := range row {
+			l1 += math.Abs(x - old[k])
+		}
+		ok = 0.5*n*l1*l1-dG >= -tol
+	}
+	if !ok {
+		kl := 0.0
+		for k, o := range old {
+			if o > 0 {
+				kl += o * math.Log(o/row[k]) // +Inf when row[k] underflowed: accept
+			}
+		}
+		ok = n*kl-dG >= -tol
+		if !ok && pr != nil {
+			pr.decreases.Add(1)
+			pr.addWorst(n*kl - dG)
+		}
+	}
+	if ok {
+		lc.commit(dots)
+		return
+	}
+	lc.backtrack(row, old, n, dots, tol)
+}
+
+// backtrack finds t ∈ {1/2, 1/4, …} such that φ_t = old + t(new − old)
+// (new is row) does not lower the word's ELBO, evaluated exactly, writes it
+// into row and commits it; after maxHalvings it restores old.
+func (lc *local) backtrack(row, old []float64, n float64, dots []float64, tol float64) {
+	C, K := lc.C, lc.K
+	nd, lb, nw := lc.nd, lc.lb, lc.nw
+	copy(nw, row)
+	newDots := append(lc.tmp[:0], nd...)
+	hOld := entropy(old)
+	lin := 0.0 // Σ_k Δφ_k (a_k + lamEta_k)
+	for k, x := range nw {
+		lin += (x - old[k]) * (lc.a[k] + lc.lamEta[k])
+	}
+	pr := lc.s.probe
+	t := 0.5
+	for try := 1; try <= maxHalvings; try++ {
+		ht := 0.0
+		for k, x := range nw {
+			if p := old[k] + t*(x-old[k]); p > 0 {
+				ht -= p * math.Log(p)
+			}
+		}
+		for l := 0; l < C; l++ {
+			lb[l] = lc.logB[l] + n*math.Log1p(t*(newDots[l]-dots[l])/dots[l])
+		}
+		if n*(t*lin+ht-hOld)-(logSumExp(lb)-lc.logZ) >= -tol {
+			for k, x := range nw {
+				row[k] = old[k] + t*(x-old[k])
+			}
+			for l := 0; l < C; l++ {
+				nd[l] = dot(row, lc.h[l*K:(l+1)*K])
+				lb[l] = lc.logB[l] + n*math.Log1p((nd[l]-dots[l])/dots[l])
+			}
+			lc.commit(dots)
+			if pr != nil {
+				pr.backtracked.Add(1)
+			}
+			return
+		}
+		t /= 2
+	}
+	copy(row, old)
+	if pr != nil {
+		pr.reverted.Add(1)
+	}
+}
+
+// commit makes the trial caches (nd, lb) current: dots of the word,
+// log B, log Σ_l B_l and B_l/Σ_t B_t.
+func (lc *local) commit(dots []float64) {
+	copy(dots, lc.nd)
+	copy(lc.logB, lc.lb)
+	lc.setP()
+}
+
+// setP sets logZ = log Σ_l B_dl and p_l = B_dl/Σ_t B_dt from logB.
+func (lc *local) setP() {
+	mx := math.Inf(-1)
+	for _, v := range lc.logB {
+		mx = math.Max(mx, v)
+	}
+	s := 0.0
+	for l, v := range lc.logB {
+		e := math.Exp(v - mx)
+		lc.p[l] = e
+		s += e
+	}
+	for l := range lc.p {
+		lc.p[l] /= s
+	}
+	lc.logZ = mx + math.Log(s)
+}
+
+func entropy(p []float64) float64 {
+	h := 0.0
+	for _, x := range p {
+		if x > 0 {
+			h -= x * math.Log(x)
+		}
+	}
+	return h
+}
+
+// DocELBO is the same as Softmax.DocELBO, with this goroutine's scratch.
+func (lc *local) DocELBO(d *framework.DocState) float64 {
+	return docELBO(lc.s.Eta, lc.C, lc.K, d, lc.sc)
+}
+
+// RestorePhi sets d.Phi (and φ̄_d) to the φ_d stored by the last
+// Accumulate of this document, when there is one, and reports whether it
+// did. A local step that resumes from the stored state rather than from an
+// unsupervised sweep keeps batch EM's ELBO monotone (the unsupervised sweep
+// ignores the response and can lower the bound). φ is stored as float32;
+// each restored row is renormalised.
+func (lc *local) RestorePhi(d *framework.DocState) bool {
+	st := lc.s.st
+	if lc.s.noRestore || !st.fits(d) || st.doc[d.Index] != d.Doc {
+		return false
+	}
+	K := lc.K
+	src := st.phi[st.off[d.Index]:st.off[d.Index+1]]
+	for j := range d.Doc.Words {
+		row := d.PhiRow(j)
+		s := 0.0
+		for k := range row {
+			row[k] = float64(src[j*K+k])
+			s += row[k]
+		}
+		if !(s > 0) {
+			return false
+		}
+		for k := range row {
+			row[k] /= s
+		}
+	}
+	d.UpdatePhiBar()
+	lc.doc = nil // caches are stale until Begin
+	return true
+}
+
+// probe counts what the safeguard does (tests only).
+type probe struct {
+	words, decreases, backtracked, reverted atomic.Int64
+	worst                                   atomic.Uint64 // math.Float64bits of the most negative ΔF
+}
+
+func (p *probe) addWorst(dF float64) {
+	for {
+		o := p.worst.Load()
+		if o != 0 && math.Float64frombits(o) <= dF {
+			return
+		}
+		if p.worst.CompareAndSwap(o, math.Float64bits(dF)) {
+			return
+		}
+	}
+}

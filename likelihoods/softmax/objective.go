@@ -1,0 +1,204 @@
+package softmax
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/maslda/maslda/framework"
+)
+
+// docView is what the bound needs of one document: its words, φ (Len×K,
+// float32 in the store, float64 in a live DocState), λ and φ̄.
+type docView[T float32 | float64] struct {
+	doc *framework.Doc
+	phi []T
+	lam []float64
+	bar []float64
+}
+
+// evalScratch is the working memory of evalDoc.
+type evalScratch struct {
+	C, K int
+	h    []float64 // h̃_lk = exp(η_lk/N_d − m_l), C×K
+	m    []float64 // m_l = max_k η_lk/N_d
+	logB []float64 // log B_dl, C
+	G    []float64 // Σ_v n_dv φ_dvk / (φ_dv·h̃_l), C×K
+	bar  []float64 // K
+}
+
+func newEvalScratch(C, K int) *evalScratch {
+	return &evalScratch{C: C, K: K, h: make([]float64, C*K), m: make([]float64, C), logB: make([]float64, C),
+		G: make([]float64, C*K), bar: make([]float64, K)}
+}
+
+func (sc *evalScratch) fits(C, K int) bool { return sc.C == C && sc.K == K }
+
+// setH fills h̃ and m for a document of N > 0 tokens: the factor exp(m_l)
+// taken out of h_l = exp(η_l/N) keeps every h̃_lk ≤ 1 (no overflow) while
+// h_lk/(φ·h_l) = h̃_lk/(φ·h̃_l) and log(φ·h_l) = log(φ·h̃_l) + m_l.
+func setH(eta []float64, C, K int, N float64, h, m []float64) {
+	for l := 0; l < C; l++ {
+		row := eta[l*K : (l+1)*K]
+		mx := math.Inf(-1)
+		for _, e := range row {
+			mx = math.Max(mx, e/N)
+		}
+		m[l] = mx
+		for k, e := range row {
+			h[l*K+k] = math.Exp(e/N - mx)
+		}
+	}
+}
+
+// logSumExp is log Σ exp(x) (x non-empty).
+func logSumExp(x []float64) float64 {
+	mx := math.Inf(-1)
+	for _, v := range x {
+		mx = math.Max(mx, v)
+	}
+	if math.IsInf(mx, 0) {
+		return mx
+	}
+	s := 0.0
+	for _, v := range x {
+		s += math.Exp(v - mx)
+	}
+	return mx + math.Log(s)
+}
+
+// evalDoc returns document r's data term λ_d·ηφ̄_d − log Σ_l B_dl(η)
+// (MODEL.md §2) and, when grad is non-nil, adds its gradient
+//
+//	∂/∂η_lk = λ_dl φ̄_dk − (B_dl/Σ_t B_dt) (1/N_d) Σ_v n_dv φ_dvk h_lk/(φ_dv·h_l)
+//
+// (the [fix]: λ_dl, not λ^d_{l,i}). log B_dl = Σ_v n_dv log(φ_dv·h_l),
+// h_l = exp(η_l/N_d). An empty document (N_d = 0) has B_dl = 1: its term is
+// −log C, its gradient 0. Cost O(Len_d·C·K).
+func evalDoc[T float32 | float64](eta []float64, C, K int, r docView[T], sc *evalScratch, grad []float64) float64 {
+	lin := 0.0
+	for l, lam := range r.lam {
+		if lam != 0 {
+			lin += lam * dot(eta[l*K:(l+1)*K], r.bar)
+		}
+	}
+	doc := r.doc
+	N := doc.N
+	if !(N > 0) {
+		return lin - math.Log(float64(C))
+	}
+	h, logB, G := sc.h, sc.logB, sc.G
+	setH(eta, C, K, N, h, sc.m)
+	for l := range logB {
+		logB[l] = N * sc.m[l]
+	}
+	if grad != nil {
+		for i := range G {
+			G[i] = 0
+		}
+	}
+	for j, n := range doc.Counts {
+		row := r.phi[j*K : (j+1)*K]
+		for l := 0; l < C; l++ {
+			hl := h[l*K : (l+1)*K]
+			dt := 0.0
+			for k, p := range row {
+				dt += float64(p) * hl[k]
+			}
+			logB[l] += n * math.Log(dt)
+			if grad != nil {
+				c := n / dt
+				gl := G[l*K : (l+1)*K]
+				for k, p := range row {
+					gl[k] += c * float64(p)
+				}
+			}
+		}
+	}
+	logZ := logSumExp(logB)
+	if grad != nil {
+		invN := 1 / N
+		for l := 0; l < C; l++ {
+			p := math.Exp(logB[l]-logZ) * invN
+			lam := r.lam[l]
+			for k := 0; k < K; k++ {
+				i := l*K + k
+				grad[i] += lam*r.bar[k] - p*h[i]*G[i]
+			}
+		}
+	}
+	return lin - logZ
+}
+
+// chunkSize is the number of documents one goroutine of the M-step
+// evaluates at a time. Partial sums are added in chunk order, so the result
+// does not depend on the number of goroutines.
+const chunkSize = 64
+
+// data returns the data term Σ_r [λ_r·ηφ̄_r − log Σ_l B_rl(η)] of the
+// documents recs and, when grad is non-nil, sets grad to its gradient. It
+// runs on up to GOMAXPROCS goroutines; the result is bit-identical for any
+// number of them.
+func (s *Softmax) data(eta []float64, recs []docView[float32], grad []float64) float64 {
+	C, K := s.C, s.K
+	if grad != nil {
+		for i := range grad {
+			grad[i] = 0
+		}
+	}
+	nChunks := (len(recs) + chunkSize - 1) / chunkSize
+	if nChunks == 0 {
+		return 0
+	}
+	parts := make([]float64, nChunks)
+	var pgrad []float64
+	if grad != nil {
+		pgrad = make([]float64, nChunks*C*K)
+	}
+	run := func(sc *evalScratch, c int) {
+		var g []float64
+		if grad != nil {
+			g = pgrad[c*C*K : (c+1)*C*K]
+		}
+		v := 0.0
+		for _, r := range recs[c*chunkSize : min(len(recs), (c+1)*chunkSize)] {
+			v += evalDoc(eta, C, K, r, sc, g)
+		}
+		parts[c] = v
+	}
+	if nw := min(runtime.GOMAXPROCS(0), nChunks); nw <= 1 {
+		sc := newEvalScratch(C, K)
+		for c := range nChunks {
+			run(sc, c)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range nw {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sc := newEvalScratch(C, K)
+				for {
+					c := int(next.Add(1) - 1)
+					if c >= nChunks {
+						return
+					}
+					run(sc, c)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	total := 0.0
+	for c, v := range parts {
+		total += v
+		if grad != nil {
+			for i, x := range pgrad[c*C*K : (c+1)*C*K] {
+				grad[i] += x
+			}
+		}
+	}
+	return total
+}

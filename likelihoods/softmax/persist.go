@@ -1,0 +1,64 @@
+package softmax
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/maslda/maslda/framework"
+)
+
+// paramsMagic starts response.params: then C and K as uint64
+// little-endian, then η (C×K, class-major) as float64 little-endian.
+const paramsMagic = "MASLDAs1"
+
+// SaveParams writes η (framework.Persister).
+func (s *Softmax) SaveParams(w io.Writer) error {
+	if s.Eta == nil {
+		return fmt.Errorf("%w: softmax: nothing to save before Init", framework.ErrNotTrained)
+	}
+	if _, err := io.WriteString(w, paramsMagic); err != nil {
+		return err
+	}
+	if err := binary.Write(w, binary.LittleEndian, [2]uint64{uint64(s.C), uint64(s.K)}); err != nil {
+		return err
+	}
+	return binary.Write(w, binary.LittleEndian, s.Eta)
+}
+
+// LoadParams reads η written by SaveParams into a response initialised
+// (Init) with the same number of classes and topics.
+func (s *Softmax) LoadParams(r io.Reader) error {
+	if s.Eta == nil {
+		return fmt.Errorf("%w: softmax: LoadParams before Init", framework.ErrNotTrained)
+	}
+	magic := make([]byte, len(paramsMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != paramsMagic {
+		return fmt.Errorf("%w: not a softmax response parameter file (bad header)", framework.ErrBadInput)
+	}
+	var dims [2]uint64
+	if err := binary.Read(r, binary.LittleEndian, &dims); err != nil {
+		return fmt.Errorf("%w: softmax parameters: truncated header: %v", framework.ErrBadInput, err)
+	}
+	if dims[0] != uint64(s.C) || dims[1] != uint64(s.K) {
+		return fmt.Errorf("%w: softmax parameters: η is %d×%d (classes × topics) but the model has %d classes and %d topics",
+			framework.ErrBadInput, dims[0], dims[1], s.C, s.K)
+	}
+	eta := make([]float64, s.C*s.K)
+	if err := binary.Read(r, binary.LittleEndian, eta); err != nil {
+		return fmt.Errorf("%w: softmax parameters: truncated η (want %d values): %v", framework.ErrBadInput, len(eta), err)
+	}
+	for i, e := range eta {
+		if math.IsNaN(e) || math.IsInf(e, 0) {
+			return fmt.Errorf("%w: softmax parameters: η[%d][%d] = %v, want a finite number", framework.ErrBadInput, i/s.K, i%s.K, e)
+		}
+	}
+	var extra [1]byte
+	if n, _ := r.Read(extra[:]); n != 0 {
+		return fmt.Errorf("%w: softmax parameters: unexpected data after η", framework.ErrBadInput)
+	}
+	copy(s.Eta, eta)
+	s.lastStats = nil
+	return nil
+}

@@ -1,0 +1,315 @@
+package softmax
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/optim"
+)
+
+func init() { framework.RegisterLikelihood("softmax", New) }
+
+// Defaults of the `response "softmax" { ... }` block.
+const (
+	DefaultMaxIters = 50 // L-BFGS iterations per batch M-step
+	DefaultSVIIters = 5  // L-BFGS iterations per SVI mini-batch
+)
+
+// Params is the `response "softmax" { ... }` block. The zero value gives the
+// documented defaults.
+type Params struct {
+	// L2 is μ ≥ 0, the L2 penalty (μ/2)‖η‖² of the M-step (a Gaussian prior
+	// on η with variance 1/μ). Default (nil): 1/D, D the number of training
+	// documents. 0 reproduces the paper (and lets η diverge on separable
+	// classes).
+	L2 *float64 `hcl:"l2,optional"`
+	// MaxIters is the number of L-BFGS iterations of a batch M-step
+	// (warm-started from the current η). Default (0): 50.
+	MaxIters int `hcl:"max_iters,optional"`
+	// SVIIters is the number of L-BFGS iterations on each SVI mini-batch's
+	// objective. Default (0): 5.
+	SVIIters int `hcl:"svi_iters,optional"`
+}
+
+// Validate checks the parameters; errors wrap framework.ErrBadInput.
+func (p Params) Validate() error {
+	switch {
+	case p.L2 != nil && !(*p.L2 >= 0 && !math.IsInf(*p.L2, 0)):
+		return fmt.Errorf("%w: softmax l2 = %v, want a finite number ≥ 0", framework.ErrBadInput, *p.L2)
+	case p.MaxIters < 0:
+		return fmt.Errorf("%w: softmax max_iters = %d, want ≥ 1 (0 = default %d)", framework.ErrBadInput, p.MaxIters, DefaultMaxIters)
+	case p.SVIIters < 0:
+		return fmt.Errorf("%w: softmax svi_iters = %d, want ≥ 1 (0 = default %d)", framework.ErrBadInput, p.SVIIters, DefaultSVIIters)
+	}
+	return nil
+}
+
+// New builds a softmax response from its configuration block (the factory
+// registered as "softmax"). Call Init before use.
+func New(p framework.Params) (framework.Likelihood, error) {
+	var pr Params
+	if p == nil {
+		p = framework.NoParams{}
+	}
+	if err := p.Decode(&pr); err != nil {
+		if !errors.Is(err, framework.ErrBadInput) {
+			err = fmt.Errorf("%w: %v", framework.ErrBadInput, err)
+		}
+		return nil, err
+	}
+	if err := pr.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Softmax{params: pr, guard: true}
+	s.pool.New = func() any { return newEvalScratch(s.C, s.K) }
+	return s, nil
+}
+
+// Softmax is the softmax response of MA-sLDAc (MODEL.md §2): the true class
+// c_d | z̄_d ~ Softmax(η z̄_d), with the product bound log Σ_l B_dl on the
+// log-normaliser in both the local step and the M-step. It implements
+// framework.Likelihood, framework.DocScorer and framework.Persister.
+//
+// The global parameters (Eta, Mu) are read-only during the E-step. One
+// Softmax belongs to one model (its statistics point into a per-document
+// store sized from the training corpus at Init).
+type Softmax struct {
+	C, K int       // classes, topics
+	Eta  []float64 // η, C×K row-major: Eta[l*K+k] = η_lk
+	Mu   float64   // the L2 penalty μ in use
+
+	params             Params
+	maxIters, sviIters int
+	st                 *store
+
+	// The data term Σ_{d∈batch}[λ_d·ηφ̄_d − log Σ_l B_dl] at the η set by
+	// the last Update, for the statistics (and their version) it was
+	// computed from.
+	lastStats *Stats
+	lastVer   uint64
+	lastData  float64
+	last      Solve
+
+	pool      sync.Pool // *evalScratch for DocELBO (called concurrently)
+	guard     bool      // safeguarded φ step (always true outside tests)
+	noRestore bool      // RestorePhi refuses (tests only)
+	probe     *probe    // test instrumentation; nil in production
+}
+
+// Solve describes the last M-step.
+type Solve struct {
+	Docs      int     // documents in the (mini-)batch
+	Iters     int     // L-BFGS iterations
+	Evals     int     // objective evaluations
+	Status    string  // gonum's termination status ("" when no solve ran)
+	Objective float64 // the maximised objective (data term scaled, minus the penalty) at the solver's point
+	Warning   error   // a line-search failure that ended the solve with an accepted point, or a solve that made no progress
+}
+
+var (
+	_ framework.Likelihood      = (*Softmax)(nil)
+	_ framework.DocScorer       = (*Softmax)(nil)
+	_ framework.Persister       = (*Softmax)(nil)
+	_ framework.LikelihoodLocal = (*local)(nil)
+	_ framework.DocScorer       = (*local)(nil)
+)
+
+// Init sizes η (C×K, zero: the first E-step is then unsupervised, since a
+// zero η gives ρ_dvk a value independent of k) and, from setup.Corpus, the
+// per-document store the M-step needs (see the package documentation for
+// its size). μ defaults to 1/D.
+func (s *Softmax) Init(setup *framework.Setup) error {
+	if setup == nil {
+		return fmt.Errorf("%w: softmax: no setup", framework.ErrBadInput)
+	}
+	switch c := len(setup.Classes); {
+	case c == 0:
+		return fmt.Errorf("%w: the softmax response needs class names: give answers", framework.ErrBadInput)
+	case c < 2:
+		return fmt.Errorf("%w: the softmax response needs at least 2 classes, got %d (%q)", framework.ErrBadInput, c, setup.Classes[0])
+	}
+	if setup.K < 1 {
+		return fmt.Errorf("%w: softmax: %d topics, want ≥ 1", framework.ErrBadInput, setup.K)
+	}
+	s.C, s.K = len(setup.Classes), setup.K
+	s.Eta = make([]float64, s.C*s.K)
+	s.maxIters, s.sviIters = s.params.MaxIters, s.params.SVIIters
+	if s.maxIters == 0 {
+		s.maxIters = DefaultMaxIters
+	}
+	if s.sviIters == 0 {
+		s.sviIters = DefaultSVIIters
+	}
+	D := 0
+	if setup.Corpus != nil {
+		D = len(setup.Corpus.Docs)
+	}
+	if s.params.L2 != nil {
+		s.Mu = *s.params.L2
+	} else {
+		s.Mu = 1 / float64(max(D, 1))
+	}
+	s.st = newStore(setup.Corpus, s.K, s.C)
+	s.lastStats, s.last = nil, Solve{}
+	return nil
+}
+
+// NewTarget returns q(c_d) = Cat(λ_d) over the C classes.
+func (s *Softmax) NewTarget() framework.Target { return framework.NewCategorical(s.C) }
+
+// NewLocal returns one goroutine's scratch for the local step.
+func (s *Softmax) NewLocal() framework.LikelihoodLocal { return newLocal(s) }
+
+// Predict sets d.Target (a *framework.Categorical) to softmax(η φ̄_d)
+// (MODEL.md §2 "Prediction"): Log[l] = η_l·φ̄_d, then Finalize. An empty
+// document (φ̄ = 0) gets the uniform distribution.
+func (s *Softmax) Predict(d *framework.DocState) {
+	t := d.Target.(*framework.Categorical)
+	K := s.K
+	for l := range t.Log {
+		t.Log[l] = dot(s.Eta[l*K:(l+1)*K], d.PhiBar)
+	}
+	t.Finalize()
+}
+
+// LastSolve describes the last M-step (for diagnostics).
+func (s *Softmax) LastSolve() Solve { return s.last }
+
+// Update is the M-step for η (MODEL.md §2, §5). With the statistics of the
+// (mini-)batch B and S = st.Scale it maximises
+//
+//	L_B(η) = S Σ_{d∈B} [ Σ_l λ_dl η_l·φ̄_d − log Σ_l B_dl(η) ] − (μ/2)‖η‖²
+//
+// with L-BFGS (optim.Minimize on −L_B, gradient of MODEL.md §2 with its
+// [fix]) warm-started from the current η: max_iters iterations when
+// st.Full (batch), svi_iters otherwise. The solver's point η_B is never
+// worse than the start, so a batch step (ρ = 1) cannot lower L. The new η is
+// (1−ρ)η + ρ η_B; ρ = 0 leaves η unchanged (no solve).
+func (s *Softmax) Update(ctx context.Context, st framework.Stats, step framework.Step) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.Eta == nil {
+		return fmt.Errorf("%w: softmax: Update before Init", framework.ErrNotTrained)
+	}
+	stats := st.(*Stats)
+	if !(step.Rho >= 0 && step.Rho <= 1) || !(step.Scale >= 0) || math.IsInf(step.Scale, 0) {
+		return fmt.Errorf("softmax: invalid step ρ = %v, scale = %v", step.Rho, step.Scale)
+	}
+	recs := s.records(stats)
+	s.last = Solve{Docs: len(recs)}
+	if step.Rho > 0 && (len(recs) > 0 || s.Mu > 0) {
+		iters := s.sviIters
+		if step.Full {
+			iters = s.maxIters
+		}
+		f := s.objective(recs, step.Scale)
+		res, err := optim.Minimize(ctx, f, s.Eta, optim.LBFGSOptions{MaxIters: iters, FuncTol: 1e-12})
+		s.last.Iters, s.last.Evals, s.last.Status = res.Iters, res.FuncEvals, res.Status
+		s.last.Objective, s.last.Warning = -res.F*objectiveWeight(len(recs), step.Scale), res.Warning
+		if err != nil {
+			if ctx.Err() != nil || math.IsNaN(res.F) {
+				return fmt.Errorf("softmax M-step: %w", err)
+			}
+			// No progress from the start (x0 returned): keep η.
+			s.last.Warning = err
+		}
+		r := step.Rho
+		for i, x := range res.X {
+			if r == 1 {
+				s.Eta[i] = x
+			} else {
+				s.Eta[i] = (1-r)*s.Eta[i] + r*x
+			}
+		}
+	}
+	s.lastData = s.data(s.Eta, recs, nil)
+	s.lastStats, s.lastVer = stats, stats.version
+	return nil
+}
+
+// objectiveWeight is W = max(1, S·|B|): the M-step minimises −L_B/W, so
+// that the solver's gradient tolerance means "per document".
+func objectiveWeight(docs int, scale float64) float64 { return math.Max(1, scale*float64(docs)) }
+
+// objective returns −L_B(η)/W and its gradient (in g, when non-nil), the
+// function Update minimises: L_B(η) = S·data(η) − (μ/2)‖η‖².
+func (s *Softmax) objective(recs []docView[float32], scale float64) func(x, g []float64) float64 {
+	W := objectiveWeight(len(recs), scale)
+	mu := s.Mu
+	return func(x, g []float64) float64 {
+		v := s.data(x, recs, g)
+		pen := 0.0
+		for _, e := range x {
+			pen += e * e
+		}
+		if g != nil {
+			for i := range g {
+				g[i] = -(scale*g[i] - mu*x[i]) / W
+			}
+		}
+		return -(scale*v - 0.5*mu*pen) / W
+	}
+}
+
+// ELBO is the response's part of MODEL.md §4 after Update, at the new η:
+//
+//	S Σ_{d∈batch} [ λ_d·ηφ̄_d − log Σ_l B_dl + H(λ_d) ] − (μ/2)‖η‖²
+func (s *Softmax) ELBO(st framework.Stats, step framework.Step) float64 {
+	stats := st.(*Stats)
+	data := s.lastData
+	if stats != s.lastStats || stats.version != s.lastVer {
+		data = s.data(s.Eta, s.records(stats), nil)
+	}
+	pen := 0.0
+	for _, e := range s.Eta {
+		pen += e * e
+	}
+	return step.Scale*(data+stats.Entropy) - 0.5*s.Mu*pen
+}
+
+// DocELBO is the response's part of document d's ELBO at the current η and
+// local state, computed from d.Phi and d.Target (no cache):
+// λ_d·ηφ̄_d − log Σ_l B_dl + H(λ_d). It is safe for concurrent use.
+func (s *Softmax) DocELBO(d *framework.DocState) float64 {
+	sc := s.pool.Get().(*evalScratch)
+	if !sc.fits(s.C, s.K) {
+		sc = newEvalScratch(s.C, s.K)
+	}
+	e := docELBO(s.Eta, s.C, s.K, d, sc)
+	s.pool.Put(sc)
+	return e
+}
+
+func docELBO(eta []float64, C, K int, d *framework.DocState, sc *evalScratch) float64 {
+	t := d.Target.(*framework.Categorical)
+	bar := sc.bar
+	for k := range bar {
+		bar[k] = 0
+	}
+	doc := d.Doc
+	if doc.N > 0 {
+		for j, n := range doc.Counts {
+			for k, p := range d.PhiRow(j) {
+				bar[k] += n * p
+			}
+		}
+		for k := range bar {
+			bar[k] /= doc.N
+		}
+	}
+	v := docView[float64]{doc: doc, phi: d.Phi, lam: t.P, bar: bar}
+	return evalDoc(eta, C, K, v, sc, nil) + t.Entropy()
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i, x := range a {
+		s += x * b[i]
+	}
+	return s
+}
