@@ -14,6 +14,7 @@ import (
 	"github.com/maslda/maslda/cmd/maslda/cli"
 
 	_ "github.com/maslda/maslda/annotators/confusion" // annotators: confusion
+	_ "github.com/maslda/maslda/likelihoods/softmax"  // response: softmax
 	_ "github.com/maslda/maslda/optim"                // schedules: batch, svi
 )
 

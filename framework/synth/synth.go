@@ -135,3 +135,58 @@ func searchCum(cum []float64, u float64) int {
 	}
 	return lo
 }
+
+// PlantedEta draws a C×K response matrix with entries N(0, scale²): the
+// "known η" of planted supervised data.
+func PlantedEta(c, k int, scale float64, rng *rand.Rand) [][]float64 {
+	eta := make([][]float64, c)
+	for l := range eta {
+		eta[l] = make([]float64, k)
+		for j := range eta[l] {
+			eta[l][j] = scale * rng.NormFloat64()
+		}
+	}
+	return eta
+}
+
+// Classes draws c_d ~ Softmax(η z̄_d) for every document (MODEL.md §2's
+// generative model).
+func Classes(zbar, eta [][]float64, rng *rand.Rand) []int {
+	out := make([]int, len(zbar))
+	p := make([]float64, len(eta))
+	for d, z := range zbar {
+		m := math.Inf(-1)
+		for l, row := range eta {
+			s := 0.0
+			for k, x := range row {
+				s += x * z[k]
+			}
+			p[l] = s
+			m = math.Max(m, s)
+		}
+		sum := 0.0
+		for l := range p {
+			p[l] = math.Exp(p[l] - m)
+			sum += p[l]
+		}
+		for l := range p {
+			p[l] /= sum
+		}
+		out[d] = Categorical(p, rng)
+	}
+	return out
+}
+
+// Targets draws x_d ~ N(η·z̄_d, σ²) for every document (MODEL.md §3).
+func Targets(zbar [][]float64, eta []float64, sigma2 float64, rng *rand.Rand) []float64 {
+	out := make([]float64, len(zbar))
+	sd := math.Sqrt(sigma2)
+	for d, z := range zbar {
+		s := 0.0
+		for k, x := range z {
+			s += eta[k] * x
+		}
+		out[d] = s + sd*rng.NormFloat64()
+	}
+	return out
+}
