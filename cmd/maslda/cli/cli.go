@@ -34,6 +34,7 @@ type command struct {
 }
 
 var commands = []command{
+	{"prepare", "turn raw text (CSV, JSONL, files, lines) into corpus files", runPrepare},
 	{"train", "fit a model on documents (and answers) and save it", runTrain},
 	{"predict", "predict topic proportions (and targets) of new documents", runPredict},
 	{"topics", "print the top words of each topic of a trained model", runTopics},

@@ -532,7 +532,7 @@ func TestErrors(t *testing.T) {
 		{"predict missing flags", []string{"predict"}, ExitUsage, `missing --docs, --model, --out$`},
 		{"unknown flag", []string{"train", "--docs", f.docs, "--out", out, "--frobnicate"}, ExitUsage, `^maslda train: flag provided but not defined: -frobnicate$`},
 		{"extra argument", []string{"topics", "--model", model, "extra"}, ExitUsage, `unexpected argument "extra"`},
-		{"unknown command", []string{"trian"}, ExitUsage, `^maslda: unknown command "trian"; commands: train, predict, topics, demo, eval, import, components$`},
+		{"unknown command", []string{"trian"}, ExitUsage, `^maslda: unknown command "trian"; commands: (\w+, )*train, (\w+, )*components$`},
 		{"--log-level nonsense", []string{"train", "--docs", f.docs, "--out", out, "--log-level", "nonsense"}, ExitUsage, `--log-level "nonsense"; valid: trace, debug, info, warn, error, off$`},
 		{"--progress nonsense", []string{"train", "--docs", f.docs, "--out", out, "--progress", "sometimes"}, ExitUsage, `--progress "sometimes"; valid: auto, always, never$`},
 		{"both answer flags", []string{"train", "--docs", f.docs, "--out", out, "--answers", "a.csv", "--answers-wide", "a.txt"}, ExitUsage, `--answers or --answers-wide, not both`},
