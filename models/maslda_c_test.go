@@ -1,0 +1,191 @@
+package models_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/maslda/maslda/annotators/confusion"
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/synth"
+	_ "github.com/maslda/maslda/likelihoods/softmax"
+	"github.com/maslda/maslda/models"
+	_ "github.com/maslda/maslda/optim"
+)
+
+// crowdData is a planted MA-sLDAc problem: documents from planted topics,
+// true classes from a planted η, answers from simulated annotators.
+type crowdData struct {
+	train, test      *framework.Corpus
+	truth, testTruth []int
+	pis              [][][]float64
+}
+
+func plantedCrowd(t testing.TB, seed uint64, d, v, k, c, perDoc int, acc []float64) *crowdData {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 11))
+	all, pl, err := synth.LDA(synth.LDASpec{D: 2 * d, V: v, K: k, DocLen: 100, Alpha: 0.1, TopicConc: 0.05}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eta := synth.PlantedEta(c, k, 6, rng)
+	classes := synth.Classes(pl.ZBar, eta, rng)
+	pis, err := confusion.FromAccuracies(acc, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byDoc, err := confusion.Sample(classes[:d], pis, perDoc, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, c)
+	for i := range names {
+		names[i] = "c" + strconv.Itoa(i)
+	}
+	workers := make([]string, len(acc))
+	for i := range workers {
+		workers[i] = "a" + strconv.Itoa(i)
+	}
+	train := &framework.Corpus{V: v, Docs: all.Docs[:d], Answers: &framework.Answers{Workers: workers, Classes: names, ByDoc: byDoc}}
+	test := &framework.Corpus{V: v, Docs: all.Docs[d:]}
+	return &crowdData{train: train, test: test, truth: classes[:d], testTruth: classes[d:], pis: pis}
+}
+
+func majorityAccuracy(cd *crowdData, rng *rand.Rand) float64 {
+	right := 0
+	C := len(cd.train.Answers.Classes)
+	for d, as := range cd.train.Answers.ByDoc {
+		votes := make([]int, C)
+		for _, a := range as {
+			votes[a.Class]++
+		}
+		best, ties := -1, 0
+		for l, v := range votes {
+			if best < 0 || v > votes[best] {
+				best, ties = l, 1
+			} else if v == votes[best] {
+				ties++
+				if rng.IntN(ties) == 0 {
+					best = l
+				}
+			}
+		}
+		if best == cd.truth[d] {
+			right++
+		}
+	}
+	return float64(right) / float64(len(cd.truth))
+}
+
+func accuracyOf(preds []models.Prediction, truth []int) float64 {
+	right := 0
+	for i, p := range preds {
+		if p.Target.(*framework.Categorical).Argmax() == truth[i] {
+			right++
+		}
+	}
+	return float64(right) / float64(len(truth))
+}
+
+func TestExploreMASLDAc(t *testing.T) {
+	if os.Getenv("MASLDA_EXPLORE") == "" {
+		t.Skip("exploration only: set MASLDA_EXPLORE=1 to run")
+	}
+	acc := []float64{0.737, 0.468, 0.284, 0.278, 0.260}
+	cd := plantedCrowd(t, 1, 1500, 500, 8, 4, 1, acc)
+	mv := majorityAccuracy(cd, rand.New(rand.NewPCG(1, 1)))
+	for _, src := range []string{
+		os.Getenv("MASLDA_CFG"),
+	} {
+		cfg, err := models.ParseConfig([]byte(src), "x.hcl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := models.Build(cfg, nil, cd.train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		res, err := r.Fit(ctx, func(p framework.Progress) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		post, _ := r.Model.Posterior(ctx)
+		pred, _ := r.Model.Predict(ctx, cd.test)
+		fmt.Printf("MV %.3f  truth %.3f  test %.3f  iters %d ELBO %.6g  confusion dist %.3f\n", mv, accuracyOf(post, cd.truth), accuracyOf(pred, cd.testTruth), res.Iters, res.ELBO, confusionDistance(r.Model.Noise.(*confusion.Model), cd.pis))
+	}
+}
+
+// confusionDistance is the mean absolute difference per entry between the
+// estimated (posterior-mean) and planted confusion matrices.
+func confusionDistance(m *confusion.Model, pis [][][]float64) float64 {
+	s, n := 0.0, 0
+	for r, pi := range pis {
+		est := m.Mean(r)
+		for c := range pi {
+			for l := range pi[c] {
+				s += math.Abs(est[c][l] - pi[c][l])
+				n++
+			}
+		}
+	}
+	return s / float64(n)
+}
+
+// TestMASLDAcRecovery: planted topics and η, the paper's five annotators
+// (MODEL.md §7) and ONE answer per document, the hard regime of the
+// paper's 20 Newsgroups run. MA-sLDAc's inferred truth and held-out
+// predictions must beat majority vote by a wide margin, the estimated
+// confusion matrices must be close to the planted ones, the batch ELBO must
+// never decrease, and SVI's held-out accuracy must be within 3 points of
+// batch's.
+func TestMASLDAcRecovery(t *testing.T) {
+	acc := []float64{0.737, 0.468, 0.284, 0.278, 0.260}
+	cd := plantedCrowd(t, 1, 1000, 400, 8, 4, 1, acc)
+	mv := majorityAccuracy(cd, rand.New(rand.NewPCG(1, 1)))
+	run := func(inference string) (truthAcc, testAcc, dist float64, elbos []float64) {
+		cfg, err := models.ParseConfig([]byte("topics {\n k = 8\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {}\n"+inference), "c.hcl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := models.Build(cfg, nil, cd.train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if _, err := r.Fit(ctx, func(p framework.Progress) error { elbos = append(elbos, p.ELBO); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		post, err := r.Model.Posterior(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred, err := r.Model.Predict(ctx, cd.test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return accuracyOf(post, cd.truth), accuracyOf(pred, cd.testTruth), confusionDistance(r.Model.Noise.(*confusion.Model), cd.pis), elbos
+	}
+	truthB, testB, distB, elbos := run("inference \"batch\" {\n max_iters = 40\n}\n")
+	t.Logf("majority vote %.3f; batch: truth %.3f, held-out %.3f, confusion distance %.3f", mv, truthB, testB, distB)
+	for i := 1; i < len(elbos); i++ {
+		if elbos[i] < elbos[i-1]-1e-8*math.Abs(elbos[i-1]) {
+			t.Errorf("batch ELBO decreased at iteration %d: %v → %v", i+1, elbos[i-1], elbos[i])
+		}
+	}
+	if truthB < mv+0.25 || testB < mv+0.25 {
+		t.Errorf("batch MA-sLDAc truth %.3f / held-out %.3f do not beat majority vote %.3f by 0.25", truthB, testB, mv)
+	}
+	if distB > 0.08 {
+		t.Errorf("confusion matrices at mean distance %.3f per entry from the planted ones, want ≤ 0.08", distB)
+	}
+	truthS, testS, distS, _ := run("inference \"svi\" {\n batch_size = 200\n epochs = 20\n}\n")
+	t.Logf("svi: truth %.3f, held-out %.3f, confusion distance %.3f", truthS, testS, distS)
+	if testS < testB-0.03 {
+		t.Errorf("SVI held-out accuracy %.3f more than 3 points below batch's %.3f", testS, testB)
+	}
+}
