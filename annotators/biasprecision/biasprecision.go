@@ -1,0 +1,493 @@
+package biasprecision
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/maslda/maslda/framework"
+)
+
+// Name is the name the noise model is registered under.
+const Name = "bias-precision"
+
+func init() {
+	framework.RegisterNoise(Name, func(p framework.Params) (framework.NoiseModel, error) {
+		c := Defaults()
+		if err := p.Decode(&c); err != nil {
+			return nil, err
+		}
+		return New(c)
+	})
+}
+
+// Params are the settings of the `annotators "bias-precision" { ... }`
+// block: a conjugate Normal–Gamma prior on each annotator's (b_r, p_r),
+//
+//	p_r ~ Gamma(shape 1 + ν₀/2, rate ν₀s₀²/2),   b_r | p_r ~ N(0, 1/(κ₀ p_r)),
+//
+// whose MAP estimates (Model.Update) are those of ν₀ extra answers with
+// squared residual s₀² and κ₀ extra answers with residual 0 (a bias of 0).
+type Params struct {
+	// PriorAnswers is ν₀ ≥ 0 (default 1): the weight, in answers, of the
+	// prior guess s₀² of every annotator's noise variance. It keeps the
+	// precision of an annotator with a single answer finite (at most about
+	// (1 + ν₀)/(ν₀s₀²)); 0 is the paper's maximum-likelihood update, under
+	// which that precision grows without bound across iterations. 1 rather
+	// than 2: on the planted data of models/maslda_r_test.go a weight of 2
+	// pulled the precision of the most precise annotators (p = 10, a few
+	// hundred answers) down by 8–20%, a weight of 1 by at most 12%.
+	PriorAnswers float64 `hcl:"prior_answers,optional"`
+	// PriorVar is s₀² (the prior's mode of 1/p_r): > 0, or 0 (default) for
+	// the pooled variance of the training answers around their document's
+	// mean answer (see Model.Init), which makes the default prior
+	// independent of the answers' units.
+	PriorVar float64 `hcl:"prior_var,optional"`
+	// BiasPrior is κ₀ ≥ 0 (default 0): the weight, in answers, of a zero
+	// bias. 0 is a flat prior on b_r (the paper's update). The common
+	// offset of all biases is not identified by the data (package
+	// documentation); κ₀ > 0 pins it, weakly, where Σ_r κ₀ p_r b_r² is
+	// smallest.
+	BiasPrior float64 `hcl:"bias_prior,optional"`
+}
+
+// Defaults returns the documented defaults.
+func Defaults() Params { return Params{PriorAnswers: 1} }
+
+// Validate checks the settings.
+func (p Params) Validate() error {
+	bad := func(x float64) bool { return !(x >= 0) || math.IsInf(x, 0) }
+	switch {
+	case bad(p.PriorAnswers):
+		return fmt.Errorf("%w: annotators bias-precision: prior_answers = %v, want a finite number ≥ 0", framework.ErrBadInput, p.PriorAnswers)
+	case bad(p.PriorVar):
+		return fmt.Errorf("%w: annotators bias-precision: prior_var = %v, want a finite number > 0, or 0 for the pooled spread of the answers", framework.ErrBadInput, p.PriorVar)
+	case bad(p.BiasPrior):
+		return fmt.Errorf("%w: annotators bias-precision: bias_prior = %v, want a finite number ≥ 0", framework.ErrBadInput, p.BiasPrior)
+	}
+	return nil
+}
+
+// Model is the bias/precision annotator model of MA-sLDAr (MODEL.md §3):
+// y_dr | x_d ~ N(x_d + b_r, 1/p_r). It implements framework.NoiseModel,
+// framework.DocScorer, framework.Persister and framework.Reporter. Its
+// parameters are read-only during the E-step.
+type Model struct {
+	Config  Params
+	Workers []string  // annotator names (Setup.Workers)
+	Bias    []float64 // b_r
+	Prec    []float64 // p_r
+	Answers []int     // training answers per annotator (for reports)
+	S0      float64   // s₀², the prior variance in use (Config.PriorVar or the pooled spread)
+
+	run  *Stats  // running (blended) statistics of SVI; nil before the first update
+	runW float64 // Σ of the blending weights in run
+}
+
+// New returns a model with the given settings (call Init before use).
+func New(p Params) (*Model, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &Model{Config: p}, nil
+}
+
+// Bind accepts only a *framework.Gaussian target.
+func (m *Model) Bind(t framework.Target) error {
+	if _, ok := t.(*framework.Gaussian); !ok {
+		return fmt.Errorf("%w: annotators %q need a numeric (Gaussian) target, such as the \"gaussian\" response's; got %T", framework.ErrIncompatible, Name, t)
+	}
+	return nil
+}
+
+// Init sizes the parameters for Setup.Workers and starts them from the
+// training answers (Setup.Corpus; without one, as when a saved model is
+// rebuilt, b_r = 0 and p_r = 1/s₀² until LoadParams):
+//
+//   - the deviations e_dr = y_dr − ȳ_d of the answers from their
+//     document's mean answer, over documents with n_d ≥ 2 answers, each
+//     squared deviation weighted by n_d/(n_d − 1) (which makes it unbiased
+//     when the n_d annotators of d are equally noisy).
+//   - s₀² (when Config.PriorVar is 0): the pooled weighted mean of
+//     (e_dr − ē_r)², ē_r the mean deviation of annotator r (its bias
+//     relative to the others, removed so that s₀² is a noise variance, not
+//     bias²); without documents with two answers, the variance of all
+//     answers; 1 if that is not positive.
+//   - b_r = 0.
+//   - p_r = (c_r + ν₀)/(Σ_r + ν₀s₀²), with c_r and Σ_r the number and sum of
+//     annotator r's weighted e_dr²: its spread around the per-document mean
+//     answer, shrunk towards 1/s₀² by the prior. This spread includes r's
+//     relative bias, which is right for b_r = 0: strongly biased annotators
+//     start with a low precision, and the first M-steps separate bias and
+//     noise.
+//
+// Categorical answers are refused (framework.ErrIncompatible), non-finite
+// values are framework.ErrBadInput.
+func (m *Model) Init(s *framework.Setup) error {
+	R := len(s.Workers)
+	m.Workers = append([]string(nil), s.Workers...)
+	m.Bias = make([]float64, R)
+	m.Prec = make([]float64, R)
+	m.Answers = make([]int, R)
+	m.run, m.runW = nil, 0
+	m.S0 = m.Config.PriorVar
+	var a *framework.Answers
+	if s.Corpus != nil {
+		a = s.Corpus.Answers
+	}
+	if a == nil {
+		if m.S0 == 0 {
+			m.S0 = 1
+		}
+		for r := range m.Prec {
+			m.Prec[r] = 1 / m.S0
+		}
+		return nil
+	}
+	if !a.Numeric() {
+		return fmt.Errorf("%w: annotators %q need numeric answers; the corpus has categorical ones (%d classes)", framework.ErrIncompatible, Name, len(a.Classes))
+	}
+	cnt := make([]float64, R) // answers on documents with n_d ≥ 2
+	dev := make([]float64, R) // Σ w e², w = n_d/(n_d − 1)
+	sw := make([]float64, R)  // Σ w
+	se := make([]float64, R)  // Σ w e
+	allN, allS, allSS := 0.0, 0.0, 0.0
+	for d, as := range a.ByDoc {
+		mean := 0.0
+		for _, x := range as {
+			if math.IsNaN(x.Value) || math.IsInf(x.Value, 0) {
+				return fmt.Errorf("%w: document %s: answer %v of annotator %s is not a finite number", framework.ErrBadInput, docName(s.Corpus, d), x.Value, workerName(s.Workers, x.Worker))
+			}
+			if x.Worker < 0 || int(x.Worker) >= R {
+				return fmt.Errorf("%w: document %s: annotator index %d outside [0, %d)", framework.ErrBadInput, docName(s.Corpus, d), x.Worker, R)
+			}
+			m.Answers[x.Worker]++
+			mean += x.Value
+			allN++
+			allS += x.Value
+			allSS += x.Value * x.Value
+		}
+		n := float64(len(as))
+		if n < 2 {
+			continue
+		}
+		mean /= n
+		corr := n / (n - 1)
+		for _, x := range as {
+			e := x.Value - mean
+			cnt[x.Worker]++
+			dev[x.Worker] += corr * e * e
+			sw[x.Worker] += corr
+			se[x.Worker] += corr * e
+		}
+	}
+	if m.S0 == 0 {
+		pooledN, pooled := 0.0, 0.0
+		for r := range cnt {
+			if sw[r] > 0 {
+				// Σ w (e − ē)² = Σ w e² − (Σ w e)²/Σ w, ē = Σ w e / Σ w.
+				pooled += math.Max(0, dev[r]-se[r]*se[r]/sw[r])
+				pooledN += cnt[r]
+			}
+		}
+		switch {
+		case pooledN > 0 && pooled > 0:
+			m.S0 = pooled / pooledN
+		case allN > 1:
+			mu := allS / allN
+			m.S0 = (allSS - allN*mu*mu) / (allN - 1)
+		}
+		if !(m.S0 > 0) || math.IsInf(m.S0, 0) {
+			m.S0 = 1
+		}
+	}
+	nu := m.Config.PriorAnswers
+	for r := range m.Prec {
+		num, den := cnt[r]+nu, dev[r]+nu*m.S0
+		if num > 0 && den > 0 {
+			m.Prec[r] = num / den
+		} else {
+			m.Prec[r] = 1 / m.S0
+		}
+	}
+	return nil
+}
+
+func docName(c *framework.Corpus, d int) string {
+	if c != nil && d < len(c.Docs) && c.Docs[d].ID != "" {
+		return strconv.Quote(c.Docs[d].ID)
+	}
+	return strconv.Itoa(d)
+}
+
+func workerName(w []string, r int32) string {
+	if r >= 0 && int(r) < len(w) {
+		return strconv.Quote(w[r])
+	}
+	return strconv.Itoa(int(r))
+}
+
+// Evidence adds the annotators' message onto d.Target (MODEL.md §3):
+// Prec += Σ_{r∈R_d} p_r, PrecMean += Σ_{r∈R_d} p_r (y_dr − b_r).
+func (m *Model) Evidence(d *framework.DocState) {
+	t := d.Target.(*framework.Gaussian)
+	for _, a := range d.Answers {
+		p := m.Prec[a.Worker]
+		t.Prec += p
+		t.PrecMean += p * (a.Value - m.Bias[a.Worker])
+	}
+}
+
+// DocELBO is document d's annotator part of the ELBO (MODEL.md §4):
+// Σ_{r∈R_d} ½log p_r − ½log 2π − (p_r/2)((y_dr − m_d − b_r)² + v_d).
+func (m *Model) DocELBO(d *framework.DocState) float64 {
+	t := d.Target.(*framework.Gaussian)
+	e := 0.0
+	for _, a := range d.Answers {
+		p := m.Prec[a.Worker]
+		res := a.Value - t.Mean - m.Bias[a.Worker]
+		e += 0.5*math.Log(p/(2*math.Pi)) - 0.5*p*(res*res+t.Var)
+	}
+	return e
+}
+
+// Stats are the per-annotator sufficient statistics: N[r] = |D_r| (answers),
+// SY[r] = Σ_{d∈D_r} (y_dr − m_d), SQ[r] = Σ_{d∈D_r} ((y_dr − m_d)² + v_d).
+type Stats struct {
+	N, SY, SQ []float64
+}
+
+// NewStats returns empty statistics.
+func (m *Model) NewStats() framework.Stats { return newStats(len(m.Prec)) }
+
+func newStats(r int) *Stats {
+	return &Stats{N: make([]float64, r), SY: make([]float64, r), SQ: make([]float64, r)}
+}
+
+// Merge adds o (a *Stats over as many annotators) into s.
+func (s *Stats) Merge(o framework.Stats) { s.axpy(1, o.(*Stats)) }
+
+func (s *Stats) axpy(a float64, t *Stats) {
+	for r := range s.N {
+		s.N[r] += a * t.N[r]
+		s.SY[r] += a * t.SY[r]
+		s.SQ[r] += a * t.SQ[r]
+	}
+}
+
+func (s *Stats) scale(a float64) {
+	for r := range s.N {
+		s.N[r] *= a
+		s.SY[r] *= a
+		s.SQ[r] *= a
+	}
+}
+
+// Reset empties s.
+func (s *Stats) Reset() { s.scale(0) }
+
+// Accumulate adds document d's answers, with its q(x_d) = N(m_d, v_d), to st.
+func (m *Model) Accumulate(st framework.Stats, d *framework.DocState) {
+	s := st.(*Stats)
+	t := d.Target.(*framework.Gaussian)
+	for _, a := range d.Answers {
+		e := a.Value - t.Mean
+		s.N[a.Worker]++
+		s.SY[a.Worker] += e
+		s.SQ[a.Worker] += e*e + t.Var
+	}
+}
+
+// Update is the M-step (MODEL.md §3, §5). The statistics are blended into
+// running statistics R ← (1−ρ)R + ρ·S·stats with a running weight
+// W ← (1−ρ)W + ρ, and every annotator's parameters are set to the MAP
+// estimate from R/W (n, Σ(y − m), Σ((y − m)² + v)): batch (ρ = S = 1) uses
+// exactly this E-step's statistics. ρ = 0 changes nothing.
+//
+//	b_r = Σ(y − m) / (n + κ₀)
+//	p_r = (n + ν₀ + [κ₀ > 0]) / ( Σ(v + (y − m − b_r)²) + ν₀s₀² + κ₀b_r² )
+//
+// With ν₀ = κ₀ = 0 these are MODEL.md §3's b_r and p_r. b_r does not depend
+// on p_r, so the pair is the joint maximiser of the annotator's part of the
+// bound plus the prior's log density. An annotator with no answers and no
+// prior keeps its parameters (they do not affect the bound).
+func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.Step) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s := st.(*Stats)
+	rho := step.Rho
+	if rho == 0 {
+		return nil
+	}
+	if !(rho > 0 && rho <= 1) || !(step.Scale > 0) || math.IsInf(step.Scale, 0) {
+		return fmt.Errorf("annotators %s: step ρ = %v, scale = %v, want ρ in (0, 1] and a finite scale > 0", Name, rho, step.Scale)
+	}
+	if m.run == nil {
+		m.run = newStats(len(m.Prec))
+	}
+	m.run.scale(1 - rho)
+	m.run.axpy(rho*step.Scale, s)
+	m.runW = (1-rho)*m.runW + rho
+	inv := 1 / m.runW
+	nu, kappa := m.Config.PriorAnswers, m.Config.BiasPrior
+	extra := 0.0
+	if kappa > 0 {
+		extra = 1
+	}
+	for r := range m.Prec {
+		n, sy, sq := m.run.N[r]*inv, m.run.SY[r]*inv, m.run.SQ[r]*inv
+		b := m.Bias[r]
+		if n+kappa > 0 {
+			b = sy / (n + kappa)
+		}
+		q := sq - 2*b*sy + n*b*b // Σ((y − m − b)² + v)
+		if q < 0 {               // rounding: q ≥ Σv > 0 in exact arithmetic
+			q = 0
+		}
+		num, den := n+nu+extra, q+nu*m.S0+kappa*b*b
+		if num > 0 && den > 0 {
+			m.Prec[r] = num / den
+		}
+		m.Bias[r] = b
+	}
+	return nil
+}
+
+// LogPrior is Σ_r log p(b_r, p_r) under the Normal–Gamma prior of Params
+// (0 for the flat prior ν₀ = κ₀ = 0).
+func (m *Model) LogPrior() float64 {
+	nu, kappa := m.Config.PriorAnswers, m.Config.BiasPrior
+	e := 0.0
+	if nu > 0 {
+		a0, b0 := 1+nu/2, nu*m.S0/2
+		lg, _ := math.Lgamma(a0)
+		c := a0*math.Log(b0) - lg
+		for _, p := range m.Prec {
+			e += c + (a0-1)*math.Log(p) - b0*p
+		}
+	}
+	if kappa > 0 {
+		for r, p := range m.Prec {
+			b := m.Bias[r]
+			e += 0.5*math.Log(kappa*p/(2*math.Pi)) - 0.5*kappa*p*b*b
+		}
+	}
+	return e
+}
+
+// ELBO is the annotators' part of the bound (MODEL.md §4) at the current
+// b, p, the per-document parts from s scaled by st.Scale, plus the prior:
+//
+//	S·Σ_r [ n_r(½log p_r − ½log 2π) − (p_r/2)(SQ_r − 2b_r SY_r + n_r b_r²) ] + LogPrior.
+func (m *Model) ELBO(st framework.Stats, step framework.Step) float64 {
+	s := st.(*Stats)
+	local := 0.0
+	for r, p := range m.Prec {
+		n := s.N[r]
+		if n == 0 {
+			continue
+		}
+		b := m.Bias[r]
+		local += n*0.5*math.Log(p/(2*math.Pi)) - 0.5*p*(s.SQ[r]-2*b*s.SY[r]+n*b*b)
+	}
+	return step.Scale*local + m.LogPrior()
+}
+
+// Annotator is one row of the report.
+type Annotator struct {
+	Annotator string  `json:"annotator"`
+	Answers   int     `json:"answers"`
+	Bias      float64 `json:"bias"`
+	Precision float64 `json:"precision"`
+	SD        float64 `json:"sd"` // 1/√precision
+}
+
+// Report describes every annotator (framework.Reporter): its name, number
+// of training answers, bias, precision and noise standard deviation; the
+// JSON document is a list of Annotator objects.
+func (m *Model) Report() (header []string, rows [][]string, doc any) {
+	header = []string{"annotator", "answers", "bias", "precision", "sd"}
+	list := make([]Annotator, len(m.Prec))
+	rows = make([][]string, len(m.Prec))
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
+	for r, p := range m.Prec {
+		a := Annotator{Annotator: m.Workers[r], Answers: m.Answers[r], Bias: m.Bias[r], Precision: p, SD: 1 / math.Sqrt(p)}
+		list[r] = a
+		rows[r] = []string{a.Annotator, strconv.Itoa(a.Answers), g(a.Bias), g(a.Precision), g(a.SD)}
+	}
+	return header, rows, list
+}
+
+// saved is the JSON of annotators.params.
+type saved struct {
+	Format     string    `json:"format"`
+	Version    int       `json:"version"`
+	Annotators []string  `json:"annotators"`
+	Answers    []int     `json:"answers"`
+	Bias       []float64 `json:"bias"`
+	Precision  []float64 `json:"precision"`
+	PriorVar   float64   `json:"prior_var"`
+}
+
+const (
+	paramsFormat  = "maslda-bias-precision"
+	paramsVersion = 1
+)
+
+// SaveParams writes the annotators' names, answer counts, biases,
+// precisions and s₀² as JSON (framework.Persister).
+func (m *Model) SaveParams(w io.Writer) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(saved{Format: paramsFormat, Version: paramsVersion, Annotators: m.Workers, Answers: m.Answers, Bias: m.Bias, Precision: m.Prec, PriorVar: m.S0})
+}
+
+// LoadParams restores what SaveParams wrote; call it after Init, whose
+// annotator names it must match.
+func (m *Model) LoadParams(rd io.Reader) error {
+	var p saved
+	dec := json.NewDecoder(rd)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return fmt.Errorf("%w: bias-precision parameters: %v", framework.ErrBadInput, err)
+	}
+	R := len(m.Workers)
+	switch {
+	case p.Format != paramsFormat || p.Version != paramsVersion:
+		return fmt.Errorf("%w: bias-precision parameters: format %q version %d, want %q version %d", framework.ErrBadInput, p.Format, p.Version, paramsFormat, paramsVersion)
+	case len(p.Annotators) != R || len(p.Answers) != R || len(p.Bias) != R || len(p.Precision) != R:
+		return fmt.Errorf("%w: bias-precision parameters: %d annotators (%d answer counts, %d biases, %d precisions), the model has %d", framework.ErrBadInput, len(p.Annotators), len(p.Answers), len(p.Bias), len(p.Precision), R)
+	case !(p.PriorVar > 0) || math.IsInf(p.PriorVar, 0):
+		return fmt.Errorf("%w: bias-precision parameters: prior_var = %v, want a finite number > 0", framework.ErrBadInput, p.PriorVar)
+	}
+	for r := range R {
+		switch {
+		case p.Annotators[r] != m.Workers[r]:
+			return fmt.Errorf("%w: bias-precision parameters: annotator %d is %q, the model's is %q", framework.ErrBadInput, r, p.Annotators[r], m.Workers[r])
+		case math.IsNaN(p.Bias[r]) || math.IsInf(p.Bias[r], 0):
+			return fmt.Errorf("%w: bias-precision parameters: bias of %q is %v", framework.ErrBadInput, p.Annotators[r], p.Bias[r])
+		case !(p.Precision[r] > 0) || math.IsInf(p.Precision[r], 0):
+			return fmt.Errorf("%w: bias-precision parameters: precision of %q is %v, want a finite number > 0", framework.ErrBadInput, p.Annotators[r], p.Precision[r])
+		case p.Answers[r] < 0:
+			return fmt.Errorf("%w: bias-precision parameters: %d answers for %q", framework.ErrBadInput, p.Answers[r], p.Annotators[r])
+		}
+	}
+	copy(m.Bias, p.Bias)
+	copy(m.Prec, p.Precision)
+	copy(m.Answers, p.Answers)
+	m.S0 = p.PriorVar
+	m.run, m.runW = nil, 0
+	return nil
+}
+
+// Interface checks.
+var (
+	_ framework.NoiseModel = (*Model)(nil)
+	_ framework.DocScorer  = (*Model)(nil)
+	_ framework.Persister  = (*Model)(nil)
+	_ framework.Reporter   = (*Model)(nil)
+)

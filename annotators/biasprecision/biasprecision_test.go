@@ -1,0 +1,500 @@
+package biasprecision
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/maslda/maslda/framework"
+)
+
+func near(a, b, rel, abs float64) bool {
+	return math.Abs(a-b) <= abs+rel*math.Max(math.Abs(a), math.Abs(b))
+}
+
+func numeric(workers []string, byDoc [][]framework.Answer) *framework.Corpus {
+	return &framework.Corpus{V: 1, Docs: make([]framework.Doc, len(byDoc)), Answers: &framework.Answers{Workers: workers, ByDoc: byDoc}}
+}
+
+func ans(w int32, y float64) framework.Answer {
+	return framework.Answer{Worker: w, Class: -1, Value: y}
+}
+
+func newModel(t testing.TB, p Params, c *framework.Corpus) *Model {
+	t.Helper()
+	m, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w []string
+	if c != nil && c.Answers != nil {
+		w = c.Answers.Workers
+	}
+	if err := m.Init(&framework.Setup{K: 2, Workers: w, Corpus: c}); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// docState is a document with the given answers and q(x) = N(mean, v).
+func docState(answers []framework.Answer, mean, v float64) *framework.DocState {
+	ds := framework.NewDocState(2, 0)
+	ds.Bind(0, &framework.Doc{}, answers)
+	ds.Target = &framework.Gaussian{Mean: mean, Var: v}
+	return ds
+}
+
+// randomDocs simulates R annotators on n documents (each answering with
+// probability ½, annotator 0 answering exactly once) and gives every
+// document a random q(x).
+func randomDocs(rng *rand.Rand, R, n int) []*framework.DocState {
+	bias := []float64{0.5, -1, 0, 2, 0.1}[:R]
+	prec := []float64{4, 1, 0.5, 9, 2}[:R]
+	var out []*framework.DocState
+	for d := 0; d < n; d++ {
+		x := rng.NormFloat64() * 2
+		var as []framework.Answer
+		for r := 0; r < R; r++ {
+			if (r == 0 && d == 0) || (r > 0 && rng.IntN(2) == 0) {
+				as = append(as, ans(int32(r), x+bias[r]+rng.NormFloat64()/math.Sqrt(prec[r])))
+			}
+		}
+		out = append(out, docState(as, x+0.3*rng.NormFloat64(), 0.05+0.2*rng.Float64()))
+	}
+	return out
+}
+
+func TestEvidence(t *testing.T) {
+	m := newModel(t, Defaults(), numeric([]string{"a", "b"}, [][]framework.Answer{nil}))
+	m.Bias = []float64{0.5, -1}
+	m.Prec = []float64{2, 8}
+	ds := docState([]framework.Answer{ans(0, 3), ans(1, 1)}, 0, 0)
+	g := ds.Target.(*framework.Gaussian)
+	g.Prec, g.PrecMean = 2, 5 // a prior message: N(5/2, 1/2)
+	m.Evidence(ds)
+	// 2 + 2 + 8 = 12; 5 + 2·(3 − ½) + 8·(1 + 1) = 26.
+	if g.Prec != 12 || g.PrecMean != 26 {
+		t.Errorf("natural parameters (%v, %v), want (12, 26)", g.Prec, g.PrecMean)
+	}
+	g.Finalize()
+	if !near(g.Mean, 13.0/6, 1e-15, 0) || !near(g.Var, 1.0/12, 1e-15, 0) {
+		t.Errorf("q(x) = N(%v, %v), want N(13/6, 1/12)", g.Mean, g.Var)
+	}
+	// A document without answers adds nothing.
+	none := docState(nil, 0, 0)
+	m.Evidence(none)
+	if g := none.Target.(*framework.Gaussian); g.Prec != 0 || g.PrecMean != 0 {
+		t.Errorf("no answers: natural parameters (%v, %v)", g.Prec, g.PrecMean)
+	}
+}
+
+// TestMStepMaximises: after a batch Update, every b_r and p_r maximises
+// ELBO(s) (the annotators' bound plus the prior's log density): central
+// differences vanish and perturbations lower it, for the flat prior (the
+// paper's update), the default prior and a prior on the bias.
+func TestMStepMaximises(t *testing.T) {
+	for _, p := range []Params{{}, Defaults(), {PriorAnswers: 3, PriorVar: 0.7, BiasPrior: 2}} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		docs := randomDocs(rng, 5, 60)
+		byDoc := make([][]framework.Answer, len(docs))
+		for i, d := range docs {
+			byDoc[i] = d.Answers
+		}
+		m := newModel(t, p, numeric([]string{"a", "b", "c", "d", "e"}, byDoc))
+		s := m.NewStats()
+		for _, d := range docs {
+			m.Accumulate(s, d)
+		}
+		st := framework.BatchStep(1)
+		if err := m.Update(context.Background(), s, st); err != nil {
+			t.Fatal(err)
+		}
+		best := m.ELBO(s, st)
+		for r := range m.Prec {
+			for _, ptr := range []*float64{&m.Bias[r], &m.Prec[r]} {
+				x0 := *ptr
+				f := func(x float64) float64 { *ptr = x; return m.ELBO(s, st) }
+				h := 1e-6 * math.Max(1, math.Abs(x0))
+				if g := (f(x0+h) - f(x0-h)) / (2 * h); math.Abs(g) > 1e-6*math.Max(1, math.Abs(best)) {
+					t.Errorf("%+v annotator %d: gradient %g at the M-step, want 0", p, r, g)
+				}
+				for _, d := range []float64{0.02, -0.02} {
+					if e := f(x0 + d*math.Max(0.1, math.Abs(x0))); e >= best {
+						t.Errorf("%+v annotator %d: perturbation raised the bound %v ≥ %v", p, r, e, best)
+					}
+				}
+				f(x0)
+			}
+		}
+	}
+}
+
+// TestMStepFormulas checks the update against MODEL.md §3 by hand for the
+// flat prior: b = mean(y − m), p = 1/mean(v + (y − m − b)²).
+func TestMStepFormulas(t *testing.T) {
+	c := numeric([]string{"a"}, [][]framework.Answer{{ans(0, 3)}, {ans(0, 1)}, {ans(0, 2)}})
+	m := newModel(t, Params{}, c)
+	s := m.NewStats()
+	// residuals y − m: 3−2 = 1, 1−1.5 = −0.5, 2−1 = 1; v = 0.1, 0.2, 0.3.
+	for i, mv := range [][2]float64{{2, 0.1}, {1.5, 0.2}, {1, 0.3}} {
+		m.Accumulate(s, docState(c.Answers.ByDoc[i], mv[0], mv[1]))
+	}
+	if err := m.Update(context.Background(), s, framework.BatchStep(1)); err != nil {
+		t.Fatal(err)
+	}
+	// b = 1.5/3 = 0.5; residuals − b: 0.5, −1, 0.5; Σ(v + r²) = 0.6 + 1.5 = 2.1; p = 3/2.1.
+	if !near(m.Bias[0], 0.5, 1e-15, 0) || !near(m.Prec[0], 3/2.1, 1e-14, 0) {
+		t.Errorf("b = %v, p = %v; want 0.5, %v", m.Bias[0], m.Prec[0], 3/2.1)
+	}
+}
+
+// TestDocELBOMatchesStats: the statistics-based bound equals the sum of the
+// documents' DocELBO plus the prior, scaled as documented.
+func TestDocELBOMatchesStats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	docs := randomDocs(rng, 4, 30)
+	m := newModel(t, Params{PriorAnswers: 2, PriorVar: 1.5, BiasPrior: 1}, numeric([]string{"a", "b", "c", "d"}, nil))
+	m.Bias = []float64{0.2, -0.4, 1, 0}
+	m.Prec = []float64{3, 0.7, 2, 5}
+	s := m.NewStats()
+	sum := 0.0
+	for _, d := range docs {
+		m.Accumulate(s, d)
+		sum += m.DocELBO(d)
+	}
+	lp := m.LogPrior()
+	if got := m.ELBO(s, framework.BatchStep(1)); !near(got, sum+lp, 1e-12, 1e-10) {
+		t.Errorf("ELBO(stats) = %.12g, Σ DocELBO + log prior = %.12g", got, sum+lp)
+	}
+	if got := m.ELBO(s, framework.Step{Rho: 0.3, Scale: 7}); !near(got, 7*sum+lp, 1e-12, 1e-10) {
+		t.Errorf("scaled ELBO(stats) = %.12g, want %.12g", got, 7*sum+lp)
+	}
+	// The prior is a proper density: check one term against its formula.
+	// Gamma(p | 2, 1.5) · N(b | 0, 1/p): p = 3, b = 0.2.
+	want := 2*math.Log(1.5) - 0 + math.Log(3) - 1.5*3 + 0.5*math.Log(3/(2*math.Pi)) - 0.5*3*0.04
+	mm := newModel(t, Params{PriorAnswers: 2, PriorVar: 1.5, BiasPrior: 1}, numeric([]string{"a"}, nil))
+	mm.Bias[0], mm.Prec[0] = 0.2, 3
+	if got := mm.LogPrior(); !near(got, want, 1e-13, 0) {
+		t.Errorf("log prior %v, want %v", got, want)
+	}
+}
+
+// TestOneAnswer: an annotator with a single answer gets a finite precision
+// under the default prior (its bias explains its answer: residual 0, so
+// p = (1 + ν₀)/(v + ν₀s₀²)), while the flat prior lets it grow without
+// bound as v shrinks.
+func TestOneAnswer(t *testing.T) {
+	c := numeric([]string{"once", "often"}, [][]framework.Answer{{ans(0, 4), ans(1, 3)}, {ans(1, 1)}, {ans(1, 2.5)}})
+	m := newModel(t, Defaults(), c)
+	// s₀²: each annotator's deviations on document 0 (±0.5) are its only
+	// ones, so removing its mean deviation leaves 0: s₀² falls back to the
+	// variance of all answers (4, 3, 1, 2.5): 4.6875/3 = 1.5625.
+	if !near(m.S0, 1.5625, 1e-15, 0) {
+		t.Errorf("prior variance %v, want 1.5625", m.S0)
+	}
+	s := m.NewStats()
+	for i, as := range c.Answers.ByDoc {
+		m.Accumulate(s, docState(as, float64(i), 0.01))
+	}
+	if err := m.Update(context.Background(), s, framework.BatchStep(1)); err != nil {
+		t.Fatal(err)
+	}
+	want := (1 + 1) / (0.01 + 1*1.5625)
+	if !near(m.Prec[0], want, 1e-14, 0) || math.IsInf(m.Prec[0], 0) {
+		t.Errorf("one-answer precision %v, want %v", m.Prec[0], want)
+	}
+	flat := newModel(t, Params{}, c)
+	if err := flat.Update(context.Background(), s, framework.BatchStep(1)); err != nil {
+		t.Fatal(err)
+	}
+	if !near(flat.Prec[0], 1/0.01, 1e-10, 0) {
+		t.Errorf("flat prior: one-answer precision %v, want 1/v = 100", flat.Prec[0])
+	}
+}
+
+func TestInit(t *testing.T) {
+	// Two documents with answers from a, b, c; c alone on a third.
+	c := numeric([]string{"a", "b", "c"}, [][]framework.Answer{
+		{ans(0, 1), ans(1, 3)},            // mean 2: e = −1, +1, weight 2/(2−1) = 2
+		{ans(0, 2), ans(1, 2), ans(2, 5)}, // mean 3: e = −1, −1, +2, weight 3/2
+		{ans(2, 7)},                       // a single answer: no deviation
+	})
+	m := newModel(t, Defaults(), c)
+	// Σw(e − ē)² per annotator: a: e = −1, −1 → 0; b: e = +1 (w 2), −1 (w 1.5),
+	// Σw = 3.5, Σwe = 0.5, Σwe² = 3.5 → 3.5 − 0.25/3.5 = 24/7; c: one → 0.
+	// s₀² = (24/7)/5 answers = 24/35.
+	if !near(m.S0, 24.0/35, 1e-15, 0) {
+		t.Errorf("s₀² = %v, want 24/35", m.S0)
+	}
+	// p_r = (c_r + ν₀)/(Σw e² + ν₀s₀²): a, b: (2 + 1)/(3.5 + 24/35) = 105/146.5;
+	// c: (1 + 1)/(6 + 24/35) = 70/234.
+	if !near(m.Prec[0], 105/146.5, 1e-14, 0) || !near(m.Prec[1], 105/146.5, 1e-14, 0) || !near(m.Prec[2], 70.0/234, 1e-14, 0) {
+		t.Errorf("initial precisions %v", m.Prec)
+	}
+	if !slices.Equal(m.Bias, []float64{0, 0, 0}) || !slices.Equal(m.Answers, []int{2, 2, 2}) {
+		t.Errorf("biases %v answers %v", m.Bias, m.Answers)
+	}
+	// A configured prior variance is kept.
+	if m := newModel(t, Params{PriorAnswers: 1, PriorVar: 4}, c); m.S0 != 4 {
+		t.Errorf("prior_var 4 became %v", m.S0)
+	}
+	// Without a corpus (a saved model being rebuilt).
+	m2 := newModel(t, Defaults(), nil)
+	if m2.S0 != 1 || len(m2.Prec) != 0 {
+		t.Errorf("no corpus: s₀² %v, %d annotators", m2.S0, len(m2.Prec))
+	}
+	// Errors.
+	bad := numeric([]string{"a"}, [][]framework.Answer{{ans(0, math.NaN())}})
+	m3, _ := New(Defaults())
+	if err := m3.Init(&framework.Setup{Workers: []string{"a"}, Corpus: bad}); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("NaN answer: err = %v", err)
+	}
+	cat := numeric([]string{"a"}, [][]framework.Answer{{{Worker: 0, Class: 1, Value: 1}}})
+	cat.Answers.Classes = []string{"x", "y"}
+	if err := m3.Init(&framework.Setup{Workers: []string{"a"}, Corpus: cat}); !errors.Is(err, framework.ErrIncompatible) {
+		t.Errorf("categorical answers: err = %v", err)
+	}
+}
+
+func TestBind(t *testing.T) {
+	m, _ := New(Defaults())
+	if err := m.Bind(&framework.Gaussian{}); err != nil {
+		t.Errorf("Gaussian target refused: %v", err)
+	}
+	if err := m.Bind(framework.NewCategorical(3)); !errors.Is(err, framework.ErrIncompatible) {
+		t.Errorf("categorical target: err = %v, want ErrIncompatible", err)
+	}
+}
+
+func TestMergedStatsEqualUnion(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	docs := randomDocs(rng, 5, 40)
+	m := newModel(t, Defaults(), numeric([]string{"a", "b", "c", "d", "e"}, nil))
+	whole, a, b := m.NewStats().(*Stats), m.NewStats().(*Stats), m.NewStats().(*Stats)
+	for i, d := range docs {
+		m.Accumulate(whole, d)
+		if i < 13 {
+			m.Accumulate(a, d)
+		} else {
+			m.Accumulate(b, d)
+		}
+	}
+	a.Merge(b)
+	for r := range whole.N {
+		if whole.N[r] != a.N[r] || !near(whole.SY[r], a.SY[r], 1e-13, 1e-15) || !near(whole.SQ[r], a.SQ[r], 1e-13, 1e-15) {
+			t.Errorf("annotator %d: merged (%v %v %v), union (%v %v %v)", r, a.N[r], a.SY[r], a.SQ[r], whole.N[r], whole.SY[r], whole.SQ[r])
+		}
+	}
+	a.Reset()
+	for r := range a.N {
+		if a.N[r] != 0 || a.SY[r] != 0 || a.SQ[r] != 0 {
+			t.Fatal("Reset left statistics behind")
+		}
+	}
+}
+
+func TestZeroStepIsNoOp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	docs := randomDocs(rng, 3, 20)
+	m := newModel(t, Defaults(), numeric([]string{"a", "b", "c"}, nil))
+	s := m.NewStats()
+	for _, d := range docs {
+		m.Accumulate(s, d)
+	}
+	for i := 0; i < 2; i++ {
+		b, p := slices.Clone(m.Bias), slices.Clone(m.Prec)
+		if err := m.Update(context.Background(), s, framework.Step{Rho: 0, Scale: 3}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(b, m.Bias) || !slices.Equal(p, m.Prec) {
+			t.Errorf("zero step changed b %v → %v, p %v → %v", b, m.Bias, p, m.Prec)
+		}
+		if err := m.Update(context.Background(), s, framework.BatchStep(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSVIBlending: a step (ρ, S) sets b, p from R/W, R = (1−ρ)R + ρ·S·stats,
+// W = (1−ρ)W + ρ; checked against a batch update on hand-blended
+// statistics.
+func TestSVIBlending(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	w := []string{"a", "b", "c", "d"}
+	m := newModel(t, Defaults(), numeric(w, nil))
+	s1, s2 := m.NewStats().(*Stats), m.NewStats().(*Stats)
+	for _, d := range randomDocs(rng, 4, 15) {
+		m.Accumulate(s1, d)
+	}
+	for _, d := range randomDocs(rng, 4, 15) {
+		m.Accumulate(s2, d)
+	}
+	ctx := context.Background()
+	const S, r1, r2 = 5.0, 0.6, 0.3
+	if err := m.Update(ctx, s1, framework.Step{Rho: r1, Scale: S}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Update(ctx, s2, framework.Step{Rho: r2, Scale: S}); err != nil {
+		t.Fatal(err)
+	}
+	W := (1-r2)*r1 + r2
+	bl := newStats(4)
+	bl.axpy((1-r2)*r1*S/W, s1)
+	bl.axpy(r2*S/W, s2)
+	ref := newModel(t, Defaults(), numeric(w, nil))
+	if err := ref.Update(ctx, bl, framework.BatchStep(1)); err != nil {
+		t.Fatal(err)
+	}
+	for r := range w {
+		if !near(m.Bias[r], ref.Bias[r], 1e-12, 1e-14) || !near(m.Prec[r], ref.Prec[r], 1e-12, 0) {
+			t.Errorf("annotator %d: (b, p) = (%v, %v), batch on blended stats (%v, %v)", r, m.Bias[r], m.Prec[r], ref.Bias[r], ref.Prec[r])
+		}
+	}
+}
+
+func TestPersistRoundTrip(t *testing.T) {
+	c := numeric([]string{"ann", "bob"}, [][]framework.Answer{{ans(0, 1), ans(1, 2)}})
+	m := newModel(t, Defaults(), c)
+	m.Bias = []float64{0.1, -2.5e-9}
+	m.Prec = []float64{10.000000001, 0.25}
+	var buf bytes.Buffer
+	if err := m.SaveParams(&buf); err != nil {
+		t.Fatal(err)
+	}
+	saved := buf.String()
+	q := newModel(t, Defaults(), numeric([]string{"ann", "bob"}, nil))
+	if err := q.LoadParams(strings.NewReader(saved)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(q.Bias, m.Bias) || !slices.Equal(q.Prec, m.Prec) || !slices.Equal(q.Answers, m.Answers) || q.S0 != m.S0 {
+		t.Errorf("round trip: %+v, want %+v", q, m)
+	}
+	for name, tc := range map[string]struct {
+		workers []string
+		text    string
+	}{
+		"renamed annotator": {[]string{"ann", "carl"}, saved},
+		"fewer annotators":  {[]string{"ann"}, saved},
+		"zero precision":    {[]string{"ann", "bob"}, strings.Replace(saved, "0.25", "0", 1)},
+		"unknown field":     {[]string{"ann", "bob"}, strings.Replace(saved, `"bias"`, `"biases"`, 1)},
+		"bad version":       {[]string{"ann", "bob"}, strings.Replace(saved, `"version": 1`, `"version": 2`, 1)},
+		"negative count":    {[]string{"ann", "bob"}, strings.Replace(saved, "\n    1,", "\n    -1,", 1)},
+	} {
+		q := newModel(t, Defaults(), numeric(tc.workers, nil))
+		if err := q.LoadParams(strings.NewReader(tc.text)); !errors.Is(err, framework.ErrBadInput) {
+			t.Errorf("%s: err = %v, want ErrBadInput", name, err)
+		}
+	}
+}
+
+func TestReport(t *testing.T) {
+	m := newModel(t, Defaults(), numeric([]string{"ann", "bob"}, [][]framework.Answer{{ans(0, 1), ans(1, 2)}, {ans(1, 0)}}))
+	m.Bias = []float64{0.5, -1}
+	m.Prec = []float64{4, 0.25}
+	header, rows, doc := m.Report()
+	if !slices.Equal(header, []string{"annotator", "answers", "bias", "precision", "sd"}) {
+		t.Errorf("header %v", header)
+	}
+	want := [][]string{{"ann", "1", "0.5", "4", "0.5"}, {"bob", "2", "-1", "0.25", "2"}}
+	for i := range want {
+		if !slices.Equal(rows[i], want[i]) {
+			t.Errorf("row %d = %v, want %v", i, rows[i], want[i])
+		}
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); got != `[{"annotator":"ann","answers":1,"bias":0.5,"precision":4,"sd":0.5},{"annotator":"bob","answers":2,"bias":-1,"precision":0.25,"sd":2}]` {
+		t.Errorf("JSON %s", got)
+	}
+}
+
+func TestRegistryAndParams(t *testing.T) {
+	n, err := framework.Default.Noise(Name, framework.ParamsFunc(func(into any) error {
+		p := into.(*Params)
+		p.PriorAnswers, p.PriorVar, p.BiasPrior = 0, 2, 1
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := n.(*Model).Config; got != (Params{PriorAnswers: 0, PriorVar: 2, BiasPrior: 1}) {
+		t.Errorf("decoded %+v", got)
+	}
+	for _, p := range []Params{{PriorAnswers: -1}, {PriorVar: -1}, {BiasPrior: math.NaN()}, {PriorAnswers: math.Inf(1)}} {
+		if _, err := New(p); !errors.Is(err, framework.ErrBadInput) {
+			t.Errorf("New(%+v): err = %v", p, err)
+		}
+	}
+}
+
+// TestSample checks the simulator's distribution: y − x has mean b_r and
+// variance 1/p_r; perDoc annotators per document, distinct and sorted.
+func TestSample(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const D = 20000
+	truth := make([]float64, D)
+	for d := range truth {
+		truth[d] = rng.NormFloat64()
+	}
+	all := Sample(truth, PaperBias, PaperPrec, 0, rng)
+	n := make([]float64, 5)
+	s := make([]float64, 5)
+	ss := make([]float64, 5)
+	for d, as := range all {
+		if len(as) != 5 {
+			t.Fatalf("document %d has %d answers, want all 5", d, len(as))
+		}
+		for _, a := range as {
+			e := a.Value - truth[d]
+			n[a.Worker]++
+			s[a.Worker] += e
+			ss[a.Worker] += e * e
+			if a.Class != -1 {
+				t.Fatalf("class %d, want -1", a.Class)
+			}
+		}
+	}
+	for r := range n {
+		mean := s[r] / n[r]
+		prec := 1 / (ss[r]/n[r] - mean*mean)
+		// 4 standard errors: sd(mean) = 1/√(n p); sd(p̂)/p ≈ √(2/n).
+		if math.Abs(mean-PaperBias[r]) > 4/math.Sqrt(n[r]*PaperPrec[r]) || math.Abs(prec/PaperPrec[r]-1) > 4*math.Sqrt(2/n[r]) {
+			t.Errorf("annotator %d: bias %.4f precision %.4f, want %v %v", r, mean, prec, PaperBias[r], PaperPrec[r])
+		}
+	}
+	two := Sample(truth[:2000], PaperBias, PaperPrec, 2, rng)
+	count := make([]int, 5)
+	for d, as := range two {
+		if len(as) != 2 || as[0].Worker >= as[1].Worker {
+			t.Fatalf("document %d: answers %v, want 2 distinct sorted annotators", d, as)
+		}
+		count[as[0].Worker]++
+		count[as[1].Worker]++
+	}
+	for r, c := range count { // 800 expected, sd ≈ 22
+		if c < 700 || c > 900 {
+			t.Errorf("annotator %d chosen %d times of 4000, want about 800", r, c)
+		}
+	}
+	for _, f := range []func(){
+		func() { Sample(truth, []float64{0}, []float64{1, 2}, 0, rng) },
+		func() { Sample(truth, []float64{0}, []float64{0}, 0, rng) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("invalid arguments did not panic")
+				}
+			}()
+			f()
+		}()
+	}
+}

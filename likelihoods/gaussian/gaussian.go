@@ -1,0 +1,601 @@
+package gaussian
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/maslda/maslda/framework"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Name is the name the response is registered under.
+const Name = "gaussian"
+
+func init() {
+	framework.RegisterLikelihood(Name, func(p framework.Params) (framework.Likelihood, error) {
+		c := Defaults()
+		if err := p.Decode(&c); err != nil {
+			return nil, err
+		}
+		return New(c)
+	})
+}
+
+// Params are the settings of the `response "gaussian" { ... }` block.
+type Params struct {
+	// Sigma2 is σ², the variance of the true target around η·z̄_d: its
+	// value when EstimateSigma2 is false, its starting value otherwise
+	// (default 1, > 0).
+	Sigma2 float64 `hcl:"sigma2,optional"`
+	// EstimateSigma2 re-estimates σ² at every M-step (sLDA's update, see
+	// Response.Update); false (default) keeps σ² fixed as in the paper.
+	EstimateSigma2 bool `hcl:"estimate_sigma2,optional"`
+	// L2 is the ridge μ ≥ 0 on η (default 0): the M-step maximises the
+	// bound minus μ‖η‖²/(2σ²), i.e. η = (Σ_d E[z̄_d z̄_dᵀ] + μI)⁻¹ Σ_d φ̄_d m_d.
+	L2 float64 `hcl:"l2,optional"`
+	// Intercept adds a free scalar b, unpenalised by L2: x_d ~ N(η·z̄_d + b,
+	// σ²). Default false. See the package documentation for how its
+	// collinearity with the topics is handled.
+	Intercept bool `hcl:"intercept,optional"`
+}
+
+// Defaults returns the documented defaults: σ² = 1 fixed, no ridge, no
+// intercept (the paper's model).
+func Defaults() Params { return Params{Sigma2: 1} }
+
+// Validate checks the settings.
+func (p Params) Validate() error {
+	switch {
+	case !(p.Sigma2 > 0) || math.IsInf(p.Sigma2, 0):
+		return fmt.Errorf("%w: response gaussian: sigma2 = %v, want a finite number > 0", framework.ErrBadInput, p.Sigma2)
+	case !(p.L2 >= 0) || math.IsInf(p.L2, 0):
+		return fmt.Errorf("%w: response gaussian: l2 = %v, want a finite number ≥ 0", framework.ErrBadInput, p.L2)
+	}
+	return nil
+}
+
+// Sigma2Floor is the smallest σ² the estimate may reach (it is reached only
+// when every document's residual vanishes, e.g. a corpus of empty
+// documents without answers).
+const Sigma2Floor = 1e-12
+
+// Response is the Gaussian response of MA-sLDAr (MODEL.md §3):
+// x_d | z̄_d ~ N(η·z̄_d + b, σ²) with b ≡ 0 unless Params.Intercept. It
+// implements framework.Likelihood, framework.DocScorer and
+// framework.Persister. Its parameters are read-only during the E-step.
+type Response struct {
+	Config Params
+	K      int
+	Eta    []float64 // η, length K
+	B      float64   // the intercept b (0 unless Config.Intercept)
+	Sigma2 float64   // σ²
+
+	run  *Stats  // running (blended) statistics of SVI; nil before the first update
+	runW float64 // Σ of the blending weights in run (bias correction, see Update)
+}
+
+// New returns a response with the given settings (call Init before use).
+func New(p Params) (*Response, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &Response{Config: p, Sigma2: p.Sigma2}, nil
+}
+
+// Init sizes η and sets its starting value: every η_k equal to the mean,
+// over the documents with numeric answers, of their mean answer ȳ (so that
+// the first prior message η·φ̄_d = ȳ neither pulls the truth towards 0 nor
+// shifts it), or 0 without answers; with an intercept, η = 0 and b = ȳ.
+func (r *Response) Init(s *framework.Setup) error {
+	if s.K < 1 {
+		return fmt.Errorf("%w: response gaussian: K = %d, want ≥ 1", framework.ErrBadInput, s.K)
+	}
+	r.K = s.K
+	r.Eta = make([]float64, s.K)
+	r.B = 0
+	r.Sigma2 = r.Config.Sigma2
+	r.run, r.runW = nil, 0
+	ybar := 0.0
+	if s.Corpus != nil && s.Corpus.Answers != nil && s.Corpus.Answers.Numeric() {
+		ybar = meanAnswer(s.Corpus.Answers)
+	}
+	if r.Config.Intercept {
+		r.B = ybar
+	} else {
+		for k := range r.Eta {
+			r.Eta[k] = ybar
+		}
+	}
+	return nil
+}
+
+// meanAnswer is the mean over documents with answers of each document's
+// mean answer (0 when there are none or they are not finite).
+func meanAnswer(a *framework.Answers) float64 {
+	sum, n := 0.0, 0
+	for _, as := range a.ByDoc {
+		if len(as) == 0 {
+			continue
+		}
+		s := 0.0
+		for _, x := range as {
+			s += x.Value
+		}
+		sum += s / float64(len(as))
+		n++
+	}
+	if n == 0 || math.IsNaN(sum) || math.IsInf(sum, 0) {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// NewTarget returns a *framework.Gaussian.
+func (r *Response) NewTarget() framework.Target { return &framework.Gaussian{} }
+
+// Predict sets d.Target (a *framework.Gaussian) to the predictive
+// distribution N(η·φ̄_d + b, σ²) (MODEL.md §3 "Prediction").
+func (r *Response) Predict(d *framework.DocState) {
+	t := d.Target.(*framework.Gaussian)
+	t.Mean = r.mean(d)
+	t.Var = r.Sigma2
+	t.Prec = 1 / r.Sigma2
+	t.PrecMean = t.Mean / r.Sigma2
+}
+
+// mean is η·φ̄_d + b (b for an empty document, whose φ̄ is 0).
+func (r *Response) mean(d *framework.DocState) float64 {
+	s := r.B
+	for k, p := range d.PhiBar {
+		s += r.Eta[k] * p
+	}
+	return s
+}
+
+// quadZZ is ηᵀ E[z̄_d z̄_dᵀ] η (MODEL.md §1), computed in O(L·K) from the
+// scalars a_v = η·φ_dv:
+//
+//	ηᵀE[z̄z̄ᵀ]η = ( (Σ_v n_v a_v)² − Σ_v n_v a_v² + Σ_v n_v (η∘η)·φ_v ) / N².
+//
+// It is 0 for an empty document.
+func (r *Response) quadZZ(d *framework.DocState) float64 {
+	doc := d.Doc
+	if doc.N == 0 {
+		return 0
+	}
+	es, sq, diag := 0.0, 0.0, 0.0
+	for j, n := range doc.Counts {
+		row := d.PhiRow(j)
+		a, q := 0.0, 0.0
+		for k, p := range row {
+			e := r.Eta[k] * p
+			a += e
+			q += e * r.Eta[k]
+		}
+		es += n * a
+		sq += n * a * a
+		diag += n * q
+	}
+	return (es*es - sq + diag) / (doc.N * doc.N)
+}
+
+// DocELBO is document d's Gaussian-response part of the ELBO (MODEL.md §4)
+// at the current η, b, σ², φ_d and q(x_d) = N(m_d, v_d):
+//
+//	−½log(2πσ²) − E[(x_d − η·z̄_d − b)²]/(2σ²) + ½log(2πe v_d),
+//	E[(x − η·z̄ − b)²] = m² + v − 2m(η·φ̄ + b) + ηᵀE[z̄z̄ᵀ]η + 2b η·φ̄ + b².
+//
+// It is safe for concurrent use (it allocates nothing and writes nothing).
+func (r *Response) DocELBO(d *framework.DocState) float64 {
+	t := d.Target.(*framework.Gaussian)
+	m, v := t.Mean, t.Var
+	ep := 0.0
+	for k, p := range d.PhiBar {
+		ep += r.Eta[k] * p
+	}
+	res := m*m + v - 2*m*(ep+r.B) + r.quadZZ(d) + 2*r.B*ep + r.B*r.B
+	return -0.5*math.Log(2*math.Pi*r.Sigma2) - res/(2*r.Sigma2) + 0.5*math.Log(2*math.Pi*math.E*v)
+}
+
+// NewLocal returns per-goroutine scratch for the local step.
+func (r *Response) NewLocal() framework.LikelihoodLocal { return &Local{r: r} }
+
+// Local is the Gaussian response's part of one document's local step. It
+// caches η·s_d, s_d = Σ_v n_dv φ_dv, which is all the supervision term
+// needs of s_d, so each word costs O(K).
+type Local struct {
+	r  *Response
+	es float64 // η·s_d
+}
+
+// Begin computes η·s_d from d.Phi.
+func (l *Local) Begin(d *framework.DocState) {
+	es := 0.0
+	for j, n := range d.Doc.Counts {
+		es += n * dot(l.r.Eta, d.PhiRow(j))
+	}
+	l.es = es
+}
+
+// TargetTerm adds the prior message N(η·φ̄_d + b, σ²) onto d.Target:
+// Prec += 1/σ², PrecMean += (η·φ̄_d + b)/σ² (MODEL.md §3, v_d and m_d).
+func (l *Local) TargetTerm(d *framework.DocState) {
+	t := d.Target.(*framework.Gaussian)
+	t.Prec += 1 / l.r.Sigma2
+	t.PrecMean += l.r.mean(d) / l.r.Sigma2
+}
+
+// PhiTerm adds the supervision term of word j (MODEL.md §3) into dst:
+//
+//	ρ_dv = ((m_d − b)/(N_d σ²)) η − (2(η·φ_{−v}) η + η∘η)/(2 N_d² σ²),
+//	η·φ_{−v} = η·s_d − η·φ_dv,
+//
+// which is (1/n_dv) ∂/∂φ_dv of DocELBO (the derivative treats φ_dv as free
+// coordinates; every token of the word shares φ_dv). For n_dv = 1 the
+// resulting φ update is the exact coordinate maximiser of the ELBO; for
+// n_dv > 1 the term (n_dv² − n_dv)(η·φ_dv)²/(2N_d²σ²), concave in φ_dv, is
+// linearised at the current φ_dv, as in MODEL.md §3.
+func (l *Local) PhiTerm(dst []float64, d *framework.DocState, j int) {
+	r := l.r
+	N := d.Doc.N
+	t := d.Target.(*framework.Gaussian)
+	a := dot(r.Eta, d.PhiRow(j))
+	c1 := (t.Mean - r.B) / (N * r.Sigma2)
+	c2 := 1 / (2 * N * N * r.Sigma2)
+	em := 2 * (l.es - a)
+	for k, e := range r.Eta {
+		dst[k] += c1*e - c2*(em+e)*e
+	}
+}
+
+// WordChanged updates η·s_d after φ of word j changed from old:
+// η·s += n_dv (η·φ_new − η·φ_old).
+func (l *Local) WordChanged(d *framework.DocState, j int, old []float64) {
+	l.es += d.Doc.Counts[j] * (dot(l.r.Eta, d.PhiRow(j)) - dot(l.r.Eta, old))
+}
+
+// DocELBO is the response's DocELBO (framework.DocScorer on the local too).
+func (l *Local) DocELBO(d *framework.DocState) float64 { return l.r.DocELBO(d) }
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for k, x := range a {
+		s += x * b[k]
+	}
+	return s
+}
+
+// Stats are the Gaussian response's sufficient statistics (MODEL.md §3
+// M-step, §4), summed over documents:
+type Stats struct {
+	K       int
+	ZZ      []float64 // Σ_d E[z̄_d z̄_dᵀ], K×K row-major, upper triangle (a ≤ b) only; see ZZAt
+	PhiM    []float64 // Σ_d φ̄_d m_d
+	PhiSum  []float64 // Σ_d φ̄_d (the intercept's cross term)
+	M       float64   // Σ_d m_d
+	MM      float64   // Σ_d (m_d² + v_d)
+	Docs    float64   // number of documents D
+	Entropy float64   // Σ_d ½log(2πe v_d), the entropy of q(x_d)
+}
+
+// NewStats returns empty statistics.
+func (r *Response) NewStats() framework.Stats { return newStats(r.K) }
+
+func newStats(k int) *Stats {
+	return &Stats{K: k, ZZ: make([]float64, k*k), PhiM: make([]float64, k), PhiSum: make([]float64, k)}
+}
+
+// Merge adds o (a *Stats of the same K) into s.
+func (s *Stats) Merge(o framework.Stats) {
+	t := o.(*Stats)
+	s.axpy(1, t)
+}
+
+// axpy sets s += a·t.
+func (s *Stats) axpy(a float64, t *Stats) {
+	for i, x := range t.ZZ {
+		s.ZZ[i] += a * x
+	}
+	for k := range s.PhiM {
+		s.PhiM[k] += a * t.PhiM[k]
+		s.PhiSum[k] += a * t.PhiSum[k]
+	}
+	s.M += a * t.M
+	s.MM += a * t.MM
+	s.Docs += a * t.Docs
+	s.Entropy += a * t.Entropy
+}
+
+// scale sets s *= a.
+func (s *Stats) scale(a float64) {
+	for i := range s.ZZ {
+		s.ZZ[i] *= a
+	}
+	for k := range s.PhiM {
+		s.PhiM[k] *= a
+		s.PhiSum[k] *= a
+	}
+	s.M *= a
+	s.MM *= a
+	s.Docs *= a
+	s.Entropy *= a
+}
+
+// Reset empties s.
+func (s *Stats) Reset() { s.scale(0) }
+
+// Accumulate adds document d's statistics (after its local step) to st.
+// E[z̄z̄ᵀ] = (s sᵀ − Σ_v n_v φ_v φ_vᵀ + diag(s))/N², s = Σ_v n_v φ_v
+// (MODEL.md §1), costs O(L·K²) with L unique words; it is 0 for an empty
+// document, whose φ̄ is 0.
+func (r *Response) Accumulate(st framework.Stats, d *framework.DocState) {
+	s := st.(*Stats)
+	K := r.K
+	t := d.Target.(*framework.Gaussian)
+	m, v := t.Mean, t.Var
+	doc := d.Doc
+	if doc.N > 0 {
+		inv := 1 / (doc.N * doc.N)
+		// −Σ_v n_v φ_v φ_vᵀ / N² on the upper triangle.
+		for j, n := range doc.Counts {
+			row := d.PhiRow(j)
+			w := n * inv
+			for a := 0; a < K; a++ {
+				pa := w * row[a]
+				if pa == 0 {
+					continue
+				}
+				zz := s.ZZ[a*K : (a+1)*K]
+				for b := a; b < K; b++ {
+					zz[b] -= pa * row[b]
+				}
+			}
+		}
+		// (s sᵀ + diag s)/N² = φ̄φ̄ᵀ + diag(φ̄)/N, upper triangle.
+		for a := 0; a < K; a++ {
+			pa := d.PhiBar[a]
+			zz := s.ZZ[a*K : (a+1)*K]
+			zz[a] += pa / doc.N
+			for b := a; b < K; b++ {
+				zz[b] += pa * d.PhiBar[b]
+			}
+		}
+	}
+	for k, p := range d.PhiBar {
+		s.PhiM[k] += p * m
+		s.PhiSum[k] += p
+	}
+	s.M += m
+	s.MM += m*m + v
+	s.Docs++
+	s.Entropy += 0.5 * math.Log(2*math.Pi*math.E*v)
+}
+
+// ZZAt is Σ_d E[z̄_d z̄_dᵀ] at (a, b): the statistics keep the upper
+// triangle only (a ≤ b).
+func (s *Stats) ZZAt(a, b int) float64 {
+	if a > b {
+		a, b = b, a
+	}
+	return s.ZZ[a*s.K+b]
+}
+
+// residual is Σ_d E[(x_d − η·z̄_d − b)²] from the statistics:
+// MM − 2η·PhiM − 2b·M + ηᵀ ZZ η + 2b η·PhiSum + b² D.
+func (r *Response) residual(s *Stats) float64 {
+	K := r.K
+	q := 0.0
+	for a := 0; a < K; a++ {
+		zz := s.ZZ[a*K : (a+1)*K]
+		q += r.Eta[a] * r.Eta[a] * zz[a]
+		t := 0.0
+		for b := a + 1; b < K; b++ {
+			t += zz[b] * r.Eta[b]
+		}
+		q += 2 * r.Eta[a] * t
+	}
+	b := r.B
+	return s.MM - 2*dot(r.Eta, s.PhiM) - 2*b*s.M + q + 2*b*dot(r.Eta, s.PhiSum) + b*b*s.Docs
+}
+
+// Update is the M-step (MODEL.md §3, §5). The statistics are blended into
+// running statistics R ← (1−ρ)R + ρ·S·stats with a running weight
+// W ← (1−ρ)W + ρ, and η, b, σ² are re-solved from R/W: batch (ρ = S = 1)
+// uses exactly this E-step's statistics; under SVI R/W is a weighted average
+// of the scaled mini-batch statistics that does not depend on the start
+// value R = 0 (W corrects for it). ρ = 0 changes nothing.
+//
+//	(η, b) = argmax −(Σ_d E[(x_d − η·z̄_d − b)²] + μ‖η‖²)/(2σ²):
+//	η = (ZZ + μI)⁻¹ PhiM without an intercept ([fix]: the inverse is
+//	outside the sum), the (K+1)-dimensional normal equations with one.
+//	σ² = (Σ_d E[(x_d − η·z̄_d − b)²] + μ‖η‖²) / D       (EstimateSigma2)
+//
+// which is sLDA's update when μ = 0, and with μ > 0 the maximiser of the
+// same penalised bound that ELBO reports.
+func (r *Response) Update(ctx context.Context, st framework.Stats, step framework.Step) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s := st.(*Stats)
+	rho := step.Rho
+	if rho == 0 {
+		return nil
+	}
+	if !(rho > 0 && rho <= 1) || !(step.Scale > 0) || math.IsInf(step.Scale, 0) {
+		return fmt.Errorf("response gaussian: step ρ = %v, scale = %v, want ρ in (0, 1] and a finite scale > 0", rho, step.Scale)
+	}
+	if r.run == nil {
+		r.run = newStats(r.K)
+	}
+	r.run.scale(1 - rho)
+	r.run.axpy(rho*step.Scale, s)
+	r.runW = (1-rho)*r.runW + rho
+	eff := newStats(r.K)
+	eff.axpy(1/r.runW, r.run)
+	if eff.Docs == 0 {
+		return nil // no documents: nothing to fit
+	}
+	if err := r.solve(eff); err != nil {
+		return err
+	}
+	if r.Config.EstimateSigma2 {
+		s2 := (r.residual(eff) + r.Config.L2*dot(r.Eta, r.Eta)) / eff.Docs
+		if !(s2 >= Sigma2Floor) { // also catches NaN
+			if math.IsNaN(s2) {
+				return errors.New("response gaussian: σ² update is NaN")
+			}
+			s2 = Sigma2Floor
+		}
+		r.Sigma2 = s2
+	}
+	return nil
+}
+
+// RCond is the reciprocal condition number below which solve switches from
+// a Cholesky solve to the SVD's minimum-norm solution.
+const RCond = 1e-12
+
+// solve sets η (and b) to the maximiser of the penalised bound given the
+// statistics: the normal equations (ZZ + μI) η = PhiM, or with an intercept
+//
+//	[ ZZ + μI   PhiSum ] [η]   [PhiM]
+//	[ PhiSumᵀ   D      ] [b] = [ M  ].
+//
+// Every non-empty document has Σ_k φ̄_dk = 1, so with an intercept and μ = 0
+// the direction (η + c·1, b − c) leaves every prediction of a non-empty
+// document unchanged and the system is singular when there are no empty
+// documents. Singular or badly conditioned systems (reciprocal condition
+// below RCond; also a topic no document uses) are solved by the SVD with
+// singular values below RCond·σ_max dropped: the minimum-norm maximiser,
+// which is still an exact maximiser of the bound.
+func (r *Response) solve(s *Stats) error {
+	K := r.K
+	n := K
+	if r.Config.Intercept {
+		n++
+	}
+	a := mat.NewSymDense(n, nil)
+	rhs := mat.NewVecDense(n, nil)
+	for i := 0; i < K; i++ {
+		for j := i; j < K; j++ {
+			a.SetSym(i, j, s.ZZ[i*K+j])
+		}
+		a.SetSym(i, i, a.At(i, i)+r.Config.L2)
+		rhs.SetVec(i, s.PhiM[i])
+	}
+	if r.Config.Intercept {
+		for i := 0; i < K; i++ {
+			a.SetSym(i, K, s.PhiSum[i])
+		}
+		a.SetSym(K, K, s.Docs)
+		rhs.SetVec(K, s.M)
+	}
+	x := mat.NewVecDense(n, nil)
+	var chol mat.Cholesky
+	if ok := chol.Factorize(a); ok && 1/chol.Cond() > RCond {
+		if err := chol.SolveVecTo(x, rhs); err != nil {
+			return fmt.Errorf("response gaussian: η solve: %w", err)
+		}
+	} else {
+		var svd mat.SVD
+		if !svd.Factorize(a, mat.SVDThin) {
+			return errors.New("response gaussian: η solve: SVD failed")
+		}
+		rank := svd.Rank(RCond)
+		if rank == 0 {
+			for i := 0; i < n; i++ {
+				x.SetVec(i, 0)
+			}
+		} else {
+			svd.SolveVecTo(x, rhs, rank)
+		}
+	}
+	for i := 0; i < n; i++ {
+		if v := x.AtVec(i); math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("response gaussian: η solve gave %v", v)
+		}
+	}
+	for k := range r.Eta {
+		r.Eta[k] = x.AtVec(k)
+	}
+	if r.Config.Intercept {
+		r.B = x.AtVec(K)
+	}
+	return nil
+}
+
+// ELBO is the Gaussian response's part of the bound (MODEL.md §4) at the
+// current η, b, σ², the per-document parts from s scaled by st.Scale:
+//
+//	S·( −(D/2)log(2πσ²) − Σ_d E[(x_d − η·z̄_d − b)²]/(2σ²) + Σ_d ½log(2πe v_d) ) − μ‖η‖²/(2σ²).
+func (r *Response) ELBO(st framework.Stats, step framework.Step) float64 {
+	s := st.(*Stats)
+	local := -0.5*s.Docs*math.Log(2*math.Pi*r.Sigma2) - r.residual(s)/(2*r.Sigma2) + s.Entropy
+	return step.Scale*local - r.Config.L2*dot(r.Eta, r.Eta)/(2*r.Sigma2)
+}
+
+// saved is the JSON of response.params.
+type saved struct {
+	Format    string    `json:"format"`
+	Version   int       `json:"version"`
+	K         int       `json:"k"`
+	Eta       []float64 `json:"eta"`
+	Intercept float64   `json:"intercept"`
+	Sigma2    float64   `json:"sigma2"`
+}
+
+const (
+	paramsFormat  = "maslda-gaussian"
+	paramsVersion = 1
+)
+
+// SaveParams writes η, b and σ² as JSON (framework.Persister).
+func (r *Response) SaveParams(w io.Writer) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(saved{Format: paramsFormat, Version: paramsVersion, K: r.K, Eta: r.Eta, Intercept: r.B, Sigma2: r.Sigma2})
+}
+
+// LoadParams restores what SaveParams wrote; call it after Init.
+func (r *Response) LoadParams(rd io.Reader) error {
+	var p saved
+	dec := json.NewDecoder(rd)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return fmt.Errorf("%w: gaussian parameters: %v", framework.ErrBadInput, err)
+	}
+	switch {
+	case p.Format != paramsFormat || p.Version != paramsVersion:
+		return fmt.Errorf("%w: gaussian parameters: format %q version %d, want %q version %d", framework.ErrBadInput, p.Format, p.Version, paramsFormat, paramsVersion)
+	case p.K != r.K || len(p.Eta) != r.K:
+		return fmt.Errorf("%w: gaussian parameters: K = %d with %d coefficients, the model has K = %d", framework.ErrBadInput, p.K, len(p.Eta), r.K)
+	case !(p.Sigma2 > 0) || math.IsInf(p.Sigma2, 0):
+		return fmt.Errorf("%w: gaussian parameters: sigma2 = %v, want a finite number > 0", framework.ErrBadInput, p.Sigma2)
+	case math.IsNaN(p.Intercept) || math.IsInf(p.Intercept, 0):
+		return fmt.Errorf("%w: gaussian parameters: intercept %v", framework.ErrBadInput, p.Intercept)
+	case p.Intercept != 0 && !r.Config.Intercept:
+		return fmt.Errorf("%w: gaussian parameters: intercept %v but the configuration has intercept = false", framework.ErrBadInput, p.Intercept)
+	}
+	for k, e := range p.Eta {
+		if math.IsNaN(e) || math.IsInf(e, 0) {
+			return fmt.Errorf("%w: gaussian parameters: eta[%d] = %v", framework.ErrBadInput, k, e)
+		}
+	}
+	copy(r.Eta, p.Eta)
+	r.B, r.Sigma2 = p.Intercept, p.Sigma2
+	r.run, r.runW = nil, 0
+	return nil
+}
+
+// Interface checks.
+var (
+	_ framework.Likelihood      = (*Response)(nil)
+	_ framework.DocScorer       = (*Response)(nil)
+	_ framework.Persister       = (*Response)(nil)
+	_ framework.LikelihoodLocal = (*Local)(nil)
+	_ framework.DocScorer       = (*Local)(nil)
+)

@@ -1,0 +1,684 @@
+package gaussian
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/maslda/maslda/framework"
+)
+
+// randDoc builds a document of L unique words with counts in {1, 2, 3}
+// (so that shared φ with n_dv > 1 is exercised) and random φ rows on the
+// simplex, its φ̄, and a Gaussian target with the given moments.
+func randDoc(rng *rand.Rand, K, L int, m, v float64) *framework.DocState {
+	doc := &framework.Doc{ID: "d"}
+	for j := 0; j < L; j++ {
+		doc.Words = append(doc.Words, int32(j))
+		n := float64(1 + rng.IntN(3))
+		doc.Counts = append(doc.Counts, n)
+		doc.N += n
+	}
+	ds := framework.NewDocState(K, L)
+	ds.Bind(0, doc, nil)
+	for j := 0; j < L; j++ {
+		row := ds.PhiRow(j)
+		s := 0.0
+		for k := range row {
+			row[k] = 0.05 + rng.Float64()
+			s += row[k]
+		}
+		for k := range row {
+			row[k] /= s
+		}
+	}
+	ds.UpdatePhiBar()
+	ds.Target = &framework.Gaussian{Mean: m, Var: v}
+	return ds
+}
+
+func newResp(t testing.TB, p Params, K int, eta []float64, b float64) *Response {
+	t.Helper()
+	r, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Init(&framework.Setup{K: K}); err != nil {
+		t.Fatal(err)
+	}
+	copy(r.Eta, eta)
+	r.B = b
+	return r
+}
+
+func near(a, b, rel, abs float64) bool {
+	return math.Abs(a-b) <= abs+rel*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// TestPhiTermIsScaledGradient checks the exact relation
+//
+//	PhiTerm(d, v)_k = (1/n_dv) ∂DocELBO(d)/∂φ_dvk
+//
+// with q(x_d) held fixed and φ_dv treated as free coordinates (the topic
+// layer's multipliers take care of the simplex), by central differences of
+// DocELBO: the term is a quadratic polynomial in φ, so the differences are
+// exact up to rounding. Words with n_dv up to 3 check that the shared φ of
+// repeated tokens is differentiated correctly (φ_{−v} = s − φ_dv).
+func TestPhiTermIsScaledGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		name string
+		p    Params
+		b    float64
+	}{
+		{"plain", Params{Sigma2: 0.7}, 0},
+		{"intercept", Params{Sigma2: 0.3, Intercept: true}, 1.3},
+	} {
+		K, L := 4, 6
+		eta := []float64{1.5, -0.5, 3, 0.2}
+		r := newResp(t, tc.p, K, eta, tc.b)
+		ds := randDoc(rng, K, L, 2.2, 0.4)
+		loc := r.NewLocal().(*Local)
+		loc.Begin(ds)
+		const h = 1e-5
+		for j := 0; j < L; j++ {
+			got := make([]float64, K)
+			loc.PhiTerm(got, ds, j)
+			for k := 0; k < K; k++ {
+				i := j*K + k
+				orig := ds.Phi[i]
+				ds.Phi[i] = orig + h
+				ds.UpdatePhiBar()
+				up := r.DocELBO(ds)
+				ds.Phi[i] = orig - h
+				ds.UpdatePhiBar()
+				down := r.DocELBO(ds)
+				ds.Phi[i] = orig
+				ds.UpdatePhiBar()
+				want := (up - down) / (2 * h) / ds.Doc.Counts[j]
+				if !near(got[k], want, 1e-6, 1e-8) {
+					t.Errorf("%s: word %d (n=%v) topic %d: PhiTerm %.10g, (1/n)∂L/∂φ %.10g", tc.name, j, ds.Doc.Counts[j], k, got[k], want)
+				}
+			}
+		}
+	}
+}
+
+// TestWordChangedKeepsCache changes φ word by word as the topic layer does
+// and checks that the cached η·s equals a fresh Begin's after each change.
+func TestWordChangedKeepsCache(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	K, L := 5, 8
+	r := newResp(t, Params{Sigma2: 1}, K, []float64{1, 2, -1, 0.5, 4}, 0)
+	ds := randDoc(rng, K, L, 1, 0.5)
+	loc := r.NewLocal().(*Local)
+	loc.Begin(ds)
+	old := make([]float64, K)
+	scratch := make([]float64, K)
+	for pass := 0; pass < 3; pass++ {
+		for j := 0; j < L; j++ {
+			if pass < 2 {
+				loc.PhiTerm(scratch, ds, j) // the path of topics.Layer.Sweep
+			}
+			row := ds.PhiRow(j)
+			copy(old, row)
+			s := 0.0
+			for k := range row {
+				row[k] = rng.Float64() + 1e-3
+				s += row[k]
+			}
+			for k := range row {
+				row[k] /= s
+			}
+			loc.WordChanged(ds, j, old)
+			fresh := r.NewLocal().(*Local)
+			fresh.Begin(ds)
+			if !near(loc.es, fresh.es, 1e-12, 1e-12) {
+				t.Fatalf("pass %d word %d: cached η·s = %v, recomputed %v", pass, j, loc.es, fresh.es)
+			}
+		}
+	}
+}
+
+// naiveZZ is E[z̄z̄ᵀ] from its definition over tokens: each of the N tokens
+// has its own assignment z_n ~ Cat(φ_n) (tokens of word v share φ_dv), so
+// E[z̄z̄ᵀ] = (1/N²)(Σ_{n≠n'} φ_n φ_n'ᵀ + Σ_n diag φ_n) — the O(N²K²) sum.
+func naiveZZ(ds *framework.DocState) [][]float64 {
+	K := ds.K
+	var tok [][]float64
+	for j, n := range ds.Doc.Counts {
+		for i := 0; i < int(n); i++ {
+			tok = append(tok, ds.PhiRow(j))
+		}
+	}
+	N := float64(len(tok))
+	zz := make([][]float64, K)
+	for a := range zz {
+		zz[a] = make([]float64, K)
+	}
+	for i, p := range tok {
+		for a := 0; a < K; a++ {
+			zz[a][a] += p[a] / (N * N)
+		}
+		for i2, q := range tok {
+			if i2 == i {
+				continue
+			}
+			for a := 0; a < K; a++ {
+				for b := 0; b < K; b++ {
+					zz[a][b] += p[a] * q[b] / (N * N)
+				}
+			}
+		}
+	}
+	return zz
+}
+
+func TestSecondMomentMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	K := 4
+	eta := []float64{0.3, -2, 1, 5}
+	r := newResp(t, Params{Sigma2: 1}, K, eta, 0)
+	ds := randDoc(rng, K, 7, 0, 1)
+	s := r.NewStats().(*Stats)
+	r.Accumulate(s, ds)
+	zz := naiveZZ(ds)
+	q := 0.0
+	for a := 0; a < K; a++ {
+		for b := 0; b < K; b++ {
+			if !near(s.ZZAt(a, b), zz[a][b], 1e-12, 1e-14) {
+				t.Errorf("E[z̄z̄ᵀ][%d][%d] = %v, definition gives %v", a, b, s.ZZAt(a, b), zz[a][b])
+			}
+			q += eta[a] * zz[a][b] * eta[b]
+		}
+	}
+	if got := r.quadZZ(ds); !near(got, q, 1e-12, 1e-14) {
+		t.Errorf("ηᵀE[z̄z̄ᵀ]η = %v, definition gives %v", got, q)
+	}
+}
+
+// TestConjugatePosterior: with the topics (φ) fixed, q(x_d) from the prior
+// message and two annotators' evidence is the precision-weighted Gaussian
+// posterior, computed by hand:
+//
+//	η = (1, 2, 4); word 0 (count 1) φ = (1, 0, 0); word 1 (count 3)
+//	φ = (0, ½, ½); N = 4, φ̄ = (¼, ⅜, ⅜), η·φ̄ = ¼ + ¾ + 3/2 = 5/2.
+//	σ² = ½: prior precision 2, precision×mean 2·5/2 = 5.
+//	annotator 0: p = 2, b = ½, y = 3: precision 2, precision×mean 2·(3 − ½) = 5.
+//	annotator 1: p = 8, b = −1, y = 1: precision 8, precision×mean 8·(1 + 1) = 16.
+//	1/v = 2 + 2 + 8 = 12, v = 1/12;  m = (5 + 5 + 16)/12 = 13/6.
+func TestConjugatePosterior(t *testing.T) {
+	r := newResp(t, Params{Sigma2: 0.5}, 3, []float64{1, 2, 4}, 0)
+	doc := &framework.Doc{Words: []int32{0, 1}, Counts: []float64{1, 3}, N: 4}
+	ds := framework.NewDocState(3, 2)
+	ds.Bind(0, doc, nil)
+	copy(ds.PhiRow(0), []float64{1, 0, 0})
+	copy(ds.PhiRow(1), []float64{0, 0.5, 0.5})
+	ds.UpdatePhiBar()
+	ds.Target = r.NewTarget()
+	tg := ds.Target.(*framework.Gaussian)
+	loc := r.NewLocal()
+	loc.Begin(ds)
+	loc.TargetTerm(ds)
+	// The two annotators' evidence, as a noise model adds it.
+	for _, a := range []struct{ p, b, y float64 }{{2, 0.5, 3}, {8, -1, 1}} {
+		tg.Prec += a.p
+		tg.PrecMean += a.p * (a.y - a.b)
+	}
+	tg.Finalize()
+	if !near(tg.Var, 1.0/12, 1e-15, 0) || !near(tg.Mean, 13.0/6, 1e-15, 0) {
+		t.Errorf("q(x) = N(%v, %v), want N(13/6, 1/12)", tg.Mean, tg.Var)
+	}
+	// Without answers the posterior is the prior N(η·φ̄, σ²) = N(5/2, 1/2).
+	tg.Reset()
+	loc.TargetTerm(ds)
+	tg.Finalize()
+	if !near(tg.Var, 0.5, 1e-15, 0) || !near(tg.Mean, 2.5, 1e-15, 0) {
+		t.Errorf("prior-only q(x) = N(%v, %v), want N(5/2, 1/2)", tg.Mean, tg.Var)
+	}
+	// Predict gives the same prior as the predictive distribution.
+	r.Predict(ds)
+	if tg.Mean != 2.5 || tg.Var != 0.5 {
+		t.Errorf("Predict = N(%v, %v), want N(5/2, 1/2)", tg.Mean, tg.Var)
+	}
+}
+
+// TestTargetIsStationaryPoint: the finalised target maximises
+// DocELBO(m, v) + the evidence's log-likelihood terms
+// Σ_r ½log p_r − (p_r/2)((y_r − m − b_r)² + v): central differences in m
+// and v vanish and perturbations lower the bound.
+func TestTargetIsStationaryPoint(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	r := newResp(t, Params{Sigma2: 0.8, Intercept: true}, 4, []float64{1, -1, 2, 0.5}, 0.7)
+	ds := randDoc(rng, 4, 5, 0, 1)
+	ans := []struct{ p, b, y float64 }{{3, 0.2, 1.1}, {0.5, -1, 2}, {10, 0, 0.4}}
+	loc := r.NewLocal()
+	tg := ds.Target.(*framework.Gaussian)
+	tg.Reset()
+	loc.Begin(ds)
+	loc.TargetTerm(ds)
+	for _, a := range ans {
+		tg.Prec += a.p
+		tg.PrecMean += a.p * (a.y - a.b)
+	}
+	tg.Finalize()
+	L := func(m, v float64) float64 {
+		tg.Mean, tg.Var = m, v
+		e := r.DocELBO(ds)
+		for _, a := range ans {
+			res := a.y - m - a.b
+			e += 0.5*math.Log(a.p) - 0.5*a.p*(res*res+v)
+		}
+		return e
+	}
+	m0, v0 := tg.Mean, tg.Var
+	best := L(m0, v0)
+	const h = 1e-6
+	gm := (L(m0+h, v0) - L(m0-h, v0)) / (2 * h)
+	gv := (L(m0, v0+h*v0) - L(m0, v0-h*v0)) / (2 * h * v0)
+	if math.Abs(gm) > 1e-6 || math.Abs(gv) > 1e-5 {
+		t.Errorf("∂L/∂m = %g, ∂L/∂v = %g at the finalised target, want 0", gm, gv)
+	}
+	for _, d := range [][2]float64{{0.01, 0}, {-0.01, 0}, {0, 0.05 * v0}, {0, -0.05 * v0}} {
+		if e := L(m0+d[0], v0+d[1]); e >= best {
+			t.Errorf("perturbing (m, v) by %v raised the bound: %v ≥ %v", d, e, best)
+		}
+	}
+}
+
+// accumulated returns statistics of n random documents (one of them empty)
+// with random targets.
+func accumulated(t testing.TB, r *Response, rng *rand.Rand, n int) (*Stats, []*framework.DocState) {
+	s := r.NewStats().(*Stats)
+	var docs []*framework.DocState
+	for i := 0; i < n; i++ {
+		var ds *framework.DocState
+		if i == 3 {
+			ds = framework.NewDocState(r.K, 0)
+			ds.Bind(i, &framework.Doc{}, nil)
+			ds.UpdatePhiBar()
+			ds.Target = &framework.Gaussian{Mean: 1.5, Var: 0.3}
+		} else {
+			x := rng.NormFloat64()
+			ds = randDoc(rng, r.K, 2+rng.IntN(6), 2+x, 0.1+rng.Float64())
+			// Sharpen φ so the truth depends on the topics.
+			for j := 0; j < ds.Doc.Len(); j++ {
+				row := ds.PhiRow(j)
+				row[i%r.K] += 2
+				for k := range row {
+					row[k] /= 3
+				}
+			}
+			ds.UpdatePhiBar()
+		}
+		r.Accumulate(s, ds)
+		docs = append(docs, ds)
+	}
+	return s, docs
+}
+
+// TestMStepMaximises: after a batch Update, η, b and σ² maximise ELBO(s):
+// central differences vanish and perturbations lower the bound.
+func TestMStepMaximises(t *testing.T) {
+	for _, p := range []Params{
+		{Sigma2: 1, EstimateSigma2: true},
+		{Sigma2: 1, EstimateSigma2: true, L2: 0.7},
+		{Sigma2: 2, EstimateSigma2: true, L2: 0.3, Intercept: true},
+		{Sigma2: 0.5, L2: 0.1},
+	} {
+		rng := rand.New(rand.NewPCG(9, 10))
+		K := 4
+		r := newResp(t, p, K, make([]float64, K), 0)
+		s, _ := accumulated(t, r, rng, 40)
+		st := framework.BatchStep(1)
+		if err := r.Update(context.Background(), s, st); err != nil {
+			t.Fatal(err)
+		}
+		best := r.ELBO(s, st)
+		type param struct {
+			name string
+			ptr  *float64
+		}
+		ps := []param{}
+		for k := range r.Eta {
+			ps = append(ps, param{"eta", &r.Eta[k]})
+		}
+		if p.Intercept {
+			ps = append(ps, param{"b", &r.B})
+		}
+		if p.EstimateSigma2 {
+			ps = append(ps, param{"sigma2", &r.Sigma2})
+		}
+		for _, q := range ps {
+			x0 := *q.ptr
+			f := func(x float64) float64 { *q.ptr = x; return r.ELBO(s, st) }
+			h := 1e-5 * math.Max(1, math.Abs(x0))
+			g := (f(x0+h) - f(x0-h)) / (2 * h)
+			if math.Abs(g) > 1e-5*math.Abs(best) {
+				t.Errorf("%+v: ∂ELBO/∂%s = %g at the M-step, want 0", p, q.name, g)
+			}
+			for _, d := range []float64{1e-2, -1e-2} {
+				if e := f(x0 + d*math.Max(1, math.Abs(x0))); e >= best {
+					t.Errorf("%+v: perturbing %s raised the bound: %v ≥ %v", p, q.name, e, best)
+				}
+			}
+			f(x0)
+		}
+		if !p.EstimateSigma2 && r.Sigma2 != p.Sigma2 {
+			t.Errorf("σ² changed to %v with estimate_sigma2 = false", r.Sigma2)
+		}
+	}
+}
+
+// TestELBOEqualsSumOfDocELBO: the statistics-based bound equals the sum of
+// the documents' DocELBO (minus the ridge penalty), so the bound reported
+// after the M-step and the one the local step maximises are the same.
+func TestELBOEqualsSumOfDocELBO(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	r := newResp(t, Params{Sigma2: 0.6, L2: 0.4, Intercept: true}, 3, []float64{2, -1, 0.5}, 0.3)
+	s, docs := accumulated(t, r, rng, 25)
+	sum := 0.0
+	for _, d := range docs {
+		sum += r.DocELBO(d)
+	}
+	pen := 0.4 * dot(r.Eta, r.Eta) / (2 * 0.6)
+	if got := r.ELBO(s, framework.BatchStep(1)); !near(got, sum-pen, 1e-11, 1e-9) {
+		t.Errorf("ELBO(stats) = %.12g, Σ DocELBO − penalty = %.12g", got, sum-pen)
+	}
+	if got := r.ELBO(s, framework.Step{Rho: 0.5, Scale: 3}); !near(got, 3*sum-pen, 1e-11, 1e-9) {
+		t.Errorf("scaled ELBO(stats) = %.12g, 3·Σ DocELBO − penalty = %.12g", got, 3*sum-pen)
+	}
+}
+
+func TestMergedStatsEqualUnion(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	r := newResp(t, Params{Sigma2: 1}, 3, []float64{1, 2, 3}, 0)
+	whole := r.NewStats().(*Stats)
+	a, b := r.NewStats().(*Stats), r.NewStats().(*Stats)
+	for i := 0; i < 20; i++ {
+		ds := randDoc(rng, 3, 1+rng.IntN(5), rng.NormFloat64(), 0.5)
+		r.Accumulate(whole, ds)
+		if i < 7 {
+			r.Accumulate(a, ds)
+		} else {
+			r.Accumulate(b, ds)
+		}
+	}
+	a.Merge(b)
+	eq := func(x, y []float64) bool {
+		for i := range x {
+			if !near(x[i], y[i], 1e-13, 1e-15) {
+				return false
+			}
+		}
+		return true
+	}
+	if !eq(whole.ZZ, a.ZZ) || !eq(whole.PhiM, a.PhiM) || !eq(whole.PhiSum, a.PhiSum) ||
+		!eq([]float64{whole.M, whole.MM, whole.Docs, whole.Entropy}, []float64{a.M, a.MM, a.Docs, a.Entropy}) {
+		t.Errorf("merged statistics differ from the union's:\n%+v\n%+v", whole, a)
+	}
+	a.Reset()
+	if !eq(a.ZZ, make([]float64, 9)) || a.Docs != 0 || a.MM != 0 || a.Entropy != 0 {
+		t.Error("Reset left statistics behind")
+	}
+}
+
+func TestZeroStepIsNoOp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	r := newResp(t, Params{Sigma2: 1, EstimateSigma2: true}, 3, []float64{1, 2, 3}, 0)
+	s, _ := accumulated(t, r, rng, 10)
+	ctx := context.Background()
+	for i := 0; i < 2; i++ { // before and after a real update
+		eta, s2 := append([]float64(nil), r.Eta...), r.Sigma2
+		if err := r.Update(ctx, s, framework.Step{Rho: 0, Scale: 5, Iter: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if !equal(eta, r.Eta) || s2 != r.Sigma2 {
+			t.Errorf("a zero step changed η %v → %v, σ² %v → %v", eta, r.Eta, s2, r.Sigma2)
+		}
+		if err := r.Update(ctx, s, framework.BatchStep(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func equal(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSVIBlending: the SVI update re-solves η from the running average
+// R/W of the scaled statistics; ρ = 1 with scale S reproduces batch on S
+// copies of the statistics, and two steps match a batch solve on the
+// hand-blended statistics.
+func TestSVIBlending(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	p := Params{Sigma2: 1, EstimateSigma2: true, L2: 0.5}
+	K := 3
+	mk := func() *Response { return newResp(t, p, K, make([]float64, K), 0) }
+	r := mk()
+	s1, _ := accumulated(t, r, rng, 12)
+	s2, _ := accumulated(t, r, rng, 12)
+	ctx := context.Background()
+	const S, rho1, rho2 = 4.0, 0.7, 0.4
+	if err := r.Update(ctx, s1, framework.Step{Rho: rho1, Scale: S, Iter: 1}); err != nil {
+		t.Fatal(err)
+	}
+	ref := mk()
+	sc := newStats(K)
+	sc.axpy(S, s1)
+	if err := ref.Update(ctx, sc, framework.BatchStep(1)); err != nil {
+		t.Fatal(err)
+	}
+	if !closeAll(r.Eta, ref.Eta) || !near(r.Sigma2, ref.Sigma2, 1e-12, 0) {
+		t.Errorf("first SVI step: η %v σ² %v; batch on S·stats: η %v σ² %v", r.Eta, r.Sigma2, ref.Eta, ref.Sigma2)
+	}
+	if err := r.Update(ctx, s2, framework.Step{Rho: rho2, Scale: S, Iter: 2}); err != nil {
+		t.Fatal(err)
+	}
+	// R = (1−ρ2)ρ1·S·s1 + ρ2·S·s2, W = (1−ρ2)ρ1 + ρ2.
+	w := (1-rho2)*rho1 + rho2
+	bl := newStats(K)
+	bl.axpy((1-rho2)*rho1*S/w, s1)
+	bl.axpy(rho2*S/w, s2)
+	ref = mk()
+	if err := ref.Update(ctx, bl, framework.BatchStep(1)); err != nil {
+		t.Fatal(err)
+	}
+	if !closeAll(r.Eta, ref.Eta) || !near(r.Sigma2, ref.Sigma2, 1e-12, 0) {
+		t.Errorf("second SVI step: η %v σ² %v; batch on blended stats: η %v σ² %v", r.Eta, r.Sigma2, ref.Eta, ref.Sigma2)
+	}
+}
+
+func closeAll(a, b []float64) bool {
+	for i := range a {
+		if !near(a[i], b[i], 1e-10, 1e-12) {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// TestSingularSystems: a topic no document uses (with μ = 0), and an
+// intercept with μ = 0 (collinear with the topics, Σ_k φ̄_dk = 1), give
+// finite minimum-norm maximisers.
+func TestSingularSystems(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(19, 20))
+	// Topic 2 unused.
+	r := newResp(t, Params{Sigma2: 1}, 3, []float64{0, 0, 0}, 0)
+	s := r.NewStats().(*Stats)
+	for i := 0; i < 10; i++ {
+		ds := randDoc(rng, 3, 3, float64(i), 0.2)
+		for j := 0; j < ds.Doc.Len(); j++ {
+			row := ds.PhiRow(j)
+			row[0] += row[2]
+			row[2] = 0
+		}
+		ds.UpdatePhiBar()
+		r.Accumulate(s, ds)
+	}
+	if err := r.Update(ctx, s, framework.BatchStep(1)); err != nil {
+		t.Fatal(err)
+	}
+	if r.Eta[2] != 0 && math.Abs(r.Eta[2]) > 1e-8 {
+		t.Errorf("unused topic got η = %v, want the minimum-norm 0", r.Eta[2])
+	}
+	// Intercept, μ = 0, no empty documents.
+	r = newResp(t, Params{Sigma2: 1, Intercept: true}, 3, []float64{0, 0, 0}, 0)
+	s = r.NewStats().(*Stats)
+	for i := 0; i < 10; i++ {
+		r.Accumulate(s, randDoc(rng, 3, 4, rng.NormFloat64()+3, 0.2))
+	}
+	st := framework.BatchStep(1)
+	if err := r.Update(ctx, s, st); err != nil {
+		t.Fatal(err)
+	}
+	best := r.ELBO(s, st)
+	if math.IsNaN(best) || math.IsInf(best, 0) {
+		t.Fatalf("ELBO %v", best)
+	}
+	// Shifting along the null direction (η + c1, b − c) keeps the bound;
+	// any other direction lowers it.
+	for k := range r.Eta {
+		r.Eta[k] += 0.3
+	}
+	r.B -= 0.3
+	if e := r.ELBO(s, st); !near(e, best, 1e-10, 1e-10) {
+		t.Errorf("null direction changed the bound: %v vs %v", e, best)
+	}
+	r.Eta[0] += 0.1
+	if e := r.ELBO(s, st); e >= best {
+		t.Errorf("perturbation raised the bound: %v ≥ %v", e, best)
+	}
+}
+
+// TestEmptyDocument: N_d = 0 has φ̄ = 0 and E[z̄z̄ᵀ] = 0; nothing is NaN.
+func TestEmptyDocument(t *testing.T) {
+	for _, icpt := range []bool{false, true} {
+		r := newResp(t, Params{Sigma2: 2, Intercept: icpt}, 3, []float64{1, 2, 3}, 0)
+		if icpt {
+			r.B = 0.5
+		}
+		ds := framework.NewDocState(3, 0)
+		ds.Bind(0, &framework.Doc{}, nil)
+		ds.UpdatePhiBar()
+		ds.Target = r.NewTarget()
+		loc := r.NewLocal()
+		loc.Begin(ds)
+		loc.TargetTerm(ds)
+		ds.Target.Finalize()
+		tg := ds.Target.(*framework.Gaussian)
+		if tg.Mean != r.B || tg.Var != 2 {
+			t.Errorf("intercept %v: empty document's q(x) = N(%v, %v), want N(%v, 2)", icpt, tg.Mean, tg.Var, r.B)
+		}
+		s := r.NewStats().(*Stats)
+		r.Accumulate(s, ds)
+		for _, x := range append(append([]float64{s.MM, s.Entropy, r.DocELBO(ds), r.ELBO(s, framework.BatchStep(1))}, s.ZZ...), s.PhiM...) {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				t.Fatalf("intercept %v: non-finite statistic or bound %v", icpt, x)
+			}
+		}
+		if s.ZZAt(0, 0) != 0 || s.PhiM[0] != 0 {
+			t.Errorf("empty document contributed E[z̄z̄ᵀ] or φ̄m")
+		}
+	}
+}
+
+func TestPersistRoundTrip(t *testing.T) {
+	r := newResp(t, Params{Sigma2: 1, Intercept: true}, 3, []float64{1.25, -2.5e-7, 3.1}, 0.1)
+	r.Sigma2 = 0.123456789
+	var buf bytes.Buffer
+	if err := r.SaveParams(&buf); err != nil {
+		t.Fatal(err)
+	}
+	saved := buf.String()
+	q := newResp(t, Params{Sigma2: 1, Intercept: true}, 3, nil, 0)
+	if err := q.LoadParams(strings.NewReader(saved)); err != nil {
+		t.Fatal(err)
+	}
+	if !equal(q.Eta, r.Eta) || q.B != r.B || q.Sigma2 != r.Sigma2 {
+		t.Errorf("round trip: η %v b %v σ² %v, want %v %v %v", q.Eta, q.B, q.Sigma2, r.Eta, r.B, r.Sigma2)
+	}
+	for name, tc := range map[string]struct {
+		k    int
+		icpt bool
+		text string
+	}{
+		"wrong K":          {4, true, saved},
+		"intercept off":    {3, false, saved},
+		"unknown field":    {3, true, strings.Replace(saved, `"k"`, `"kk"`, 1)},
+		"negative sigma2":  {3, true, strings.Replace(saved, `"sigma2": 0.123456789`, `"sigma2": -1`, 1)},
+		"wrong format":     {3, true, strings.Replace(saved, "maslda-gaussian", "other", 1)},
+		"truncated":        {3, true, saved[:len(saved)/2]},
+		"short eta vector": {3, true, strings.Replace(saved, "3.1\n", "", 1)},
+	} {
+		q := newResp(t, Params{Sigma2: 1, Intercept: tc.icpt}, tc.k, nil, 0)
+		if err := q.LoadParams(strings.NewReader(tc.text)); !errors.Is(err, framework.ErrBadInput) {
+			t.Errorf("%s: err = %v, want ErrBadInput", name, err)
+		}
+	}
+}
+
+func TestRegistryAndParams(t *testing.T) {
+	l, err := framework.Default.Likelihood(Name, framework.ParamsFunc(func(into any) error {
+		p := into.(*Params)
+		p.Sigma2, p.EstimateSigma2, p.L2, p.Intercept = 0.5, true, 0.01, true
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := l.(*Response); r.Config != (Params{Sigma2: 0.5, EstimateSigma2: true, L2: 0.01, Intercept: true}) {
+		t.Errorf("decoded %+v", r.Config)
+	}
+	if l, err := framework.Default.Likelihood(Name, nil); err != nil || l.(*Response).Config != Defaults() {
+		t.Errorf("defaults: %v, %v", l, err)
+	}
+	for _, p := range []Params{{Sigma2: 0}, {Sigma2: -1}, {Sigma2: math.NaN()}, {Sigma2: math.Inf(1)}, {Sigma2: 1, L2: -1}, {Sigma2: 1, L2: math.NaN()}} {
+		if _, err := New(p); !errors.Is(err, framework.ErrBadInput) {
+			t.Errorf("New(%+v): err = %v, want ErrBadInput", p, err)
+		}
+	}
+	r, _ := New(Defaults())
+	if err := r.Init(&framework.Setup{K: 0}); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("K = 0: err = %v", err)
+	}
+}
+
+// TestInitFromAnswers: η starts at the mean of the documents' mean answers
+// (b with an intercept), so the first prior message is that mean.
+func TestInitFromAnswers(t *testing.T) {
+	c := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 3), Answers: &framework.Answers{
+		Workers: []string{"a", "b"},
+		ByDoc:   [][]framework.Answer{{{Worker: 0, Class: -1, Value: 1}, {Worker: 1, Class: -1, Value: 3}}, nil, {{Worker: 0, Class: -1, Value: 5}}},
+	}}
+	for _, icpt := range []bool{false, true} {
+		r, _ := New(Params{Sigma2: 1, Intercept: icpt})
+		if err := r.Init(&framework.Setup{K: 2, Corpus: c}); err != nil {
+			t.Fatal(err)
+		}
+		// (mean(1, 3) + 5)/2 = 3.5
+		want := []float64{3.5, 3.5}
+		if icpt {
+			want = []float64{0, 0}
+			if r.B != 3.5 {
+				t.Errorf("b = %v, want 3.5", r.B)
+			}
+		}
+		if !equal(r.Eta, want) {
+			t.Errorf("intercept %v: η = %v, want %v", icpt, r.Eta, want)
+		}
+	}
+}
