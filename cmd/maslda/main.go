@@ -13,9 +13,11 @@ import (
 
 	"github.com/maslda/maslda/cmd/maslda/cli"
 
-	_ "github.com/maslda/maslda/annotators/confusion" // annotators: confusion
-	_ "github.com/maslda/maslda/likelihoods/softmax"  // response: softmax
-	_ "github.com/maslda/maslda/optim"                // schedules: batch, svi
+	_ "github.com/maslda/maslda/annotators/biasprecision" // annotators: bias-precision
+	_ "github.com/maslda/maslda/annotators/confusion"     // annotators: confusion
+	_ "github.com/maslda/maslda/likelihoods/gaussian"     // response: gaussian
+	_ "github.com/maslda/maslda/likelihoods/softmax"      // response: softmax
+	_ "github.com/maslda/maslda/optim"                    // schedules: batch, svi
 )
 
 func main() {

@@ -40,6 +40,7 @@ var commands = []command{
 	{"topics", "print the top words of each topic of a trained model", runTopics},
 	{"demo", "generate a planted corpus, train on it, compare with the truth", runDemo},
 	{"eval", "score predictions or inferred truth against ground truth", runEval},
+	{"simulate", "turn true labels into answers of simulated annotators", runSimulate},
 	{"import", "convert a wide answer matrix into answers CSV (task,worker,label)", runImport},
 	{"components", "list the registered plug-ins", runComponents},
 }

@@ -844,7 +844,7 @@ func TestDemo(t *testing.T) {
 		t.Skip("the demo takes minutes under the race detector; run without -race")
 	}
 	dir := filepath.Join(t.TempDir(), "demo")
-	r := mustRun(t, "demo", "--log-level", "warn", "--progress", "never", "--out", dir)
+	r := mustRun(t, "demo", "--case", "lda", "--log-level", "warn", "--progress", "never", "--out", dir)
 	m := demoTV.FindStringSubmatch(r.stdout)
 	if m == nil {
 		t.Fatalf("no Mean TV line in:\n%s", r.stdout)
@@ -860,6 +860,30 @@ func TestDemo(t *testing.T) {
 	}
 	checkTopics(t, filepath.Join(dir, "model"), 10, 5)
 	if diff := cmp.Diff([]string{"train.ldac", "vocab.txt"}, dirNames(t, filepath.Join(dir, "corpus"))); diff != "" {
+		t.Errorf("demo corpus (-want +got):\n%s", diff)
+	}
+}
+
+var demoCrowdLine = regexp.MustCompile(`majority vote ([0-9.]+)\s+MA-sLDAc ([0-9.]+)`)
+
+// TestDemoCrowd: the default demo (MA-sLDAc, one answer per document) must
+// show the inferred truth well above majority vote.
+func TestDemoCrowd(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("the crowd demo takes tens of seconds (minutes under -race)")
+	}
+	dir := filepath.Join(t.TempDir(), "demo")
+	r := mustRun(t, "demo", "--log-level", "warn", "--progress", "never", "--out", dir)
+	m := demoCrowdLine.FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("no majority-vote line in:\n%s", r.stdout)
+	}
+	mv, _ := strconv.ParseFloat(m[1], 64)
+	ma, _ := strconv.ParseFloat(m[2], 64)
+	if !(ma > mv+0.2) {
+		t.Errorf("MA-sLDAc truth %.3f does not beat majority vote %.3f by 0.2:\n%s", ma, mv, r.stdout)
+	}
+	if diff := cmp.Diff([]string{"answers.csv", "train.ldac", "vocab.txt"}, dirNames(t, filepath.Join(dir, "corpus"))); diff != "" {
 		t.Errorf("demo corpus (-want +got):\n%s", diff)
 	}
 }

@@ -9,16 +9,15 @@ import (
 	_ "github.com/maslda/maslda/optim" // schedules: batch, svi
 )
 
-// MainContext runs one command line and returns its exit status. This
-// binary links only the inference schedules, so no response or annotator
-// plug-in is listed.
+// MainContext runs one command line and returns its exit status. The cli
+// package links the plug-ins its demo and simulate commands use.
 func ExampleMainContext() {
 	status := cli.MainContext(context.Background(), []string{"components"}, os.Stdout, os.Stderr)
 	if status != cli.ExitOK {
 		os.Exit(status)
 	}
 	// Output:
-	// response    (none)
-	// annotators  (none)
+	// response    softmax
+	// annotators  bias-precision, confusion
 	// inference   batch, svi
 }
