@@ -4,7 +4,8 @@
 // simulator of MODEL.md §7).
 //
 // Registered models: `confusion` (package annotators/confusion), the
-// Dirichlet confusion matrices of MA-sLDAc (MODEL.md §2). The
-// bias/precision model of MA-sLDAr (MODEL.md §3) comes next.
-// docs/design.md describes the contract a noise model fulfils.
+// Dirichlet confusion matrices of MA-sLDAc (MODEL.md §2), and
+// `bias-precision` (package annotators/biasprecision), the Gaussian
+// bias/precision annotators of MA-sLDAr (MODEL.md §3). docs/design.md
+// describes the contract a noise model fulfils.
 package annotators

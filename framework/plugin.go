@@ -96,9 +96,9 @@ type PhiRestorer interface {
 	RestorePhi(d *DocState) bool
 }
 
-// DocScorer is an optional capability of a LikelihoodLocal or a NoiseModel:
-// its part of document d's ELBO at the current global parameters and local
-// state. The local step uses it to choose between a warm and a fresh start
+// DocScorer is an optional capability of a LikelihoodLocal (looked up
+// first), a Likelihood or a NoiseModel: its part of document d's ELBO at the
+// current global parameters and local state. The local step uses it to choose between a warm and a fresh start
 // (topics local_init = "best"); without it that choice sees the topic
 // layer's terms only.
 type DocScorer interface {

@@ -3,8 +3,8 @@
 // registers itself by name from init (framework.RegisterLikelihood), so a
 // configuration selects it with one word (`response "name" { ... }`).
 //
-// The softmax response of MA-sLDAc (MODEL.md §2) and the Gaussian response
-// of MA-sLDAr (MODEL.md §3) belong here; none is registered yet, so today
-// `maslda` trains plain LDA only (`maslda components` lists what is
-// registered). docs/design.md describes the contract a response fulfils.
+// Registered responses: `softmax` (package likelihoods/softmax), the
+// classification response of MA-sLDAc (MODEL.md §2), and `gaussian`
+// (package likelihoods/gaussian), the regression response of MA-sLDAr
+// (MODEL.md §3). docs/design.md describes the contract a response fulfils.
 package likelihoods
