@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/maslda/maslda/framework"
-	"github.com/maslda/maslda/framework/corpus"
 	"github.com/maslda/maslda/models"
 )
 
@@ -26,24 +25,9 @@ type truth struct {
 // loadTruth reads --truth (CSV task,label) or --truth-column (one label per
 // line, document order) for the corpus, resolved like its answers.
 func loadTruth(csvPath, colPath string, c *framework.Corpus) (*truth, error) {
-	var t *corpus.TruthTable
-	switch {
-	case csvPath != "" && colPath != "":
-		return nil, fmt.Errorf("%w: give --truth or --truth-column, not both", errUsage)
-	case csvPath != "":
-		var err error
-		if t, err = withFile(csvPath, corpus.ReadTruth); err != nil {
-			return nil, err
-		}
-	case colPath != "":
-		vals, err := withFile(colPath, corpus.ReadColumn)
-		if err != nil {
-			return nil, err
-		}
-		t = corpus.TruthFromColumn(vals)
-		t.Name = colPath
-	default:
-		return nil, nil
+	t, err := readTruthTable(csvPath, colPath)
+	if err != nil || t == nil {
+		return nil, err
 	}
 	if c.Answers == nil {
 		return nil, fmt.Errorf("%w: --truth needs answers and a response (it measures truth inference)", errUsage)

@@ -32,21 +32,11 @@ func runEval(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var tt *corpus.TruthTable
-	switch {
-	case *truthPath != "" && *truthCol != "":
-		return fmt.Errorf("%w: give --truth or --truth-column, not both", errUsage)
-	case *truthPath != "":
-		if tt, err = withFile(*truthPath, corpus.ReadTruth); err != nil {
-			return err
-		}
-	case *truthCol != "":
-		vals, err := withFile(*truthCol, corpus.ReadColumn)
-		if err != nil {
-			return err
-		}
-		tt = corpus.TruthFromColumn(vals)
-	default:
+	tt, err := readTruthTable(*truthPath, *truthCol)
+	if err != nil {
+		return err
+	}
+	if tt == nil {
 		return fmt.Errorf("%w: missing --truth or --truth-column", errUsage)
 	}
 	var predL, truthL []string

@@ -124,3 +124,24 @@ func writeFileAtomic(path string, fill func(w io.Writer) error) (err error) {
 }
 
 func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
+
+// readTruthTable reads ground truth from --truth (CSV task,label) or
+// --truth-column (one label per line; task = line number from 0). It
+// returns nil, nil when neither is given.
+func readTruthTable(csvPath, colPath string) (*corpus.TruthTable, error) {
+	switch {
+	case csvPath != "" && colPath != "":
+		return nil, fmt.Errorf("%w: give --truth or --truth-column, not both", errUsage)
+	case csvPath != "":
+		return withFile(csvPath, corpus.ReadTruth)
+	case colPath != "":
+		vals, err := withFile(colPath, corpus.ReadColumn)
+		if err != nil {
+			return nil, err
+		}
+		t := corpus.TruthFromColumn(vals)
+		t.Name = colPath
+		return t, nil
+	}
+	return nil, nil
+}

@@ -33,23 +33,11 @@ func runSimulate(_ context.Context, e *env, args []string) error {
 	if err := need(map[string]string{"out": *out}); err != nil {
 		return err
 	}
-	var tt *corpus.TruthTable
-	var err error
-	switch {
-	case *truthPath != "" && *truthCol != "":
-		return fmt.Errorf("%w: give --truth or --truth-column, not both", errUsage)
-	case *truthPath != "":
-		if tt, err = withFile(*truthPath, corpus.ReadTruth); err != nil {
-			return err
-		}
-	case *truthCol != "":
-		vals, err := withFile(*truthCol, corpus.ReadColumn)
-		if err != nil {
-			return err
-		}
-		tt = corpus.TruthFromColumn(vals)
-		tt.Name = *truthCol
-	default:
+	tt, err := readTruthTable(*truthPath, *truthCol)
+	if err != nil {
+		return err
+	}
+	if tt == nil {
 		return fmt.Errorf("%w: missing --truth or --truth-column", errUsage)
 	}
 	if *perDoc < 0 {
