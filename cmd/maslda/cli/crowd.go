@@ -103,38 +103,14 @@ func r2(pred, obs []float64) float64 {
 // document: task,label,p:<class>... (categorical) or task,label,var
 // (Gaussian: posterior mean and variance).
 func writePosterior(w io.Writer, c *framework.Corpus, post []models.Prediction, classes []string) error {
-	cw := csv.NewWriter(w)
 	if len(post) > 0 {
 		switch post[0].Target.(type) {
-		case *framework.Categorical:
-			h := []string{"task", "label"}
-			for _, cl := range classes {
-				h = append(h, "p:"+cl)
-			}
-			cw.Write(h)
-		case *framework.Gaussian:
-			cw.Write([]string{"task", "label", "var"})
+		case *framework.Categorical, *framework.Gaussian:
 		default:
 			return fmt.Errorf("posterior of type %T cannot be written", post[0].Target)
 		}
 	}
-	for i, p := range post {
-		row := []string{c.Docs[i].ID}
-		switch t := p.Target.(type) {
-		case *framework.Categorical:
-			row = append(row, className(classes, t.Argmax()))
-			for _, x := range t.P {
-				row = append(row, ftoa(x))
-			}
-		case *framework.Gaussian:
-			row = append(row, ftoa(t.Mean), ftoa(t.Var))
-		}
-		if err := cw.Write(row); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	return writeTargets(w, c, post, classes, false)
 }
 
 // writeAnnotators writes annotators.csv and annotators.json into dir when

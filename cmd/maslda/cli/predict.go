@@ -83,6 +83,12 @@ func dropUnknown(c *framework.Corpus, v int) (types, tokens int) {
 // writePredictions writes task,<target columns>,theta:0..theta:K-1.
 // A categorical target adds label,p:<class>...; a Gaussian one label,var.
 func writePredictions(w io.Writer, c *framework.Corpus, preds []models.Prediction, classes []string) error {
+	return writeTargets(w, c, preds, classes, true)
+}
+
+// writeTargets writes task, the target's columns (label,p:<class>... or
+// label,var) and, when withTheta, theta:0..theta:K-1.
+func writeTargets(w io.Writer, c *framework.Corpus, preds []models.Prediction, classes []string, withTheta bool) error {
 	cw := csv.NewWriter(w)
 	header := []string{"task"}
 	if len(preds) > 0 {
@@ -96,7 +102,9 @@ func writePredictions(w io.Writer, c *framework.Corpus, preds []models.Predictio
 			header = append(header, "label", "var")
 		}
 		for k := range preds[0].Theta {
-			header = append(header, "theta:"+strconv.Itoa(k))
+			if withTheta {
+				header = append(header, "theta:"+strconv.Itoa(k))
+			}
 		}
 	}
 	cw.Write(header)
@@ -111,8 +119,10 @@ func writePredictions(w io.Writer, c *framework.Corpus, preds []models.Predictio
 		case *framework.Gaussian:
 			row = append(row, ftoa(t.Mean), ftoa(t.Var))
 		}
-		for _, x := range p.Theta {
-			row = append(row, ftoa(x))
+		if withTheta {
+			for _, x := range p.Theta {
+				row = append(row, ftoa(x))
+			}
 		}
 		if err := cw.Write(row); err != nil {
 			return err
