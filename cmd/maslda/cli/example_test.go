@@ -17,7 +17,7 @@ func ExampleMainContext() {
 		os.Exit(status)
 	}
 	// Output:
-	// response    softmax
+	// response    gaussian, softmax
 	// annotators  bias-precision, confusion
 	// inference   batch, svi
 }
