@@ -58,11 +58,23 @@ type TruthTable struct {
 var (
 	answerColumns = []string{"task", "worker", "label"}
 	truthColumns  = []string{"task", "label"}
+	// columnAliases are other releases' names for the same columns: the
+	// Reuters AMT answers (question,worker,answer) and common synonyms.
+	columnAliases = map[string]string{"question": "task", "item": "task", "annotator": "worker", "answer": "label"}
 )
+
+// canonical maps a header name to the column it stands for.
+func canonical(h string) string {
+	if c, ok := columnAliases[strings.ToLower(h)]; ok {
+		return c
+	}
+	return h
+}
 
 // ReadAnswers reads crowd answers from CSV with a header naming the columns
 // task, worker and label (the crowd-kit convention), in any order and in
-// any letter case; other columns are ignored. Every record must have as
+// any letter case; question or item stand for task, annotator for worker
+// and answer for label; other columns are ignored. Every record must have as
 // many fields as the header. Fields have surrounding whitespace removed; an
 // empty task, worker or label, one containing a line break, and a second
 // answer of the same worker for the same task are errors.
@@ -132,7 +144,7 @@ func readCSV(r io.Reader, name string, want []string, fn func(line int, f []stri
 		}
 		found[j] = trim(h)
 		for k, w := range want {
-			if strings.EqualFold(found[j], w) {
+			if strings.EqualFold(canonical(found[j]), w) {
 				if cols[k] >= 0 {
 					return framework.Errorf(name, 1, "header names column %q twice (columns %d and %d)", w, cols[k]+1, j+1)
 				}

@@ -45,7 +45,8 @@ func TestReadAnswers(t *testing.T) {
 func TestReadAnswersBad(t *testing.T) {
 	for _, tc := range []badCase{
 		{"empty file", "", "empty file: expected a header line task,worker,label", 1},
-		{"missing column", "question,worker,answer\n0,1,2\n", `header has columns "question", "worker", "answer"; want task,worker,label (missing task, label)`, 1},
+		{"missing column", "question,annotator,vote\n0,1,2\n", `header has columns "question", "annotator", "vote"; want task,worker,label (missing label)`, 1},
+		{"alias and name twice", "question,task,worker,label\n", `header names column "task" twice (columns 1 and 2)`, 1},
 		{"repeated column", "task,worker,label,Task\n", `header names column "task" twice (columns 1 and 4)`, 1},
 		{"empty task", "task,worker,label\n0,w,1\n,w,1\n", "empty task (column 1)", 3},
 		{"empty worker", "task,worker,label\n0, ,1\n", "empty worker (column 2)", 2},

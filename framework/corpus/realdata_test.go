@@ -191,12 +191,21 @@ func TestRealWe8thereSim(t *testing.T) {
 	}
 }
 
-// TestRealReutersHeader documents that the Reuters crowd answers use the
-// header question,worker,answer rather than task,worker,label: ReadAnswers
-// rejects it, naming the columns it found.
-func TestRealReutersHeader(t *testing.T) {
+// TestRealReutersAnswers: the Reuters crowd answers use the header
+// question,worker,answer (aliases of task,worker,label) for 1,786 documents,
+// 38 workers and 8 classes (SOURCE.md).
+func TestRealReutersAnswers(t *testing.T) {
 	dir := sharedData(t, "evgeneus_reuters_mturk_labels_only")
 	path := filepath.Join(dir, "crowd_answers.csv")
-	_, err := ReadAnswers(openFile(t, path), path)
-	checkLineErr(t, err, path, `header has columns "question", "worker", "answer"`, 1)
+	tab, err := ReadAnswers(openFile(t, path), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, workers, labels := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, r := range tab.Rows {
+		tasks[r.Task], workers[r.Worker], labels[r.Label] = true, true, true
+	}
+	if len(tasks) != 1786 || len(workers) != 38 || len(labels) != 8 {
+		t.Errorf("Reuters AMT: %d tasks, %d workers, %d labels; want 1786, 38, 8", len(tasks), len(workers), len(labels))
+	}
 }
