@@ -345,7 +345,7 @@ func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) 
 			}
 			m.accumulate(w.stats, w.ds)
 		},
-		func(w *worker) { total.Merge(w.stats) })
+		func(s framework.Stats) { total.Merge(s) })
 	if err != nil {
 		return nil, err
 	}
@@ -364,27 +364,58 @@ func (m *Model) accumulate(s framework.Stats, d *framework.DocState) {
 }
 
 // shards runs visit(w, pos) for pos in [0, n) on a pool of workers, shard by
-// shard; when withStats, each shard starts from reset statistics and merge(w)
-// is called for the shards in order, one at a time.
-func (m *Model) shards(ctx context.Context, n, maxLen int, withStats bool, visit func(w *worker, pos int), merge func(w *worker)) error {
+// shard. When withStats, each shard accumulates into its own statistics
+// buffer (w.stats during visit) and merge is called with the buffers in
+// shard order, one at a time, whichever worker finishes them: a worker
+// deposits its finished shard and goes on with a fresh buffer, and the
+// worker that completes the next shard in order merges every ready one.
+// At most 2·workers buffers exist. A buffer is taken before the shard
+// number, so the shard next in order always holds one (no deadlock).
+func (m *Model) shards(ctx context.Context, n, maxLen int, withStats bool, visit func(w *worker, pos int), merge func(s framework.Stats)) error {
 	nShards := (n + ShardSize - 1) / ShardSize
 	nw := min(m.workers, max(nShards, 1))
 	var (
-		next   atomic.Int64
-		mu     sync.Mutex
-		cond   = sync.NewCond(&mu)
-		turn   int
-		wg     sync.WaitGroup
-		failed atomic.Bool
+		next      atomic.Int64
+		mu        sync.Mutex
+		cond      = sync.NewCond(&mu)
+		turn      int
+		pending   = map[int]framework.Stats{}
+		free      []framework.Stats
+		allocated int
+		wg        sync.WaitGroup
+		failed    atomic.Bool
 	)
+	getBuf := func() framework.Stats { // with mu held
+		for len(free) == 0 && allocated >= 2*nw {
+			cond.Wait()
+		}
+		if k := len(free); k > 0 {
+			b := free[k-1]
+			free = free[:k-1]
+			return b
+		}
+		allocated++
+		return m.NewStats()
+	}
 	for range nw {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := m.newWorker(withStats, maxLen)
+			w := m.newWorker(false, maxLen)
 			for {
+				if withStats {
+					mu.Lock()
+					w.stats = getBuf()
+					mu.Unlock()
+				}
 				s := int(next.Add(1) - 1)
 				if s >= nShards {
+					if withStats {
+						mu.Lock()
+						free = append(free, w.stats)
+						cond.Broadcast()
+						mu.Unlock()
+					}
 					return
 				}
 				if withStats {
@@ -404,13 +435,19 @@ func (m *Model) shards(ctx context.Context, n, maxLen int, withStats bool, visit
 					continue
 				}
 				mu.Lock()
-				for turn != s {
-					cond.Wait()
+				pending[s] = w.stats
+				for {
+					b, ok := pending[turn]
+					if !ok {
+						break
+					}
+					delete(pending, turn)
+					if !failed.Load() {
+						merge(b)
+					}
+					free = append(free, b)
+					turn++
 				}
-				if !failed.Load() {
-					merge(w)
-				}
-				turn++
 				cond.Broadcast()
 				mu.Unlock()
 			}
