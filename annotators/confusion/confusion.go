@@ -21,8 +21,8 @@ var (
 
 // Initial confusion matrices (Config.Init).
 const (
-	InitMajority = "majority" // one M-step from the majority-vote labels (default)
-	InitUniform  = "uniform"  // the prior: ξ^r_{c,l} = ω + diagonal·[c = l]
+	InitMajority = "majority" // one M-step from the majority-vote labels
+	InitUniform  = "uniform"  // the prior: ξ^r_{c,l} = ω + diagonal·[c = l] (default, with diagonal 2)
 )
 
 // Config holds the settings of the `annotators "confusion" { ... }` block.
@@ -37,7 +37,7 @@ type Config struct {
 	// chance until their answers say otherwise); the expected prior accuracy
 	// is (ω + diagonal)/(Cω + diagonal). Default 0 (MODEL.md's prior); ≥ 0.
 	Diagonal float64 `hcl:"diagonal,optional"`
-	// Init chooses the initial ξ: "majority" (default) or "uniform"; see
+	// Init chooses the initial ξ: "uniform" (default) or "majority"; see
 	// Model.Init.
 	Init string `hcl:"init,optional"`
 	// InitStrength s scales the majority-vote counts of the initial ξ:
@@ -49,7 +49,7 @@ type Config struct {
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{Omega: 1, Diagonal: 0, Init: InitMajority, InitStrength: 1}
+	return Config{Omega: 1, Diagonal: 2, Init: InitUniform, InitStrength: 1}
 }
 
 // Validate checks the settings; errors wrap framework.ErrBadInput.
@@ -130,7 +130,7 @@ func (m *Model) prior(c, l int) float64 {
 // Init sizes ξ to R×C×C (R = len(s.Workers), C = len(s.Classes)) and sets
 // its initial value.
 //
-// "majority" (default): ξ^r_{c,l} = ω + diagonal·[c = l] + s·Σ_d mv_dc
+// "majority": ξ^r_{c,l} = ω + diagonal·[c = l] + s·Σ_d mv_dc
 // [y_dr = l], where mv_d is document d's majority vote as a distribution
 // (1/m on each of its m most frequent answers: ties are split evenly, which
 // is deterministic and favours no class; documents without answers add

@@ -332,7 +332,7 @@ func TestFixtureEvidence(t *testing.T) {
 // λ = majority vote, ties split evenly.
 func TestInitMajority(t *testing.T) {
 	cfg := Defaults()
-	cfg.Diagonal = 0.5
+	cfg.Init, cfg.Diagonal = InitMajority, 0.5
 	m := newModel(t, cfg, 3, 2, fixtureAnswers)
 	// majority votes: d0 (0, 0, 1) → (1, 0); d1 (1, 0) tie → (½, ½);
 	// d2 (0) → (1, 0); d3 (0, 0) → (1, 0).
@@ -480,7 +480,7 @@ func TestDegenerate(t *testing.T) {
 // is the symmetric fixed point documented on Init: every λ stays uniform.
 func TestUniformSymmetric(t *testing.T) {
 	cfg := Defaults()
-	cfg.Init = InitUniform
+	cfg.Init, cfg.Diagonal = InitUniform, 0
 	m := newModel(t, cfg, 3, 2, fixtureAnswers)
 	_, lams := ds(t, m, fixtureAnswers, 5)
 	for d, l := range lams {
@@ -705,7 +705,7 @@ func TestConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := n.(*Model).Config(); got != (Config{Omega: 1, Diagonal: 3, Init: InitMajority, InitStrength: 1}) {
+	if got := n.(*Model).Config(); got != (Config{Omega: 1, Diagonal: 3, Init: InitUniform, InitStrength: 1}) {
 		t.Errorf("decoded config %+v", got)
 	}
 	if _, err := framework.Default.Noise("confusion", framework.ParamsFunc(func(into any) error {

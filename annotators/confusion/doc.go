@@ -4,7 +4,7 @@
 //	annotators "confusion" {
 //	  omega         = 1          # ω, Dirichlet concentration of every row π^r_c
 //	  diagonal      = 0          # extra prior mass on the diagonal (few-answer annotators)
-//	  init          = "majority" # or "uniform"
+//	  init          = "uniform"  # or "majority"
 //	  init_strength = 1          # weight of the majority-vote counts in the initial ξ
 //	}
 //
@@ -34,7 +34,7 @@
 //
 // # Initialisation
 //
-// "majority" (default) sets ξ to one batch M-step from λ = majority vote
+// "majority" sets ξ to one batch M-step from λ = majority vote
 // (ties split evenly), scaled by init_strength. With several answers per
 // document the first E-step then weighs each annotator by its agreement
 // with the majority. In the hard case of one answer per document the

@@ -23,7 +23,7 @@ func Example() {
 	byDoc, _ := confusion.Sample(truth, pis, 3, rng)
 	answers := &framework.Answers{Workers: []string{"ann", "bob", "cat", "dan", "eve"}, Classes: []string{"w", "x", "y", "z"}, ByDoc: byDoc}
 
-	m, _ := confusion.NewModel(confusion.Defaults()) // ω = 1, initial ξ from majority vote
+	m, _ := confusion.NewModel(confusion.Defaults()) // ω = 1, diagonal 2, uniform start
 	if err := m.Init(&framework.Setup{Workers: answers.Workers, Classes: answers.Classes,
 		Corpus: &framework.Corpus{Docs: make([]framework.Doc, D), V: 1, Answers: answers}}); err != nil {
 		fmt.Println(err)
@@ -64,6 +64,6 @@ func Example() {
 	// ann: 1826 answers, estimated accuracy 0.76 (planted 0.80)
 	// bob: 1788 answers, estimated accuracy 0.58 (planted 0.60)
 	// cat: 1778 answers, estimated accuracy 0.47 (planted 0.45)
-	// dan: 1827 answers, estimated accuracy 0.39 (planted 0.40)
+	// dan: 1827 answers, estimated accuracy 0.40 (planted 0.40)
 	// eve: 1781 answers, estimated accuracy 0.36 (planted 0.35)
 }
