@@ -159,7 +159,7 @@ func readCSV(r io.Reader, name string, want []string, fn func(line int, f []stri
 		}
 	}
 	if missing != nil {
-		return framework.Errorf(name, 1, "header has columns %s; want %s (missing %s)", quoteList(found), strings.Join(want, ","), strings.Join(missing, ", "))
+		return framework.Errorf(name, 1, "header has columns %s; want %s (missing %s)", QuoteList(found), strings.Join(want, ","), strings.Join(missing, ", "))
 	}
 	nf := len(header)
 	vals := make([]string, len(want))
@@ -334,7 +334,7 @@ func (t *AnswerTable) Categorical(docIDs []string, classes []string) (*framework
 		}
 		c, ok := ci[row.Label]
 		if !ok {
-			return nil, framework.Errorf(t.Name, row.Line, "label %q is not a class; the %d classes are %s", row.Label, len(classes), quoteList(classes))
+			return nil, framework.Errorf(t.Name, row.Line, "label %q is not a class; the %d classes are %s", row.Label, len(classes), QuoteList(classes))
 		}
 		a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Worker: workerIndex(a, workers, row.Worker), Class: int32(c), Value: float64(c)})
 	}
@@ -416,7 +416,7 @@ func (t *TruthTable) Categorical(docIDs []string, classes []string) ([]int, erro
 		}
 		c, ok := ci[row.Label]
 		if !ok {
-			return nil, framework.Errorf(t.Name, row.Line, "label %q is not a class; the %d classes are %s", row.Label, len(classes), quoteList(classes))
+			return nil, framework.Errorf(t.Name, row.Line, "label %q is not a class; the %d classes are %s", row.Label, len(classes), QuoteList(classes))
 		}
 		out[d] = c
 	}

@@ -119,9 +119,10 @@ func finite(v float64) bool { return v-v == 0 }
 // formatNumber is the canonical text of a numeric label.
 func formatNumber(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// quoteList formats strings as a comma-separated list of quoted strings,
-// eliding the middle of long lists.
-func quoteList(ss []string) string {
+// QuoteList formats strings as a comma-separated list of quoted strings,
+// eliding the middle of long lists (for error messages that list what was
+// found or what is valid).
+func QuoteList(ss []string) string {
 	const most = 20
 	var b strings.Builder
 	for i, s := range ss {

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/maslda/maslda/framework/corpus"
 	"hash"
 	"io"
 	"os"
@@ -346,7 +347,7 @@ func (s *streamSource) openCSV(r io.Reader) error {
 		return framework.Errorf(name, 1, "header: %v", err)
 	}
 	if missing != nil {
-		return framework.Errorf(name, 1, "header has columns %s; want %s (missing %s)", quoteList(names), s.describeWant(), strings.Join(missing, ", "))
+		return framework.Errorf(name, 1, "header has columns %s; want %s (missing %s)", corpus.QuoteList(names), s.describeWant(), strings.Join(missing, ", "))
 	}
 	s.cols, s.nf = cols, len(header)
 	return nil
@@ -468,7 +469,7 @@ func (s *streamSource) parseJSON(b []byte) (*Document, error) {
 		return nil, framework.Errorf(name, line, "%v", err)
 	}
 	if missing != nil {
-		return nil, framework.Errorf(name, line, "object has keys %s; want %s (missing %s)", quoteList(keys), s.describeWant(), strings.Join(missing, ", "))
+		return nil, framework.Errorf(name, line, "object has keys %s; want %s (missing %s)", corpus.QuoteList(keys), s.describeWant(), strings.Join(missing, ", "))
 	}
 	var vals [3]string
 	var null [3]bool
@@ -561,23 +562,4 @@ func (s *streamSource) parseLine(line int, text string) (*Document, error) {
 		}
 	}
 	return s.document(line, slices.Contains(fields, "id"), func(k int) string { return vals[k] }, slices.Contains(fields, "label"))
-}
-
-// quoteList formats strings as a comma-separated list of quoted strings,
-// eliding the middle of long lists.
-func quoteList(ss []string) string {
-	const most = 20
-	var b strings.Builder
-	for i, s := range ss {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		if len(ss) > most && i == most-2 {
-			fmt.Fprintf(&b, "... (%d more), ", len(ss)-most+1)
-			b.WriteString(strconv.Quote(ss[len(ss)-1]))
-			break
-		}
-		b.WriteString(strconv.Quote(s))
-	}
-	return b.String()
 }
