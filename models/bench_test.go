@@ -147,7 +147,8 @@ func BenchmarkEStepIteration(b *testing.B) {
 				ctx := context.Background()
 				var estep, update, elbo time.Duration
 				it := 1
-				delay0, haveDelay := runDelay()
+				run0, wait0, haveSched := schedTimes()
+				start := time.Now()
 				b.ReportAllocs()
 				for b.Loop() {
 					it++
@@ -177,32 +178,38 @@ func BenchmarkEStepIteration(b *testing.B) {
 				b.ReportMetric(estep.Seconds()/n, "estep-s/op")
 				b.ReportMetric(update.Seconds()/n, "update-s/op")
 				b.ReportMetric(elbo.Seconds()/n, "elbo-s/op")
-				if delay1, ok := runDelay(); ok && haveDelay {
-					b.ReportMetric((delay1-delay0).Seconds()/n, "rundelay-s/op")
+				if run1, wait1, ok := schedTimes(); ok && haveSched {
+					wall := time.Since(start) // including the ELBO evaluations
+					b.ReportMetric((wait1-wait0).Seconds()/n, "rundelay-s/op")
+					b.ReportMetric((run1-run0).Seconds()/wall.Seconds(), "cpu-cores")
 				}
 			})
 		}
 	}
 }
 
-// runDelay is the total time this process's threads have spent runnable but
-// waiting for a CPU (Linux /proc/self/task/*/schedstat, second field). On a
-// shared machine its growth during a benchmark (the rundelay-s/op metric)
-// shows how much other processes took from it; ok is false elsewhere.
-func runDelay() (d time.Duration, ok bool) {
+// schedTimes sums, over this process's threads, the time spent running on a
+// CPU and the time spent runnable but waiting for one (Linux
+// /proc/self/task/*/schedstat, first two fields); ok is false elsewhere. On a
+// shared machine the growth of the second during a benchmark (rundelay-s/op)
+// shows how much other processes took from it; the first over the wall time
+// (cpu-cores) shows how busy the workers were (idle = waiting for the ordered
+// merge, the serial Update, or the end of the E-step).
+func schedTimes() (run, wait time.Duration, ok bool) {
 	files, _ := filepath.Glob("/proc/self/task/*/schedstat")
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
-		var run, wait int64
-		if _, err := fmt.Sscan(string(b), &run, &wait); err == nil {
-			d += time.Duration(wait)
+		var r, w int64
+		if _, err := fmt.Sscan(string(b), &r, &w); err == nil {
+			run += time.Duration(r)
+			wait += time.Duration(w)
 			ok = true
 		}
 	}
-	return d, ok
+	return run, wait, ok
 }
 
 // TestMemoryBatch (run only with MASLDA_MEM=1; MASLDA_MEM_WORKERS sets the
@@ -262,7 +269,6 @@ func TestMemoryBatch(t *testing.T) {
 		}
 	}()
 
-	totalBefore := ms.TotalAlloc
 	l, err := topics.New(benchTopicsConfig("best"), c.V)
 	if err != nil {
 		t.Fatal(err)
@@ -273,6 +279,7 @@ func TestMemoryBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	report("model built")
+	totalBefore := ms.TotalAlloc
 	sched := optim.Batch{MaxIters: 3, MinIters: 3, Tol: 0}
 	start := time.Now()
 	res, err := sched.Fit(context.Background(), m, nil, func(p framework.Progress) error {
@@ -303,5 +310,6 @@ func TestMemoryBatch(t *testing.T) {
 	t.Logf("corpus live heap after generation %.1f MB", float64(corpusLive)/mb)
 	t.Logf("peak live heap objects %.1f MB, peak runtime-mapped memory %.1f MB (%.2f× the minimum)",
 		float64(peak[0])/mb, float64(peak[1])/mb, float64(peak[1])/float64(theory))
-	t.Logf("allocated while training: %.1f MB (%.1f MB per iteration)", float64(trainAlloc)/mb, float64(trainAlloc)/mb/3)
+	t.Logf("allocated by the 3 iterations (after the model was built): %.1f MB (%.1f MB per iteration; fresh statistics for the total and each worker, %.1f MB each)",
+		float64(trainAlloc)/mb, float64(trainAlloc)/mb/3, float64(stats+V)/mb)
 }
