@@ -19,6 +19,16 @@ var (
 	_ framework.Reporter   = (*Model)(nil)
 )
 
+// Estimates of the confusion matrices (Config.Estimate).
+const (
+	EstimateVariational = "variational" // q(π^r_c) = Dir(ξ^r_c), MODEL.md §2 (default)
+	EstimatePoint       = "point"       // MAP point estimates π̂ (Raykar et al. 2010, Dawid–Skene EM)
+)
+
+// pointFloor is the smallest numerator of a MAP estimate (ξ − 1): an entry
+// with no mass gets this much, so that log π̂ stays finite.
+const pointFloor = 1e-9
+
 // Initial confusion matrices (Config.Init).
 const (
 	InitMajority = "majority" // one M-step from the majority-vote labels
@@ -45,11 +55,16 @@ type Config struct {
 	// (exactly one batch M-step from λ = majority vote); smaller values give
 	// a softer first E-step. ≥ 0; ignored by "uniform".
 	InitStrength float64 `hcl:"init_strength,optional"`
+	// Estimate is "variational" (default: the Dirichlet posterior of
+	// MODEL.md §2) or "point": MAP point estimates π̂^r_{c,l} ∝ ξ^r_{c,l} − 1
+	// of the same ξ (the EM of Dawid–Skene and of Raykar et al. 2010 when
+	// ω = 1 and diagonal = 0; needs ω ≥ 1). See Model.refresh.
+	Estimate string `hcl:"estimate,optional"`
 }
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{Omega: 1, Diagonal: 2, Init: InitUniform, InitStrength: 1}
+	return Config{Omega: 1, Diagonal: 2, Init: InitUniform, InitStrength: 1, Estimate: EstimateVariational}
 }
 
 // Validate checks the settings; errors wrap framework.ErrBadInput.
@@ -67,6 +82,15 @@ func (c Config) Validate() error {
 	case InitMajority, InitUniform:
 	default:
 		return fmt.Errorf("%w: annotators.init = %q; valid: %s, %s", framework.ErrBadInput, c.Init, InitMajority, InitUniform)
+	}
+	switch c.Estimate {
+	case EstimateVariational:
+	case EstimatePoint:
+		if c.Omega < 1 {
+			return fmt.Errorf("%w: annotators.omega = %v with estimate = %q: a MAP estimate needs ω ≥ 1 (the Dirichlet density is unbounded at the simplex's edges below 1)", framework.ErrBadInput, c.Omega, EstimatePoint)
+		}
+	default:
+		return fmt.Errorf("%w: annotators.estimate = %q; valid: %s, %s", framework.ErrBadInput, c.Estimate, EstimatePoint, EstimateVariational)
 	}
 	return nil
 }
@@ -350,17 +374,43 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	return nil
 }
 
-// refresh recomputes E[log π^r_{c,l}] = ψ(ξ^r_{c,l}) − ψ(Σ_t ξ^r_{c,t})
-// and the Dirichlet terms of the ELBO from ξ.
+// refresh recomputes the expected log confusion entries the evidence and
+// the ELBO use, and the prior terms of the ELBO, from ξ.
+//
+// "variational": E[log π^r_{c,l}] = ψ(ξ^r_{c,l}) − ψ(Σ_t ξ^r_{c,t}) and the
+// Dirichlet terms E[log p(π|α)] − E[log q(π|ξ)].
+//
+// "point": π̂^r_{c,l} = (ξ^r_{c,l} − 1)/Σ_t (ξ^r_{c,t} − 1), each numerator
+// floored at pointFloor, "E[log π]" = log π̂ and the prior term log
+// Dir(π̂ | α). After a batch update ξ − 1 = α − 1 + counts, so π̂ is the
+// exact maximiser of Σ counts·log π + log Dir(π | α) on the simplex (when no
+// numerator is floored): MAP-EM, whose objective is monotone like the
+// variational bound.
 func (m *Model) refresh() {
 	C := m.nc
 	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
 	// lnΓ(Σ_l α_l) − Σ_l lnΓ(α_l) for a prior row (the same for every c).
 	priorNorm := lg(float64(C)*m.cfg.Omega+m.cfg.Diagonal) - lg(m.cfg.Omega+m.cfg.Diagonal) - float64(C-1)*lg(m.cfg.Omega)
+	point := m.cfg.Estimate == EstimatePoint
 	kl := 0.0
 	for r := 0; r < m.nr; r++ {
 		for c := 0; c < C; c++ {
 			row := m.xi[(r*C+c)*C:][:C]
+			if point {
+				sum := 0.0
+				for _, x := range row {
+					sum += max(x-1, pointFloor)
+				}
+				ls := math.Log(sum)
+				k := priorNorm
+				for l, x := range row {
+					e := math.Log(max(x-1, pointFloor)) - ls
+					m.elogT[(r*C+l)*C+c] = e
+					k += (m.prior(c, l) - 1) * e
+				}
+				kl += k
+				continue
+			}
 			sum := 0.0
 			for _, x := range row {
 				sum += x
@@ -396,10 +446,12 @@ func (m *Model) ELBO(st framework.Stats, step framework.Step) float64 {
 }
 
 // GlobalELBO is Σ_{r,c} (E[log p(π^r_c)] − E[log q(π^r_c)]), the negative
-// Kullback–Leibler divergence of q(π) from the prior, at the current ξ.
+// Kullback–Leibler divergence of q(π) from the prior, at the current ξ;
+// with estimate = "point" it is the log prior density Σ_{r,c} log p(π̂^r_c).
 func (m *Model) GlobalELBO() float64 { return m.kl }
 
-// ElogPi is E[log π^r_{c,l}] at the current ξ.
+// ElogPi is E[log π^r_{c,l}] at the current ξ (log π̂^r_{c,l} with
+// estimate = "point").
 func (m *Model) ElogPi(r, c, l int) float64 { return m.elogT[(r*m.nc+l)*m.nc+c] }
 
 // Xi returns a copy of ξ^r as C rows (row c: true class c, column l: answer l).
@@ -412,10 +464,19 @@ func (m *Model) Xi(r int) [][]float64 {
 	return out
 }
 
-// Mean is the posterior-mean confusion matrix of annotator r:
-// E[π^r_{c,l}] = ξ^r_{c,l} / Σ_t ξ^r_{c,t}.
+// Mean is the estimated confusion matrix of annotator r: the posterior mean
+// E[π^r_{c,l}] = ξ^r_{c,l} / Σ_t ξ^r_{c,t}, or with estimate = "point" the
+// MAP estimate π̂^r_{c,l}.
 func (m *Model) Mean(r int) [][]float64 {
 	out := m.Xi(r)
+	if m.cfg.Estimate == EstimatePoint {
+		for c, row := range out {
+			for l := range row {
+				row[l] = math.Exp(m.ElogPi(r, c, l))
+			}
+		}
+		return out
+	}
 	for _, row := range out {
 		s := 0.0
 		for _, x := range row {
@@ -473,7 +534,8 @@ func (m *Model) checkXi(xi [][][]float64) error {
 // (restored by LoadParams).
 func (m *Model) Answers(r int) int { return m.answers[r] }
 
-// Accuracy is the estimated accuracy of annotator r: Σ_c w_c E[π^r_{c,c}],
+// Accuracy is the estimated accuracy of annotator r: Σ_c w_c E[π^r_{c,c}]
+// (π̂^r_{c,c} with estimate = "point"),
 // where w_c is the annotator's posterior class frequency, read from ξ as
 // max(0, Σ_l ξ^r_{c,l} − Σ_l prior_{c,l}) normalised (after a batch update
 // that is Σ_{d∈D_r} λ_dc, the expected number of its documents of true class
@@ -490,6 +552,9 @@ func (m *Model) Accuracy(r int) float64 {
 			s += x
 		}
 		e := row[c] / s
+		if m.cfg.Estimate == EstimatePoint {
+			e = math.Exp(m.ElogPi(r, c, c))
+		}
 		w := s - pm
 		if w <= 1e-9*pm { // no mass beyond the prior (up to rounding)
 			w = 0

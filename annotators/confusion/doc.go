@@ -6,6 +6,7 @@
 //	  diagonal      = 0          # extra prior mass on the diagonal (few-answer annotators)
 //	  init          = "uniform"  # or "majority"
 //	  init_strength = 1          # weight of the majority-vote counts in the initial ξ
+//	  estimate      = "variational"  # or "point": MAP π̂ (Dawid–Skene, Raykar et al. 2010)
 //	}
 //
 // Annotator r answers y_dr ~ Cat(π^r_{c_d}) about document d of true class
@@ -31,6 +32,17 @@
 //
 // Model.Update is the exact maximiser of the bound in ξ given λ (tested by
 // finite differences), so batch EM's trace cannot decrease.
+//
+// # Point estimates
+//
+// estimate = "point" keeps the same ξ (prior + S·counts, blended by SVI)
+// but uses the MAP estimate π̂^r_{c,l} = (ξ^r_{c,l} − 1)/Σ_t (ξ^r_{c,t} − 1)
+// in place of the Dirichlet posterior: the evidence adds log π̂, the ELBO's
+// prior term is log Dir(π̂ | α) (no entropy of q(π)). It needs ω ≥ 1; an
+// entry with no mass gets 1e-9 of it so that log π̂ stays finite. With
+// ω = 1, diagonal = 0 this is the maximum-likelihood EM of Dawid and Skene
+// (with the class-prior response) and of Raykar et al. 2010 (with a
+// logistic regression on fixed topic features).
 //
 // # Initialisation
 //
