@@ -52,10 +52,23 @@ type Params struct {
 	// documentation); κ₀ > 0 pins it, weakly, where Σ_r κ₀ p_r b_r² is
 	// smallest.
 	BiasPrior float64 `hcl:"bias_prior,optional"`
+	// BiasAnchor pins the common offset of the biases, which the data do
+	// not identify (package documentation): "none" (default: the offset
+	// stays where EM's first steps put it) or "mean": the biases are
+	// constrained to an answer-weighted mean of zero, Σ_r n_r b_r = 0 (the
+	// crowd is unbiased on average, the assumption of the mean-answer
+	// baseline). See Model.Update. "" means "none".
+	BiasAnchor string `hcl:"bias_anchor,optional"`
 }
 
+// Bias anchors (Params.BiasAnchor).
+const (
+	AnchorNone = "none"
+	AnchorMean = "mean"
+)
+
 // Defaults returns the documented defaults.
-func Defaults() Params { return Params{PriorAnswers: 1} }
+func Defaults() Params { return Params{PriorAnswers: 1, BiasAnchor: AnchorNone} }
 
 // Validate checks the settings.
 func (p Params) Validate() error {
@@ -67,6 +80,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: annotators bias-precision: prior_var = %v, want a finite number > 0, or 0 for the pooled spread of the answers", framework.ErrBadInput, p.PriorVar)
 	case bad(p.BiasPrior):
 		return fmt.Errorf("%w: annotators bias-precision: bias_prior = %v, want a finite number ≥ 0", framework.ErrBadInput, p.BiasPrior)
+	case p.BiasAnchor != "" && p.BiasAnchor != AnchorNone && p.BiasAnchor != AnchorMean:
+		return fmt.Errorf("%w: annotators bias-precision: bias_anchor = %q; valid: %s, %s", framework.ErrBadInput, p.BiasAnchor, AnchorMean, AnchorNone)
 	}
 	return nil
 }
@@ -314,6 +329,14 @@ func (m *Model) Accumulate(st framework.Stats, d *framework.DocState) {
 // on p_r, so the pair is the joint maximiser of the annotator's part of the
 // bound plus the prior's log density. An annotator with no answers and no
 // prior keeps its parameters (they do not affect the bound).
+//
+// With bias_anchor = "mean" the biases maximise the same objective under
+// the constraint Σ_r n_r b_r = 0 at the current precisions (Lagrange):
+//
+//	b_r = (Σ(y − m) − μ n_r/p_r) / (n + κ₀),   μ = Σ_r n_r Σ(y − m)/(n_r + κ₀) / Σ_r n_r²/(p_r(n_r + κ₀)),
+//
+// then p_r as above from the new b_r: two exact coordinate steps, so the
+// bound cannot decrease, and the offset the data leave free is fixed.
 func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.Step) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -338,11 +361,24 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	if kappa > 0 {
 		extra = 1
 	}
+	mu := 0.0
+	if m.Config.BiasAnchor == AnchorMean {
+		num, den := 0.0, 0.0
+		for r, p := range m.Prec {
+			if n := m.run.N[r] * inv; n > 0 {
+				num += n * m.run.SY[r] * inv / (n + kappa)
+				den += n * n / (p * (n + kappa))
+			}
+		}
+		if den > 0 {
+			mu = num / den
+		}
+	}
 	for r := range m.Prec {
 		n, sy, sq := m.run.N[r]*inv, m.run.SY[r]*inv, m.run.SQ[r]*inv
 		b := m.Bias[r]
 		if n+kappa > 0 {
-			b = sy / (n + kappa)
+			b = (sy - mu*n/m.Prec[r]) / (n + kappa)
 		}
 		q := sq - 2*b*sy + n*b*b // Σ((y − m − b)² + v)
 		if q < 0 {               // rounding: q ≥ Σv > 0 in exact arithmetic

@@ -14,6 +14,7 @@
 //	  prior_answers = 1   # ν₀ ≥ 0: weight of the prior guess of the noise variance, in answers
 //	  prior_var     = 0   # s₀² > 0, or 0: the pooled noise variance of the answers
 //	  bias_prior    = 0   # κ₀ ≥ 0: weight of a zero bias, in answers (0: flat)
+//	  bias_anchor   = "none"  # or "mean": Σ_r n_r b_r = 0 (the crowd unbiased on average)
 //	}
 //
 // # Equations and functions
@@ -99,9 +100,13 @@
 // Only an assumption about the annotators fixes the offset: for example
 // that one named annotator, or the annotators on average, are unbiased.
 // κ₀ > 0 is such an assumption (precision-weighted mean bias 0) but pulls
-// by only κ₀/(n_r + κ₀) per iteration. A way to impose it exactly needs the
-// response and the stored targets to move with the biases (the framework
-// has no such joint step today).
+// by only κ₀/(n_r + κ₀) per iteration. bias_anchor = "mean" imposes
+// Σ_r n_r b_r = 0 exactly: the b-step is the maximiser of the bound on
+// that constraint (Model.Update, Lagrange multiplier), which contains an
+// optimum of the unconstrained bound whenever η is free to absorb a shift
+// (no ridge, or an intercept), so it costs nothing in the bound and makes
+// EM monotone on an identified model; the E-step and the response's M-step
+// then carry the truth and η to the anchored level.
 //
 // # Other measured behaviour
 //
