@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"time"
@@ -139,15 +140,87 @@ type Model interface {
 	ELBO(s Stats, st Step) float64
 }
 
+// Phase is the part of a model that a Phased model's local and global
+// steps cover (the `two-stage` schedule: MODEL.md §6's "LDA, then a
+// response on φ̄" baselines).
+type Phase int
+
+const (
+	// PhaseJoint (the default) is the whole model: topics, response and
+	// annotators learnt together.
+	PhaseJoint Phase = iota
+	// PhaseTopics is plain LDA: the local step, statistics, updates and
+	// ELBO are the topic layer's alone (MODEL.md §1, §4 topic terms); the
+	// response and the annotators neither see nor influence anything. Each
+	// E-step records every visited training document's φ, to be frozen for
+	// PhaseResponse.
+	PhaseTopics
+	// PhaseResponse fits the response and the annotators on fixed
+	// features: the topics are frozen and so is every training document's
+	// φ, as the last PhaseTopics E-step left it. The local step only
+	// updates the target (LikelihoodLocal.Begin, TargetTerm,
+	// NoiseModel.Evidence, Target.Finalize); the statistics, updates and
+	// ELBO are the response's and the annotators' (with their target
+	// terms), φ fixed.
+	PhaseResponse
+)
+
+// String names the phase as in messages.
+func (p Phase) String() string {
+	switch p {
+	case PhaseJoint:
+		return "joint"
+	case PhaseTopics:
+		return "topics"
+	case PhaseResponse:
+		return "response"
+	}
+	return fmt.Sprintf("Phase(%d)", int(p))
+}
+
+// Phased is an optional capability of a Model that can be restricted to a
+// phase. SetPhase is called between E-steps, never during one; it fails
+// (ErrNotTrained) when the phase needs state the model does not have yet
+// (PhaseResponse before a PhaseTopics E-step has covered every training
+// document), and with ErrIncompatible when the model has nothing to fit
+// in it (PhaseResponse without a response).
+type Phased interface {
+	Model
+	SetPhase(p Phase) error
+	// Phase is the current phase.
+	Phase() Phase
+}
+
+// PhasedSchedule is an optional capability of a Schedule that drives a
+// Phased model through phases (optim's "two-stage"). FirstPhase is the
+// phase its first stage runs in: a model's restarts (models.Run.Fit) run
+// their candidates in it. Responses implementing FixedFeatures are valid
+// only under such a schedule.
+type PhasedSchedule interface {
+	Schedule
+	FirstPhase() Phase
+}
+
+// FixedFeatures is an optional capability of a Likelihood. A response
+// whose FixedFeatures returns true treats φ̄_d as fixed, observed features
+// (a regression on LDA's topic proportions: no supervision term, the
+// topics never see the target); it is valid only under a PhasedSchedule,
+// which fits the topics first and the response on frozen φ afterwards.
+// Assembling it with any other schedule fails with ErrIncompatible.
+type FixedFeatures interface {
+	FixedFeatures() bool
+}
+
 // Progress is reported to an Observer after every global update.
 type Progress struct {
-	Iter    int           // global updates so far
+	Iter    int           // global updates so far (across stages)
 	Epoch   int           // passes over the corpus (batch: = Iter)
 	Rho     float64       // the step size used
-	ELBO    float64       // the (estimated) ELBO after the update
+	ELBO    float64       // the (estimated) ELBO after the update; under a staged schedule, the current stage's objective
 	Docs    int           // documents in the update's batch
 	Elapsed time.Duration // since Fit started
 	Restart int           // during a restart phase, the candidate's number (from 1); 0 otherwise
+	Stage   int           // under a staged schedule (two-stage), the stage's number from 1; 0 otherwise
 }
 
 // Observer is called after every update; an error stops the run and is

@@ -63,6 +63,16 @@ func components(cfg *Config, reg *framework.Registry, setup *framework.Setup) (f
 	if err != nil {
 		return nil, nil, nil, at(&cfg.Inference, err)
 	}
+	if ff, ok := resp.(framework.FixedFeatures); ok && ff.FixedFeatures() {
+		if _, ok := sched.(framework.PhasedSchedule); !ok {
+			where := &cfg.Inference
+			if where.Where == "" {
+				where = cfg.Response
+			}
+			return nil, nil, nil, at(where, fmt.Errorf("%w: response %q fits φ̄ as fixed features (the topics never see the target), which needs inference %q (topics first, then the response on frozen φ), not %q",
+				framework.ErrIncompatible, cfg.Response.Name, optim.TwoStageName, cfg.Inference.Name))
+		}
+	}
 	return resp, noise, sched, nil
 }
 
@@ -122,16 +132,25 @@ func (r *Run) assemble() (*Model, framework.Schedule, error) {
 // Fit trains. With restarts > 1 it first runs restart_iters batch EM
 // iterations from each of `restarts` initialisations (the first is the one
 // Build drew) and keeps the candidate with the highest ELBO; then it runs the
-// configured schedule on that candidate. obs (may be nil) sees every update,
-// the restart phase with Progress.Restart set to the candidate's number.
+// configured schedule on that candidate. Under a schedule with phases
+// (framework.PhasedSchedule: "two-stage") the candidates run in the
+// schedule's first phase (PhaseTopics: plain LDA, so the restarts pick
+// topics as LDA's would). obs (may be nil) sees every update, the restart
+// phase with Progress.Restart set to the candidate's number.
 func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Result, error) {
 	if n := r.Config.Restarts; n > 1 {
+		ps, phased := r.Schedule.(framework.PhasedSchedule)
 		best, bestELBO := r.Model, math.Inf(-1)
 		for i := 1; i <= n; i++ {
 			m := r.Model
 			if i > 1 {
 				var err error
 				if m, _, err = r.assemble(); err != nil {
+					return nil, err
+				}
+			}
+			if phased {
+				if err := m.SetPhase(ps.FirstPhase()); err != nil {
 					return nil, err
 				}
 			}

@@ -27,7 +27,16 @@ import (
 // Every block is optional: no response and no annotators is plain LDA; no
 // inference block is batch EM with its defaults. Labelled blocks name
 // plug-ins in the registry; each plug-in decodes its own block strictly.
+//
+// `model = "NAME"` names a preset (Presets: MA-sLDAc/r and the baselines
+// of MODEL.md §6) whose blocks are used for every kind of block the file
+// does not write; a block written in the file replaces the preset's block
+// of the same kind entirely:
+//
+//	model = "lda+raykar"
+//	topics { k = 50 }
 type Config struct {
+	Model      string        // the preset named by `model` ("" for none)
 	Seed       uint64        // random seed (default 1)
 	Workers    int           // E-step goroutines; 0 = all cores
 	Restarts   int           // initialisations tried before training (default 1: no restarts)
@@ -49,18 +58,23 @@ type Component struct {
 }
 
 func component(b *namedBlock) *Component {
-	return &Component{Name: b.Name, Params: hclParams{b.Body}, Where: fmt.Sprintf("%s:%d", b.Where.Filename, b.Where.Start.Line)}
+	where := b.where
+	if where == "" {
+		where = fmt.Sprintf("%s:%d", b.Where.Filename, b.Where.Start.Line)
+	}
+	return &Component{Name: b.Name, Params: hclParams{b.Body}, Where: where}
 }
 
 type fileConfig struct {
-	Seed       *uint64     `hcl:"seed,optional"`
-	Workers    *int        `hcl:"workers,optional"`
-	Restarts   *int        `hcl:"restarts,optional"`
-	RestartIts *int        `hcl:"restart_iters,optional"`
-	Topics     *rawBlock   `hcl:"topics,block"`
-	Response   *namedBlock `hcl:"response,block"`
-	Annotators *namedBlock `hcl:"annotators,block"`
-	Inference  *namedBlock `hcl:"inference,block"`
+	Model      *hcl.Attribute `hcl:"model,optional"`
+	Seed       *uint64        `hcl:"seed,optional"`
+	Workers    *int           `hcl:"workers,optional"`
+	Restarts   *int           `hcl:"restarts,optional"`
+	RestartIts *int           `hcl:"restart_iters,optional"`
+	Topics     *rawBlock      `hcl:"topics,block"`
+	Response   *namedBlock    `hcl:"response,block"`
+	Annotators *namedBlock    `hcl:"annotators,block"`
+	Inference  *namedBlock    `hcl:"inference,block"`
 }
 
 type rawBlock struct {
@@ -71,6 +85,7 @@ type namedBlock struct {
 	Name  string    `hcl:"name,label"`
 	Body  hcl.Body  `hcl:",remain"`
 	Where hcl.Range `hcl:",def_range"`
+	where string    // for a block taken from a preset: the file's `model` line
 }
 
 // hclParams decodes a block strictly.
@@ -130,7 +145,11 @@ func ParseConfig(src []byte, name string) (*Config, error) {
 	if err := decodeStrict(f.Body, &fc); err != nil {
 		return nil, err
 	}
-	cfg := &Config{Seed: 1, Restarts: 1, RestartIts: 5, Topics: topics.Defaults(), Inference: Component{Name: "batch", Params: framework.NoParams{}},
+	preset, err := applyPreset(&fc, name)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &Config{Model: preset, Seed: 1, Restarts: 1, RestartIts: 5, Topics: topics.Defaults(), Inference: Component{Name: "batch", Params: framework.NoParams{}},
 		Source: append([]byte(nil), src...), SourceName: filepath.Base(name)}
 	if fc.Seed != nil {
 		cfg.Seed = *fc.Seed

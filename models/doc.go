@@ -13,8 +13,17 @@
 //     fixed-size shards merged in shard order, so results are bit-identical
 //     for any number of workers; its ELBO is the sum of the components'
 //     terms of MODEL.md §4 after each update.
+//   - Model.SetPhase (framework.Phased, phase.go): the phases of the
+//     two-stage schedule (MODEL.md §6's "LDA, then a regression on φ̄"
+//     baselines). PhaseTopics is plain LDA (§1 and the topic terms of §4)
+//     and records every document's φ (float32, 4·K·Σ_d L_d bytes);
+//     PhaseResponse freezes the topics and that φ and runs only the target
+//     update (§2/§3 "true-target posterior") per document, with the
+//     response's and annotators' statistics, updates and ELBO terms (§4).
 //   - Model.Predict: the topic layer with ρ = 0 and fixed topics, then the
 //     response's prediction (MODEL.md §2, §3 "Prediction").
+//   - Presets (presets.go): `model = "NAME"` names a composition of blocks
+//     (MA-sLDAc/r and the baselines of MODEL.md §6).
 //   - Run.SaveAtomic / Load: versioned model directories published by
 //     rename, rebuilt through the registry.
 //

@@ -30,7 +30,12 @@ type Model struct {
 	gamma   []float64          // D×K: each training document's last γ_d (warm start)
 	seen    []bool             // gamma[d] holds a value
 	targets []framework.Target // each training document's q(target) from its last E-step (nil for plain LDA)
+	tseen   []bool             // targets[d] holds a value
 	maxLen  int
+
+	phase  framework.Phase // framework.PhaseJoint unless a schedule set another (phase.go)
+	frozen *frozenPhi      // φ of every training document from the last PhaseTopics E-step (nil until SetPhase(PhaseTopics))
+	fixed  bool            // the response has fixed features (framework.FixedFeatures): no PhaseJoint
 }
 
 // NewModel assembles a model over a training corpus (which may be nil for a
@@ -48,6 +53,9 @@ func NewModel(t *topics.Layer, resp framework.Likelihood, noise framework.NoiseM
 		}
 	}
 	m := &Model{Topics: t, Response: resp, Noise: noise}
+	if ff, ok := resp.(framework.FixedFeatures); ok && ff.FixedFeatures() {
+		m.fixed = true
+	}
 	m.SetWorkers(workers)
 	if c != nil {
 		if err := m.setCorpus(c); err != nil {
@@ -83,6 +91,7 @@ func (m *Model) setCorpus(c *framework.Corpus) error {
 		for i := range m.targets {
 			m.targets[i] = m.Response.NewTarget()
 		}
+		m.tseen = make([]bool, len(c.Docs))
 	}
 	m.maxLen = maxLen(c)
 	return nil
@@ -116,24 +125,30 @@ func (m *Model) Gamma(d int) []float64 {
 	return m.gamma[d*K : (d+1)*K]
 }
 
-// Target is training document d's q(target) from its last E-step (nil for
-// plain LDA or before the document's first E-step). Observers use it to
-// follow truth inference across iterations; it is read-only.
+// Target is training document d's q(target) from its last E-step that
+// computed one (nil for plain LDA, before the document's first such
+// E-step, and during framework.PhaseTopics until the response phase).
+// Observers use it to follow truth inference across iterations; it is
+// read-only.
 func (m *Model) Target(d int) framework.Target {
-	if m.targets == nil || !m.seen[d] {
+	if m.targets == nil || !m.tseen[d] {
 		return nil
 	}
 	return m.targets[d]
 }
 
-// stats bundles the components' statistics.
+// stats bundles the components' statistics. A component whose statistics
+// are nil takes no part in the phase the statistics were made in (see
+// NewStats).
 type stats struct {
 	topics, resp, noise framework.Stats
 }
 
 func (s *stats) Merge(o framework.Stats) {
 	t := o.(*stats)
-	s.topics.Merge(t.topics)
+	if s.topics != nil {
+		s.topics.Merge(t.topics)
+	}
 	if s.resp != nil {
 		s.resp.Merge(t.resp)
 	}
@@ -143,7 +158,9 @@ func (s *stats) Merge(o framework.Stats) {
 }
 
 func (s *stats) Reset() {
-	s.topics.Reset()
+	if s.topics != nil {
+		s.topics.Reset()
+	}
 	if s.resp != nil {
 		s.resp.Reset()
 	}
@@ -152,9 +169,17 @@ func (s *stats) Reset() {
 	}
 }
 
-// NewStats returns empty statistics of every component.
+// NewStats returns empty statistics of every component taking part in the
+// current phase: all of them (PhaseJoint), the topic layer's
+// (PhaseTopics), the response's and the annotators' (PhaseResponse).
 func (m *Model) NewStats() framework.Stats {
-	s := &stats{topics: m.Topics.NewStats()}
+	s := &stats{}
+	if m.phase != framework.PhaseResponse {
+		s.topics = m.Topics.NewStats()
+	}
+	if m.phase == framework.PhaseTopics {
+		return s
+	}
 	if m.Response != nil {
 		s.resp = m.Response.NewStats()
 	}
@@ -225,7 +250,7 @@ func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framew
 // exact coordinate maximiser for the final φ.
 func (m *Model) infer(w *worker, warm []float64) {
 	ds, t := w.ds, m.Topics
-	if m.Response == nil {
+	if !m.supervised() {
 		t.Infer(ds, warm, w.scr)
 		return
 	}
@@ -243,7 +268,7 @@ func (m *Model) infer(w *worker, warm []float64) {
 // it when supervised).
 func (m *Model) sweepOnce(w *worker, warm []float64) {
 	ds, t := w.ds, m.Topics
-	if m.Response == nil {
+	if !m.supervised() {
 		t.Start(ds, warm)
 		t.Sweep(ds, nil, w.scr)
 		return
@@ -285,12 +310,13 @@ func (m *Model) firstPhi(w *worker, warm []float64) {
 func (m *Model) docELBO(w *worker) float64 {
 	ds := w.ds
 	e := m.Topics.DocELBO(ds) + m.Topics.WordELBO(ds)
-	if m.Response != nil {
-		if sc, ok := w.local.(framework.DocScorer); ok {
-			e += sc.DocELBO(ds)
-		} else if sc, ok := m.Response.(framework.DocScorer); ok {
-			e += sc.DocELBO(ds)
-		}
+	if !m.supervised() {
+		return e
+	}
+	if sc, ok := w.local.(framework.DocScorer); ok {
+		e += sc.DocELBO(ds)
+	} else if sc, ok := m.Response.(framework.DocScorer); ok {
+		e += sc.DocELBO(ds)
 	}
 	if m.Noise != nil {
 		if sc, ok := m.Noise.(framework.DocScorer); ok {
@@ -316,16 +342,18 @@ func (m *Model) updateTarget(w *worker) {
 // shards of ShardSize; each shard's statistics are accumulated in document
 // order and merged into the total in shard order, so the result does not
 // depend on the number of workers. It updates the stored warm-start γ.
+//
+// The local step depends on the phase (framework.Phased, phase.go): the
+// whole model (PhaseJoint); plain LDA, recording each document's φ
+// (PhaseTopics); the target alone on the frozen φ (PhaseResponse, no
+// sweep).
 func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) {
-	if m.corpus == nil {
-		return nil, fmt.Errorf("%w: no training corpus", framework.ErrNotTrained)
+	if err := m.ready(); err != nil {
+		return nil, err
 	}
 	total := m.NewStats()
 	K := m.Topics.K
-	var ans [][]framework.Answer
-	if m.corpus.Answers != nil {
-		ans = m.corpus.Answers.ByDoc
-	}
+	ans := m.answers()
 	err := m.shards(ctx, len(docs), m.maxLen, true,
 		func(w *worker, pos int) {
 			i := docs[pos]
@@ -333,15 +361,16 @@ func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) 
 			if ans != nil {
 				a = ans[i]
 			}
-			var warm []float64
-			if m.seen[i] {
-				warm = m.gamma[i*K : (i+1)*K]
+			m.trainingStep(w, i, a)
+			if m.phase != framework.PhaseResponse {
+				copy(m.gamma[i*K:(i+1)*K], w.ds.Gamma)
+				m.seen[i] = true
 			}
-			m.localStep(w, i, &m.corpus.Docs[i], a, warm)
-			copy(m.gamma[i*K:(i+1)*K], w.ds.Gamma)
-			m.seen[i] = true
-			if m.targets != nil {
+			if m.phase == framework.PhaseTopics {
+				m.frozen.record(w.ds)
+			} else if m.targets != nil {
 				m.targets[i].CopyFrom(w.ds.Target)
+				m.tseen[i] = true
 			}
 			m.accumulate(w.stats, w.ds)
 		},
@@ -354,11 +383,13 @@ func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) 
 
 func (m *Model) accumulate(s framework.Stats, d *framework.DocState) {
 	st := s.(*stats)
-	m.Topics.Accumulate(st.topics, d)
-	if m.Response != nil {
+	if st.topics != nil {
+		m.Topics.Accumulate(st.topics, d)
+	}
+	if st.resp != nil {
 		m.Response.Accumulate(st.resp, d)
 	}
-	if m.Noise != nil {
+	if st.noise != nil {
 		m.Noise.Accumulate(st.noise, d)
 	}
 }
@@ -463,18 +494,21 @@ func (m *Model) shards(ctx context.Context, n, maxLen int, withStats bool, visit
 	return nil
 }
 
-// Update applies every component's global step.
+// Update applies the global step of every component that has statistics
+// in s (those of the phase s was made in).
 func (m *Model) Update(ctx context.Context, s framework.Stats, st framework.Step) error {
 	t := s.(*stats)
-	if err := m.Topics.Update(ctx, t.topics, st); err != nil {
-		return err
+	if t.topics != nil {
+		if err := m.Topics.Update(ctx, t.topics, st); err != nil {
+			return err
+		}
 	}
-	if m.Response != nil {
+	if t.resp != nil {
 		if err := m.Response.Update(ctx, t.resp, st); err != nil {
 			return fmt.Errorf("response: %w", err)
 		}
 	}
-	if m.Noise != nil {
+	if t.noise != nil {
 		if err := m.Noise.Update(ctx, t.noise, st); err != nil {
 			return fmt.Errorf("annotators: %w", err)
 		}
@@ -482,14 +516,20 @@ func (m *Model) Update(ctx context.Context, s framework.Stats, st framework.Step
 	return nil
 }
 
-// ELBO is the sum of the components' bounds after Update (MODEL.md §4).
+// ELBO is the sum of the bounds after Update (MODEL.md §4) of the
+// components that have statistics in s: in PhaseTopics LDA's ELBO, in
+// PhaseResponse the response's and the annotators' terms (with the target's
+// entropy) at the frozen φ.
 func (m *Model) ELBO(s framework.Stats, st framework.Step) float64 {
 	t := s.(*stats)
-	e := m.Topics.ELBO(t.topics, st)
-	if m.Response != nil {
+	e := 0.0
+	if t.topics != nil {
+		e += m.Topics.ELBO(t.topics, st)
+	}
+	if t.resp != nil {
 		e += m.Response.ELBO(t.resp, st)
 	}
-	if m.Noise != nil {
+	if t.noise != nil {
 		e += m.Noise.ELBO(t.noise, st)
 	}
 	return e
@@ -499,28 +539,24 @@ func (m *Model) ELBO(s framework.Stats, st framework.Step) float64 {
 // current global parameters (no statistics, no update) and returns each
 // document's q(target) (nil entries for plain LDA) and E[θ_d]. It is what
 // `maslda train` writes to posterior.csv after training.
+//
+// After a two-stage fit (the model left in framework.PhaseResponse) the
+// pass is the response phase's: each document's frozen φ with the final
+// response and annotators. In PhaseTopics the targets are nil.
 func (m *Model) Posterior(ctx context.Context) ([]Prediction, error) {
-	if m.corpus == nil {
-		return nil, fmt.Errorf("%w: no training corpus", framework.ErrNotTrained)
+	if err := m.ready(); err != nil {
+		return nil, err
 	}
-	K := m.Topics.K
-	var ans [][]framework.Answer
-	if m.corpus.Answers != nil {
-		ans = m.corpus.Answers.ByDoc
-	}
+	ans := m.answers()
 	out := make([]Prediction, len(m.corpus.Docs))
 	err := m.shards(ctx, len(m.corpus.Docs), m.maxLen, false, func(w *worker, i int) {
 		var a []framework.Answer
 		if ans != nil {
 			a = ans[i]
 		}
-		var warm []float64
-		if m.seen[i] {
-			warm = m.gamma[i*K : (i+1)*K]
-		}
-		m.localStep(w, i, &m.corpus.Docs[i], a, warm)
+		m.trainingStep(w, i, a)
 		out[i] = m.prediction(w.ds)
-		if m.Response != nil {
+		if m.Response != nil && m.phase != framework.PhaseTopics {
 			out[i].Target = w.ds.Target
 			w.ds.Target = m.Response.NewTarget()
 		}

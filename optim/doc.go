@@ -18,6 +18,13 @@
 // below tol. With batch_size ≥ D and κ = 0 (ρ_t = 1) SVI performs exactly the
 // batch iterations (a test).
 //
+// Two stages (TwoStage, registered as "two-stage"; MODEL.md §6's "LDA,
+// then a regression on φ̄" baselines): batch EM on a framework.Phased model
+// in framework.PhaseTopics (plain LDA), then batch EM in
+// framework.PhaseResponse (the response and annotators on the frozen φ of
+// stage 1's last E-step). Each stage's objective never decreases;
+// Progress.Stage tells them apart.
+//
 // Minimize wraps gonum's L-BFGS with context cancellation for the M-steps
 // that have no closed form (the softmax η of MODEL.md §2).
 package optim

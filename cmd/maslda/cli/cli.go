@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/models"
 )
 
 // Exit statuses.
@@ -184,6 +185,8 @@ func runComponents(_ context.Context, e *env, args []string) error {
 		names := framework.Default.Names(kind)
 		fmt.Fprintf(e.stdout, "%-11s %s\n", kind, listOr(names))
 	}
+	// Presets (model = "NAME"); their plug-ins are resolved at train time.
+	fmt.Fprintf(e.stdout, "%-11s %s\n", "model", listOr(models.PresetNames()))
 	return nil
 }
 

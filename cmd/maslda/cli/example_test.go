@@ -17,7 +17,8 @@ func ExampleMainContext() {
 		os.Exit(status)
 	}
 	// Output:
-	// response    gaussian, softmax
-	// annotators  bias-precision, confusion
-	// inference   batch, svi
+	// response    class-prior, gaussian, linreg, logreg, softmax
+	// annotators  bias-precision, confusion, perfect
+	// inference   batch, svi, two-stage
+	// model       dawid-skene, dawid-skene(bayes), lda+linreg(mean), lda+logreg(mv), lda+raykar, ma-sldac, ma-sldar, slda(mean), slda(mv)
 }

@@ -189,11 +189,21 @@ type history struct {
 
 func (h *history) write(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write(historyHeader(h.metric))
+	// A staged schedule (two-stage) adds a last column "stage": its stages
+	// report different objectives.
+	staged := len(h.rows) > 0 && h.rows[0].Stage > 0
+	hdr := historyHeader(h.metric)
+	if staged {
+		hdr = append(hdr, "stage")
+	}
+	cw.Write(hdr)
 	for i, p := range h.rows {
 		row := []string{strconv.Itoa(p.Iter), strconv.Itoa(p.Epoch), ftoa(p.Rho), strconv.FormatFloat(p.ELBO, 'g', -1, 64), strconv.FormatFloat(p.Elapsed.Seconds(), 'f', 3, 64)}
 		if h.metric != "" {
 			row = append(row, ftoa(h.truth[i]))
+		}
+		if staged {
+			row = append(row, strconv.Itoa(p.Stage))
 		}
 		cw.Write(row)
 	}
