@@ -43,6 +43,7 @@ var commands = []command{
 	{"eval", "score predictions or inferred truth against ground truth", runEval},
 	{"simulate", "turn true labels into answers of simulated annotators", runSimulate},
 	{"import", "convert a wide answer matrix into answers CSV (task,worker,label)", runImport},
+	{"experiment", "run a grid of runs from a spec into results.csv and summary.md", runExperiment},
 	{"components", "list the registered plug-ins", runComponents},
 }
 

@@ -1,0 +1,22 @@
+# MA-sLDAc (MODEL.md §2) with stochastic variational inference (§5), the
+# paper's schedule. Template of `maslda experiment` (docs/experiments.md).
+seed = ${seed}
+
+topics {
+  k     = ${k}
+  alpha = ${alpha}
+  tau   = ${tau}
+}
+
+response "softmax" {}
+
+annotators "confusion" {
+  omega = ${omega}
+}
+
+inference "svi" {
+  batch_size = 500
+  kappa      = 0.6
+  delay      = 1
+  epochs     = 20
+}

@@ -1,0 +1,16 @@
+# Baseline sLDA (majority vote), MODEL.md §6: the preset "slda(mv)"
+# (softmax response fitted jointly with the topics to the majority vote),
+# batch EM with MA-sLDAc's budget. Template of `maslda experiment`
+# (docs/experiments.md).
+model = "slda(mv)"
+seed  = ${seed}
+
+topics {
+  k     = ${k}
+  alpha = ${alpha}
+  tau   = ${tau}
+}
+
+inference "batch" {
+  max_iters = 30
+}
