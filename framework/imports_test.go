@@ -33,6 +33,10 @@ var thirdParty = map[string][]string{
 	"optim":     {"gonum.org/v1/gonum"},
 }
 
+// plotsDir is where gonum.org/v1/plot may be imported: the command
+// (cmd/maslda/plots draws, cmd/maslda/cli sets sizes), never the library.
+const plotsDir = "cmd/"
+
 // textprepThirdParty are also allowed under framework/textprep (a stemmer
 // and Unicode word segmentation).
 var textprepThirdParty = []string{"github.com/kljensen/snowball", "github.com/rivo/uniseg"}
@@ -81,6 +85,9 @@ func TestImportRules(t *testing.T) {
 				}
 				if limited && !hasPrefix(p, tp) {
 					t.Errorf("%s imports %s: %s may import only the standard library and %v", rel, p, family, tp)
+				}
+				if strings.HasPrefix(p, "gonum.org/v1/plot") && !strings.HasPrefix(filepath.ToSlash(rel), plotsDir) {
+					t.Errorf("%s imports %s: only %s may draw (the core stays free of gonum/plot)", rel, p, plotsDir)
 				}
 			}
 		}

@@ -44,6 +44,7 @@ var commands = []command{
 	{"simulate", "turn true labels into answers of simulated annotators", runSimulate},
 	{"import", "convert a wide answer matrix into answers CSV (task,worker,label)", runImport},
 	{"experiment", "run a grid of runs from a spec into results.csv and summary.md", runExperiment},
+	{"plot", "draw figures (PNG, SVG) from results, histories and annotators", runPlot},
 	{"components", "list the registered plug-ins", runComponents},
 }
 

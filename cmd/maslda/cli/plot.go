@@ -1,0 +1,408 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/maslda/maslda/annotators/confusion"
+	"github.com/maslda/maslda/cmd/maslda/plots"
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/corpus"
+	"gonum.org/v1/plot/vg"
+)
+
+// plotKinds are the subcommands of `maslda plot`.
+var plotKinds = []struct {
+	name, summary string
+	run           func(e *env, args []string) error
+}{
+	{"metric", "a metric of results.csv versus K, one line per model, mean ± 1 s.d. over seeds", plotMetric},
+	{"history", "ELBO (or another column) of history.csv files versus updates, epochs or seconds", plotHistory},
+	{"confusion", "estimated (and true) confusion matrices of chosen annotators as heat maps", plotConfusion},
+	{"biasprec", "estimated (and true) bias and precision of each annotator (regression)", plotBiasPrec},
+	{"boxes", "box plots of answers per annotator and annotator accuracy", plotBoxes},
+}
+
+func runPlot(_ context.Context, e *env, args []string) error {
+	var names []string
+	for _, k := range plotKinds {
+		names = append(names, k.name)
+	}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(e.stderr, "Usage: maslda plot <kind> [flags] --out PREFIX   (maslda plot <kind> -h for its flags)\n\nKinds:")
+		for _, k := range plotKinds {
+			fmt.Fprintf(e.stderr, "  %-10s %s\n", k.name, k.summary)
+		}
+		if len(args) == 0 {
+			return fmt.Errorf("%w: missing the kind of plot: %s", errUsage, strings.Join(names, ", "))
+		}
+		return flag.ErrHelp
+	}
+	for _, k := range plotKinds {
+		if k.name == args[0] {
+			return k.run(e, args[1:])
+		}
+	}
+	return fmt.Errorf("%w: unknown kind of plot %q; kinds: %s", errUsage, args[0], strings.Join(names, ", "))
+}
+
+// plotFlags are the flags every kind has.
+type plotFlags struct {
+	out, formats, title *string
+	width, height       *float64
+}
+
+func (e *env) plotFlagSet(kind, synopsis string) (*flag.FlagSet, *string, plotFlags) {
+	fs, level := e.flags("plot "+kind, synopsis+" --out PREFIX [--format png,svg]")
+	pf := plotFlags{
+		out:     fs.String("out", "", "output prefix: writes PREFIX.png and PREFIX.svg (a trailing .png/.svg is dropped; written atomically; required)"),
+		formats: fs.String("format", "png,svg", "image formats, comma-separated: png, svg"),
+		title:   fs.String("title", "", "figure title (default: none, or a description of the data)"),
+		width:   fs.Float64("width", 0, "width in inches (0: from the number of panels)"),
+		height:  fs.Float64("height", 0, "height in inches (0: from the number of panels)"),
+	}
+	return fs, level, pf
+}
+
+// check validates the common flags (after parsing).
+func (pf plotFlags) check() error {
+	if err := need(map[string]string{"out": *pf.out}); err != nil {
+		return err
+	}
+	if *pf.width < 0 || *pf.height < 0 {
+		return fmt.Errorf("%w: --width/--height must be ≥ 0 (inches)", errUsage)
+	}
+	for _, f := range strings.Split(*pf.formats, ",") {
+		if !slices.Contains(plots.Formats, strings.ToLower(strings.TrimSpace(f))) {
+			return fmt.Errorf("%w: --format %q; valid: %s", errUsage, f, strings.Join(plots.Formats, ", "))
+		}
+	}
+	return nil
+}
+
+func (pf plotFlags) size() (w, h vg.Length) {
+	return vg.Length(*pf.width) * vg.Inch, vg.Length(*pf.height) * vg.Inch
+}
+
+// write encodes the figure in every format, then writes the files
+// atomically (nothing is written when any encoding fails).
+func (pf plotFlags) write(e *env, f *plots.Figure) error {
+	prefix := *pf.out
+	if ext := strings.ToLower(filepath.Ext(prefix)); ext == ".png" || ext == ".svg" {
+		prefix = strings.TrimSuffix(prefix, filepath.Ext(prefix))
+	}
+	if w, h := pf.size(); w > 0 || h > 0 {
+		if w > 0 {
+			f.Width = w
+		}
+		if h > 0 {
+			f.Height = h
+		}
+	}
+	type out struct {
+		path string
+		data []byte
+	}
+	var outs []out
+	for _, format := range strings.Split(*pf.formats, ",") {
+		format = strings.ToLower(strings.TrimSpace(format))
+		var buf bytes.Buffer
+		if err := f.Encode(&buf, format); err != nil {
+			return err
+		}
+		outs = append(outs, out{prefix + "." + format, buf.Bytes()})
+	}
+	for _, o := range outs {
+		if err := writeFileAtomic(o.path, func(w io.Writer) error { _, err := w.Write(o.data); return err }); err != nil {
+			return err
+		}
+		e.log.Info("wrote", "file", o.path, "bytes", len(o.data))
+	}
+	return nil
+}
+
+// plotList splits a comma-separated flag value (empty: nil).
+func plotList(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		out = append(out, strings.TrimSpace(x))
+	}
+	return out
+}
+
+func plotMetric(e *env, args []string) error {
+	fs, level, pf := e.plotFlagSet("metric", "--results results.csv --metric COLUMN [--experiment NAME] [--models m1,m2]")
+	resultsPath := fs.String("results", "", "results.csv of maslda experiment (required)")
+	metric := fs.String("metric", "", "the column to plot: truth_accuracy, heldout_accuracy, truth_r2, heldout_r2, ... (required)")
+	experiment := fs.String("experiment", "", "plot this experiment's rows (required when the file has several)")
+	models := fs.String("models", "", "models to draw, in legend order (default: all, in order of appearance)")
+	if err := e.parse(fs, level, args); err != nil {
+		return err
+	}
+	if err := need(map[string]string{"results": *resultsPath, "metric": *metric}); err != nil {
+		return err
+	}
+	if err := pf.check(); err != nil {
+		return err
+	}
+	res, err := withFile(*resultsPath, func(r io.Reader, name string) (*plots.Results, error) {
+		return plots.ReadResults(r, name, *metric)
+	})
+	if err != nil {
+		return err
+	}
+	series, err := plots.Summarize(res, plots.SummaryOptions{Experiment: *experiment, Models: plotList(*models), LowerIsBetter: plots.LowerIsBetter(*metric)})
+	if err != nil {
+		return err
+	}
+	for _, s := range series {
+		for _, p := range s.Points {
+			e.log.Debug("point", "model", s.Model, "k", p.K, "mean", p.Mean, "sd", p.SD, "runs", p.N, "setting", p.Setting, "settings", p.Settings)
+		}
+	}
+	f, err := plots.MetricFigure(series, plots.MetricOptions{Metric: *metric, Title: *pf.title})
+	if err != nil {
+		return err
+	}
+	return pf.write(e, f)
+}
+
+func plotHistory(e *env, args []string) error {
+	fs, level, pf := e.plotFlagSet("history", "--history FILE|DIR[,...] [--labels L1,...] [--x iteration,seconds] [--y elbo]")
+	hist := fs.String("history", "", "history.csv files or model directories, comma-separated (required)")
+	labels := fs.String("labels", "", "legend labels, comma-separated (default: each file's directory name)")
+	xs := fs.String("x", "iteration,seconds", "x columns, one panel each: iteration, epoch, seconds")
+	y := fs.String("y", "elbo", "y column: elbo, truth_accuracy, truth_r2, rho, ...")
+	smooth := fs.Int("smooth", 0, "moving average over this many updates drawn over the raw trace (0: for the ELBO of SVI runs one epoch's updates, otherwise none; 1: off)")
+	if err := e.parse(fs, level, args); err != nil {
+		return err
+	}
+	if err := need(map[string]string{"history": *hist}); err != nil {
+		return err
+	}
+	if err := pf.check(); err != nil {
+		return err
+	}
+	paths, labs := plotList(*hist), plotList(*labels)
+	if labs != nil && len(labs) != len(paths) {
+		return fmt.Errorf("%w: %d --labels for %d --history files", errUsage, len(labs), len(paths))
+	}
+	if *smooth < 0 {
+		return fmt.Errorf("%w: --smooth %d, want ≥ 0", errUsage, *smooth)
+	}
+	var runs []plots.Run
+	for i, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			p = filepath.Join(p, "history.csv")
+		}
+		h, err := withFile(p, plots.ReadHistory)
+		if err != nil {
+			return err
+		}
+		label := filepath.Base(filepath.Dir(p))
+		if filepath.Base(p) != "history.csv" {
+			label = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+		}
+		if labs != nil {
+			label = labs[i]
+		}
+		runs = append(runs, plots.Run{Label: label, History: h})
+	}
+	f, err := plots.HistoryFigure(runs, plots.HistoryOptions{X: plotList(*xs), Y: *y, Smooth: *smooth, Title: *pf.title})
+	if err != nil {
+		return err
+	}
+	return pf.write(e, f)
+}
+
+// plotReadAnnotators reads annotators.json (a file, or a model directory) and,
+// when it lies in a model directory, the class names of its model.json.
+func plotReadAnnotators(path string) (*plots.Annotators, []string, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, "annotators.json")
+	}
+	est, err := withFile(path, plots.ReadAnnotators)
+	if err != nil {
+		return nil, nil, err
+	}
+	manifest := filepath.Join(filepath.Dir(path), "model.json")
+	data, err := os.ReadFile(manifest)
+	if errors.Is(err, fs.ErrNotExist) {
+		return est, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var m struct {
+		Classes []string `json:"classes"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %v", framework.ErrBadInput, manifest, err)
+	}
+	if len(m.Classes) != est.C() {
+		return est, nil, nil // not the manifest of these annotators
+	}
+	return est, m.Classes, nil
+}
+
+func plotConfusion(e *env, args []string) error {
+	fs, level, pf := e.plotFlagSet("confusion", "--annotators annotators.json|DIR [--true-confusions FILE.json | --true-accuracies A,B,...] [--select a0,a1] [--classes c1,...]")
+	annPath := fs.String("annotators", "", "annotators.json of maslda train, or the model directory (required)")
+	trueConf := fs.String("true-confusions", "", "the true matrices: JSON list of C×C matrices, as given to simulate --confusions")
+	trueAcc := fs.String("true-accuracies", "", "the true accuracies, as given to simulate --accuracies (the rest of each row spread evenly)")
+	trueNames := fs.String("true-names", "", "names of the true annotators, comma-separated (default a0, a1, ...: simulate's names)")
+	sel := fs.String("select", "", "annotators to draw, comma-separated (default: up to 6 with the most answers)")
+	classes := fs.String("classes", "", "class names in matrix order (default: model.json beside annotators.json, else 0, 1, ...)")
+	perRow := fs.Int("per-row", 2, "annotators per row of panels")
+	if err := e.parse(fs, level, args); err != nil {
+		return err
+	}
+	if err := need(map[string]string{"annotators": *annPath}); err != nil {
+		return err
+	}
+	if err := pf.check(); err != nil {
+		return err
+	}
+	if *trueConf != "" && *trueAcc != "" {
+		return fmt.Errorf("%w: give --true-confusions or --true-accuracies, not both", errUsage)
+	}
+	if *perRow < 1 {
+		return fmt.Errorf("%w: --per-row %d, want ≥ 1", errUsage, *perRow)
+	}
+	est, cls, err := plotReadAnnotators(*annPath)
+	if err != nil {
+		return err
+	}
+	if est.Kind != plots.KindConfusion {
+		return fmt.Errorf("%w: %s describes %s annotators; use maslda plot biasprec", framework.ErrBadInput, est.Name, est.Kind)
+	}
+	if c := plotList(*classes); c != nil {
+		cls = c
+	}
+	opt := plots.ConfusionOptions{TrueNames: plotList(*trueNames), Select: plotList(*sel), Classes: cls, PerRow: *perRow, Title: *pf.title}
+	switch {
+	case *trueConf != "":
+		if opt.Truth, err = confusion.ReadMatrices(*trueConf); err != nil {
+			return err
+		}
+		opt.TruthName = *trueConf
+	case *trueAcc != "":
+		a, err := floatList("--true-accuracies", *trueAcc)
+		if err != nil {
+			return err
+		}
+		if opt.Truth, err = confusion.FromAccuracies(a, est.C()); err != nil {
+			return err
+		}
+		opt.TruthName = "--true-accuracies"
+	}
+	f, err := plots.ConfusionFigure(est, opt)
+	if err != nil {
+		return err
+	}
+	return pf.write(e, f)
+}
+
+func plotBiasPrec(e *env, args []string) error {
+	fs, level, pf := e.plotFlagSet("biasprec", "--annotators annotators.json|DIR [--true-bias B,... --true-precision P,...] [--select a0,a1]")
+	annPath := fs.String("annotators", "", "annotators.json of maslda train (bias-precision annotators), or the model directory (required)")
+	trueBias := fs.String("true-bias", "", "the true biases, as given to simulate --bias")
+	truePrec := fs.String("true-precision", "", "the true precisions, as given to simulate --precision")
+	trueNames := fs.String("true-names", "", "names of the true annotators, comma-separated (default a0, a1, ...: simulate's names)")
+	sel := fs.String("select", "", "annotators to draw, comma-separated (default: all, with a truth when given)")
+	if err := e.parse(fs, level, args); err != nil {
+		return err
+	}
+	if err := need(map[string]string{"annotators": *annPath}); err != nil {
+		return err
+	}
+	if err := pf.check(); err != nil {
+		return err
+	}
+	if (*trueBias == "") != (*truePrec == "") {
+		return fmt.Errorf("%w: give --true-bias and --true-precision together", errUsage)
+	}
+	est, _, err := plotReadAnnotators(*annPath)
+	if err != nil {
+		return err
+	}
+	opt := plots.BiasPrecisionOptions{TrueNames: plotList(*trueNames), Select: plotList(*sel), Title: *pf.title}
+	if *trueBias != "" {
+		if opt.TrueBias, err = floatList("--true-bias", *trueBias); err != nil {
+			return err
+		}
+		if opt.TruePrecision, err = floatList("--true-precision", *truePrec); err != nil {
+			return err
+		}
+	}
+	f, err := plots.BiasPrecisionFigure(est, opt)
+	if err != nil {
+		return err
+	}
+	return pf.write(e, f)
+}
+
+func plotBoxes(e *env, args []string) error {
+	fs, level, pf := e.plotFlagSet("boxes", "[--annotators annotators.json|DIR] [--answers FILE.csv [--truth FILE | --truth-column FILE]]")
+	annPath := fs.String("annotators", "", "annotators.json of maslda train, or the model directory (estimated accuracy or noise s.d.)")
+	ansPath := fs.String("answers", "", "answers CSV task,worker,label (answers per annotator; with a truth, empirical accuracy)")
+	truthPath := fs.String("truth", "", "ground truth CSV task,label (with --answers: each annotator's empirical accuracy)")
+	truthCol := fs.String("truth-column", "", "ground truth, one label per line; task = line number from 0")
+	target := fs.String("target", "auto", "without --annotators: categorical (accuracy), numeric (s.d. of answer − truth), or auto (numeric when every label is a number and some is fractional or there are more than 20 distinct ones)")
+	if err := e.parse(fs, level, args); err != nil {
+		return err
+	}
+	if err := pf.check(); err != nil {
+		return err
+	}
+	if *target != "auto" && *target != "categorical" && *target != "numeric" {
+		return fmt.Errorf("%w: --target %q; valid: auto, categorical, numeric", errUsage, *target)
+	}
+	if *annPath == "" && *ansPath == "" {
+		return fmt.Errorf("%w: missing --annotators or --answers", errUsage)
+	}
+	var est *plots.Annotators
+	if *annPath != "" {
+		var err error
+		if est, _, err = plotReadAnnotators(*annPath); err != nil {
+			return err
+		}
+	}
+	var ans *corpus.AnswerTable
+	if *ansPath != "" {
+		var err error
+		if ans, err = withFile(*ansPath, corpus.ReadAnswers); err != nil {
+			return err
+		}
+	}
+	tt, err := readTruthTable(*truthPath, *truthCol)
+	if err != nil {
+		return err
+	}
+	if tt != nil && ans == nil {
+		return fmt.Errorf("%w: --truth needs --answers (it gives each annotator's empirical accuracy)", errUsage)
+	}
+	numeric := *target == "numeric" || (*target == "auto" && ans != nil && plots.LooksNumeric(ans))
+	panels, err := plots.AnnotatorBoxes(est, ans, tt, numeric)
+	if err != nil {
+		return err
+	}
+	f, err := plots.BoxFigure(panels, plots.BoxOptions{Title: *pf.title})
+	if err != nil {
+		return err
+	}
+	return pf.write(e, f)
+}
