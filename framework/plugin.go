@@ -220,7 +220,20 @@ type Progress struct {
 	Docs    int           // documents in the update's batch
 	Elapsed time.Duration // since Fit started
 	Restart int           // during a restart phase, the candidate's number (from 1); 0 otherwise
-	Stage   int           // under a staged schedule (two-stage), the stage's number from 1; 0 otherwise
+	Stage   int           // the stage's number from 1 when training has stages (two-stage; a Starter's before/after); 0 otherwise. The bound is monotone within a stage under batch EM.
+}
+
+// Starter is an optional capability of a NoiseModel that re-initialises
+// itself from the model's own classifier: after StartIters() full passes
+// of the schedule over the corpus, models.Run.Fit predicts every training
+// document with the topics alone (no answers: the response's predictive
+// distribution, as for new documents) and passes the targets, in document
+// order, to Start; the schedule then goes on. StartIters 0 means never.
+// Progress before the start has Stage 1, after it Stage 2. Not used under
+// a PhasedSchedule.
+type Starter interface {
+	StartIters() int
+	Start(pred []Target) error
 }
 
 // Observer is called after every update; an error stops the run and is

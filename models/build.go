@@ -129,6 +129,53 @@ func (r *Run) assemble() (*Model, framework.Schedule, error) {
 	return m, sched, nil
 }
 
+// starter wraps obs for a framework.Starter (see there): after start_iters
+// full passes of the schedule over the corpus it predicts every training
+// document from the topics alone and restarts the annotators from those
+// predictions. The bound drops once there (a re-initialisation), so the
+// progress before it is reported as Stage 1 and after it as Stage 2; each
+// stage is monotone under batch EM. Without a Starter, under a phased
+// schedule or with start_iters 0, obs is returned unchanged.
+func (r *Run) starter(ctx context.Context, obs framework.Observer) framework.Observer {
+	st, ok := r.Model.Noise.(framework.Starter)
+	if !ok || st.StartIters() <= 0 {
+		return obs
+	}
+	if _, phased := r.Schedule.(framework.PhasedSchedule); phased {
+		return obs
+	}
+	n, D := st.StartIters(), r.Model.NumDocs()
+	seen, started := 0, false
+	return func(p framework.Progress) error {
+		if started {
+			p.Stage = 2
+		} else {
+			p.Stage = 1
+		}
+		if obs != nil {
+			if err := obs(p); err != nil {
+				return err
+			}
+		}
+		if started || p.Epoch < n {
+			return nil
+		}
+		if seen += p.Docs; seen < D && p.Epoch == n {
+			return nil // the last pass before the start is not over yet
+		}
+		started = true
+		preds, err := r.Model.Predict(ctx, r.Model.Corpus())
+		if err != nil {
+			return err
+		}
+		targets := make([]framework.Target, len(preds))
+		for i, q := range preds {
+			targets[i] = q.Target
+		}
+		return st.Start(targets)
+	}
+}
+
 // Fit trains. With restarts > 1 it first runs restart_iters batch EM
 // iterations from each of `restarts` initialisations (the first is the one
 // Build drew) and keeps the candidate with the highest ELBO; then it runs the
@@ -136,7 +183,9 @@ func (r *Run) assemble() (*Model, framework.Schedule, error) {
 // (framework.PhasedSchedule: "two-stage") the candidates run in the
 // schedule's first phase (PhaseTopics: plain LDA, so the restarts pick
 // topics as LDA's would). obs (may be nil) sees every update, the restart
-// phase with Progress.Restart set to the candidate's number.
+// phase with Progress.Restart set to the candidate's number. An annotator
+// model that is a framework.Starter is restarted from the model's own
+// classifier during the schedule (Run.starter).
 func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Result, error) {
 	if n := r.Config.Restarts; n > 1 {
 		ps, phased := r.Schedule.(framework.PhasedSchedule)
@@ -172,7 +221,7 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 		}
 		r.Model = best
 	}
-	res, err := r.Schedule.Fit(ctx, r.Model, r.Rand, obs)
+	res, err := r.Schedule.Fit(ctx, r.Model, r.Rand, r.starter(ctx, obs))
 	r.Result = res
 	return res, err
 }

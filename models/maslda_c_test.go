@@ -180,9 +180,8 @@ func TestMASLDAcRecovery(t *testing.T) {
 	if truthB < mv+0.25 || testB < mv+0.25 {
 		t.Errorf("batch MA-sLDAc truth %.3f / held-out %.3f do not beat majority vote %.3f by 0.25", truthB, testB, mv)
 	}
-	// 0.064 with init = "majority", 0.080 with the default uniform start
-	// (docs/design.md: the uniform start is what escapes majority vote on
-	// 20 Newsgroups).
+	// 0.064 with init = "majority", 0.080 with the uniform start, 0.072 with
+	// the default classifier start (docs/design.md, "The classifier start").
 	if distB > 0.09 {
 		t.Errorf("confusion matrices at mean distance %.3f per entry from the planted ones, want ≤ 0.09", distB)
 	}

@@ -66,6 +66,8 @@ inference "batch" {}
 response "logreg" {}
 annotators "confusion" {
   estimate = "point"
+  init     = "majority"
+  diagonal = 0
 }
 inference "two-stage" {}
 `},
@@ -78,6 +80,8 @@ response "class-prior" {
 }
 annotators "confusion" {
   estimate = "point"
+  init     = "majority"
+  diagonal = 0
 }
 inference "batch" {}
 `},
@@ -86,7 +90,9 @@ topics {
   k = 1
 }
 response "class-prior" {}
-annotators "confusion" {}
+annotators "confusion" {
+  init = "majority"
+}
 inference "batch" {}
 `},
 }

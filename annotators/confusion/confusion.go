@@ -17,6 +17,7 @@ var (
 	_ framework.DocScorer  = (*Model)(nil)
 	_ framework.Persister  = (*Model)(nil)
 	_ framework.Reporter   = (*Model)(nil)
+	_ framework.Starter    = (*Model)(nil)
 )
 
 // Estimates of the confusion matrices (Config.Estimate).
@@ -31,8 +32,9 @@ const pointFloor = 1e-9
 
 // Initial confusion matrices (Config.Init).
 const (
-	InitMajority = "majority" // one M-step from the majority-vote labels
-	InitUniform  = "uniform"  // the prior: ξ^r_{c,l} = ω + diagonal·[c = l] (default, with diagonal 2)
+	InitMajority   = "majority"   // one M-step from the majority-vote labels
+	InitClassifier = "classifier" // majority, then restart from the model's own classifier (Model.Start; default)
+	InitUniform    = "uniform"    // the prior: ξ^r_{c,l} = ω + diagonal·[c = l] (default, with diagonal 2)
 )
 
 // Config holds the settings of the `annotators "confusion" { ... }` block.
@@ -45,11 +47,14 @@ type Config struct {
 	// annotator's prior is Dir(ω + diagonal·e_c). It is the stronger-diagonal
 	// prior for annotators with few answers (they are assumed better than
 	// chance until their answers say otherwise); the expected prior accuracy
-	// is (ω + diagonal)/(Cω + diagonal). Default 0 (MODEL.md's prior); ≥ 0.
+	// is (ω + diagonal)/(Cω + diagonal). Default 2 (0 is MODEL.md's prior); ≥ 0.
 	Diagonal float64 `hcl:"diagonal,optional"`
-	// Init chooses the initial ξ: "uniform" (default) or "majority"; see
-	// Model.Init.
+	// Init chooses the initial ξ: "classifier" (default), "majority" or
+	// "uniform"; see Model.Init and Model.Start.
 	Init string `hcl:"init,optional"`
+	// StartIters is the number of batch EM iterations of the "classifier"
+	// start's warm-up (default 8); ≥ 1. Ignored by the other starts.
+	StartIters int `hcl:"start_iters,optional"`
 	// InitStrength s scales the majority-vote counts of the initial ξ:
 	// ξ^r_{c,l} = ω + diagonal·[c = l] + s·Σ_d mv_dc [y_dr = l]. Default 1
 	// (exactly one batch M-step from λ = majority vote); smaller values give
@@ -64,7 +69,7 @@ type Config struct {
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{Omega: 1, Diagonal: 2, Init: InitUniform, InitStrength: 1, Estimate: EstimateVariational}
+	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8}
 }
 
 // Validate checks the settings; errors wrap framework.ErrBadInput.
@@ -80,8 +85,12 @@ func (c Config) Validate() error {
 	}
 	switch c.Init {
 	case InitMajority, InitUniform:
+	case InitClassifier:
+		if c.StartIters < 1 {
+			return fmt.Errorf("%w: annotators.start_iters = %d, want ≥ 1 with init = %q", framework.ErrBadInput, c.StartIters, InitClassifier)
+		}
 	default:
-		return fmt.Errorf("%w: annotators.init = %q; valid: %s, %s", framework.ErrBadInput, c.Init, InitMajority, InitUniform)
+		return fmt.Errorf("%w: annotators.init = %q; valid: %s, %s, %s", framework.ErrBadInput, c.Init, InitClassifier, InitMajority, InitUniform)
 	}
 	switch c.Estimate {
 	case EstimateVariational:
@@ -126,7 +135,8 @@ type Model struct {
 	nr, nc  int
 	workers []string
 	classes []string
-	answers []int // answers per annotator in the training corpus (persisted)
+	answers []int                // answers per annotator in the training corpus (persisted)
+	byDoc   [][]framework.Answer // the training answers (for Start; nil when rebuilt from a save)
 
 	xi    []float64 // ξ: xi[(r*C+c)*C+l] = ξ^r_{c,l}
 	elogT []float64 // E[log π], answer-major: elogT[(r*C+l)*C+c] = E[log π^r_{c,l}]
@@ -205,6 +215,7 @@ func (m *Model) Init(s *framework.Setup) error {
 		}
 		byDoc = a.ByDoc
 	}
+	m.byDoc = byDoc
 	m.nr, m.nc = R, C
 	m.workers = append([]string(nil), s.Workers...)
 	m.classes = append([]string(nil), s.Classes...)
@@ -223,7 +234,7 @@ func (m *Model) Init(s *framework.Setup) error {
 		for _, x := range as {
 			m.answers[x.Worker]++
 		}
-		if m.cfg.Init != InitMajority || m.cfg.InitStrength == 0 || !MajorityVote(mv, as) {
+		if (m.cfg.Init != InitMajority && m.cfg.Init != InitClassifier) || m.cfg.InitStrength == 0 || !MajorityVote(mv, as) {
 			continue
 		}
 		for _, x := range as {
@@ -233,6 +244,69 @@ func (m *Model) Init(s *framework.Setup) error {
 			}
 		}
 	}
+	m.refresh()
+	return nil
+}
+
+// StartIters is the number of warm-up iterations before Start
+// (framework.Starter): start_iters with init = "classifier", 0 otherwise.
+func (m *Model) StartIters() int {
+	if m.cfg.Init == InitClassifier {
+		return m.cfg.StartIters
+	}
+	return 0
+}
+
+// Start is the "classifier" start (framework.Starter). After start_iters
+// passes from the majority-vote start (which with one answer per document
+// is supervised LDA on the answers), pred holds the model's own classifier's
+// predictions for every training document, made from the topics alone;
+// ξ is reset to the prior plus the counts of the classifier's most probable
+// class against each answer:
+//
+//	ξ^r_{c,l} = ω + diagonal·[c = l] + Σ_{d∈D_r} [argmax pred_d = c][y_dr = l].
+//
+// This is one M-step with λ = the classifier's hard labels: annotators are
+// judged against a labeller whose errors are independent of theirs, not
+// against their own answers (which is what traps the majority start at
+// "every annotator is perfect", docs/design.md). Hard labels rather than
+// the predictive probabilities: a classifier fitted to noisy answers is
+// flat, and its probabilities would make every annotator look like chance.
+func (m *Model) Start(pred []framework.Target) error {
+	if m.byDoc == nil {
+		return fmt.Errorf("%w: confusion annotators: no training answers to start from", framework.ErrBadInput)
+	}
+	if len(pred) != len(m.byDoc) {
+		return fmt.Errorf("%w: confusion annotators: %d predictions for %d training documents", framework.ErrBadInput, len(pred), len(m.byDoc))
+	}
+	C := m.nc
+	xi := make([]float64, len(m.xi))
+	for r := 0; r < m.nr; r++ {
+		for c := 0; c < C; c++ {
+			for l := 0; l < C; l++ {
+				xi[(r*C+c)*C+l] = m.prior(c, l)
+			}
+		}
+	}
+	labels := make(map[int]bool)
+	for d, as := range m.byDoc {
+		if len(as) == 0 {
+			continue
+		}
+		t, ok := pred[d].(*framework.Categorical)
+		if !ok || len(t.P) != C {
+			return fmt.Errorf("%w: confusion annotators: document %d's prediction is %T, want a categorical target over %d classes", framework.ErrIncompatible, d, pred[d], C)
+		}
+		c := t.Argmax()
+		labels[c] = true
+		for _, a := range as {
+			xi[(int(a.Worker)*C+c)*C+int(a.Class)]++
+		}
+	}
+	if len(labels) == 1 && C > 1 {
+		return fmt.Errorf("%w: confusion annotators: init = %q, but the response predicts the same class for every training document (a response that ignores the documents, such as class-prior?); use init = %q or %q", framework.ErrIncompatible, InitClassifier, InitMajority, InitUniform)
+	}
+	m.xi = xi
 	m.refresh()
 	return nil
 }

@@ -705,7 +705,7 @@ func TestConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := n.(*Model).Config(); got != (Config{Omega: 1, Diagonal: 3, Init: InitUniform, InitStrength: 1, Estimate: EstimateVariational}) {
+	if got := n.(*Model).Config(); got != (Config{Omega: 1, Diagonal: 3, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8}) {
 		t.Errorf("decoded config %+v", got)
 	}
 	if _, err := framework.Default.Noise("confusion", framework.ParamsFunc(func(into any) error {

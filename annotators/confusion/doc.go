@@ -4,7 +4,8 @@
 //	annotators "confusion" {
 //	  omega         = 1          # ω, Dirichlet concentration of every row π^r_c
 //	  diagonal      = 0          # extra prior mass on the diagonal (few-answer annotators)
-//	  init          = "uniform"  # or "majority"
+//	  init          = "classifier"  # or "majority", "uniform"
+//	  start_iters   = 8          # passes before the classifier start
 //	  init_strength = 1          # weight of the majority-vote counts in the initial ξ
 //	  estimate      = "variational"  # or "point": MAP π̂ (Dawid–Skene, Raykar et al. 2010)
 //	}
@@ -32,6 +33,16 @@
 //
 // Model.Update is the exact maximiser of the bound in ξ given λ (tested by
 // finite differences), so batch EM's trace cannot decrease.
+//
+// # The classifier start (default)
+//
+// init = "classifier" starts like "majority"; after start_iters full passes
+// of the schedule, Model.Start (framework.Starter, driven by
+// models.Run.Fit) resets ξ to the prior plus the counts of the model's own
+// classifier's hard labels (predicted from the topics alone) against each
+// answer. Measured in docs/design.md ("The classifier start"): on the
+// one-answer-per-document regime it gains 0.03 (batch) to 0.10 (SVI) of
+// truth accuracy on planted data and takes 20 Newsgroups from 0.60 to 0.73.
 //
 // # Point estimates
 //

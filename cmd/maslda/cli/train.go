@@ -189,8 +189,8 @@ type history struct {
 
 func (h *history) write(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	// A staged schedule (two-stage) adds a last column "stage": its stages
-	// report different objectives.
+	// Staged training (two-stage, or the annotators' classifier start) adds
+	// a last column "stage": the bound is monotone within a stage only.
 	staged := len(h.rows) > 0 && h.rows[0].Stage > 0
 	hdr := historyHeader(h.metric)
 	if staged {

@@ -1,0 +1,73 @@
+package confusion
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/maslda/maslda/framework"
+)
+
+func catTarget(p ...float64) *framework.Categorical {
+	t := framework.NewCategorical(len(p))
+	copy(t.P, p)
+	return t
+}
+
+// TestStartFixture: the classifier start counts each answer against the
+// classifier's most probable class, on top of the prior (ω = 1, diagonal =
+// 0.5), whatever ξ was before.
+func TestStartFixture(t *testing.T) {
+	cfg := Defaults()
+	cfg.Diagonal, cfg.Init = 0.5, InitClassifier
+	m := newModel(t, cfg, 3, 2, fixtureAnswers)
+	if got := m.StartIters(); got != 8 {
+		t.Errorf("StartIters = %d, want the default 8", got)
+	}
+	// The classifier says d0 → 1, d1 → 0, d2 → 1, d3 → 0.
+	pred := []framework.Target{catTarget(0.4, 0.6), catTarget(0.9, 0.1), catTarget(0.2, 0.8), catTarget(0.55, 0.45)}
+	if err := m.Start(pred); err != nil {
+		t.Fatal(err)
+	}
+	// a0 answered 0 on d0 (class 1), 1 on d1 (class 0), 0 on d3 (class 0):
+	//   [0][0] += 1, [0][1] += 1, [1][0] += 1
+	// a1 answered 0 on d0 (1) and d1 (0): [1][0] += 1, [0][0] += 1
+	// a2 answered 1 on d0 (1), 0 on d2 (1) and d3 (0): [1][1] += 1, [1][0] += 1, [0][0] += 1
+	want := [][][]float64{
+		{{1.5 + 1, 1 + 1}, {1 + 1, 1.5}},
+		{{1.5 + 1, 1}, {1 + 1, 1.5}},
+		{{1.5 + 1, 1}, {1 + 1, 1.5 + 1}},
+	}
+	checkXi(t, m, want, 1e-15)
+	// Other starts have no warm-up.
+	for _, init := range []string{InitMajority, InitUniform} {
+		c := Defaults()
+		c.Init = init
+		if n := newModel(t, c, 3, 2, fixtureAnswers).StartIters(); n != 0 {
+			t.Errorf("init %s: StartIters = %d, want 0", init, n)
+		}
+	}
+}
+
+func TestStartErrors(t *testing.T) {
+	cfg := Defaults()
+	cfg.Init = InitClassifier
+	m := newModel(t, cfg, 3, 2, fixtureAnswers)
+	ok := catTarget(0.5, 0.5)
+	for name, c := range map[string]struct {
+		pred []framework.Target
+		want error
+	}{
+		"too few":       {[]framework.Target{ok, ok, ok}, framework.ErrBadInput},
+		"wrong kind":    {[]framework.Target{ok, &framework.Gaussian{}, ok, ok}, framework.ErrIncompatible},
+		"wrong classes": {[]framework.Target{ok, ok, catTarget(0.2, 0.3, 0.5), ok}, framework.ErrIncompatible},
+		"one class":     {[]framework.Target{ok, ok, ok, ok}, framework.ErrIncompatible},
+	} {
+		if err := m.Start(c.pred); !errors.Is(err, c.want) {
+			t.Errorf("%s: %v, want %v", name, err, c.want)
+		}
+	}
+	cfg.StartIters = 0
+	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("start_iters = 0 with init = classifier: %v, want ErrBadInput", err)
+	}
+}
