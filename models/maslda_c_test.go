@@ -147,7 +147,7 @@ func TestMASLDAcRecovery(t *testing.T) {
 	acc := []float64{0.737, 0.468, 0.284, 0.278, 0.260}
 	cd := plantedCrowd(t, 1, 1000, 400, 8, 4, 1, acc)
 	mv := majorityAccuracy(cd, rand.New(rand.NewPCG(1, 1)))
-	run := func(inference string) (truthAcc, testAcc, dist float64, elbos []float64) {
+	run := func(inference string) (truthAcc, testAcc, dist float64, elbos []float64, stages []int) {
 		cfg, err := models.ParseConfig([]byte("topics {\n k = 8\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {}\n"+inference), "c.hcl")
 		if err != nil {
 			t.Fatal(err)
@@ -157,7 +157,10 @@ func TestMASLDAcRecovery(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		if _, err := r.Fit(ctx, func(p framework.Progress) error { elbos = append(elbos, p.ELBO); return nil }); err != nil {
+		if _, err := r.Fit(ctx, func(p framework.Progress) error {
+			elbos, stages = append(elbos, p.ELBO), append(stages, p.Stage)
+			return nil
+		}); err != nil {
 			t.Fatal(err)
 		}
 		post, err := r.Model.Posterior(ctx)
@@ -168,11 +171,19 @@ func TestMASLDAcRecovery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return accuracyOf(post, cd.truth), accuracyOf(pred, cd.testTruth), confusionDistance(r.Model.Noise.(*confusion.Model), cd.pis), elbos
+		return accuracyOf(post, cd.truth), accuracyOf(pred, cd.testTruth), confusionDistance(r.Model.Noise.(*confusion.Model), cd.pis), elbos, stages
 	}
-	truthB, testB, distB, elbos := run("inference \"batch\" {\n max_iters = 40\n}\n")
+	truthB, testB, distB, elbos, stages := run("inference \"batch\" {\n max_iters = 40\n}\n")
 	t.Logf("majority vote %.3f; batch: truth %.3f, held-out %.3f, confusion distance %.3f", mv, truthB, testB, distB)
+	// The default classifier start re-initialises the annotators once, after
+	// 8 passes: stage 1 before, stage 2 after; each must be monotone.
+	if len(stages) < 10 || stages[0] != 1 || stages[7] != 1 || stages[8] != 2 || stages[len(stages)-1] != 2 {
+		t.Errorf("stages %v, want 1 for the first 8 iterations and 2 after", stages)
+	}
 	for i := 1; i < len(elbos); i++ {
+		if stages[i] != stages[i-1] {
+			continue
+		}
 		if elbos[i] < elbos[i-1]-1e-8*math.Abs(elbos[i-1]) {
 			t.Errorf("batch ELBO decreased at iteration %d: %v → %v", i+1, elbos[i-1], elbos[i])
 		}
@@ -185,7 +196,7 @@ func TestMASLDAcRecovery(t *testing.T) {
 	if distB > 0.09 {
 		t.Errorf("confusion matrices at mean distance %.3f per entry from the planted ones, want ≤ 0.09", distB)
 	}
-	truthS, testS, distS, _ := run("inference \"svi\" {\n batch_size = 200\n epochs = 20\n}\n")
+	truthS, testS, distS, _, _ := run("inference \"svi\" {\n batch_size = 200\n epochs = 20\n}\n")
 	t.Logf("svi: truth %.3f, held-out %.3f, confusion distance %.3f", truthS, testS, distS)
 	if testS < testB-0.03 {
 		t.Errorf("SVI held-out accuracy %.3f more than 3 points below batch's %.3f", testS, testB)
