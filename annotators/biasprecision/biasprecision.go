@@ -53,11 +53,11 @@ type Params struct {
 	// smallest.
 	BiasPrior float64 `hcl:"bias_prior,optional"`
 	// BiasAnchor pins the common offset of the biases, which the data do
-	// not identify (package documentation): "none" (default: the offset
-	// stays where EM's first steps put it) or "mean": the biases are
-	// constrained to an answer-weighted mean of zero, Σ_r n_r b_r = 0 (the
-	// crowd is unbiased on average, the assumption of the mean-answer
-	// baseline). See Model.Update. "" means "none".
+	// not identify (package documentation): "mean" (default): the biases
+	// are constrained to an answer-weighted mean of zero, Σ_r n_r b_r = 0
+	// (the crowd is unbiased on average, the assumption of the mean-answer
+	// baseline); or "none": the offset stays where EM's first steps put it.
+	// See Model.Update. "" means "none".
 	BiasAnchor string `hcl:"bias_anchor,optional"`
 }
 
@@ -68,7 +68,7 @@ const (
 )
 
 // Defaults returns the documented defaults.
-func Defaults() Params { return Params{PriorAnswers: 1, BiasAnchor: AnchorNone} }
+func Defaults() Params { return Params{PriorAnswers: 1, BiasAnchor: AnchorMean} }
 
 // Validate checks the settings.
 func (p Params) Validate() error {

@@ -99,7 +99,7 @@ func TestEvidence(t *testing.T) {
 // differences vanish and perturbations lower it, for the flat prior (the
 // paper's update), the default prior and a prior on the bias.
 func TestMStepMaximises(t *testing.T) {
-	for _, p := range []Params{{}, Defaults(), {PriorAnswers: 3, PriorVar: 0.7, BiasPrior: 2}} {
+	for _, p := range []Params{{}, unanchored(), {PriorAnswers: 3, PriorVar: 0.7, BiasPrior: 2}} {
 		rng := rand.New(rand.NewPCG(1, 2))
 		docs := randomDocs(rng, 5, 60)
 		byDoc := make([][]framework.Answer, len(docs))
@@ -191,7 +191,7 @@ func TestDocELBOMatchesStats(t *testing.T) {
 // bound as v shrinks.
 func TestOneAnswer(t *testing.T) {
 	c := numeric([]string{"once", "often"}, [][]framework.Answer{{ans(0, 4), ans(1, 3)}, {ans(1, 1)}, {ans(1, 2.5)}})
-	m := newModel(t, Defaults(), c)
+	m := newModel(t, unanchored(), c)
 	// s₀²: each annotator's deviations on document 0 (±0.5) are its only
 	// ones, so removing its mean deviation leaves 0: s₀² falls back to the
 	// variance of all answers (4, 3, 1, 2.5): 4.6875/3 = 1.5625.
@@ -327,7 +327,7 @@ func TestZeroStepIsNoOp(t *testing.T) {
 func TestSVIBlending(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	w := []string{"a", "b", "c", "d"}
-	m := newModel(t, Defaults(), numeric(w, nil))
+	m := newModel(t, unanchored(), numeric(w, nil))
 	s1, s2 := m.NewStats().(*Stats), m.NewStats().(*Stats)
 	for _, d := range randomDocs(rng, 4, 15) {
 		m.Accumulate(s1, d)
@@ -347,7 +347,7 @@ func TestSVIBlending(t *testing.T) {
 	bl := newStats(4)
 	bl.axpy((1-r2)*r1*S/W, s1)
 	bl.axpy(r2*S/W, s2)
-	ref := newModel(t, Defaults(), numeric(w, nil))
+	ref := newModel(t, unanchored(), numeric(w, nil))
 	if err := ref.Update(ctx, bl, framework.BatchStep(1)); err != nil {
 		t.Fatal(err)
 	}
@@ -425,7 +425,7 @@ func TestRegistryAndParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := n.(*Model).Config; got != (Params{PriorAnswers: 0, PriorVar: 2, BiasPrior: 1, BiasAnchor: AnchorNone}) {
+	if got := n.(*Model).Config; got != (Params{PriorAnswers: 0, PriorVar: 2, BiasPrior: 1, BiasAnchor: AnchorMean}) {
 		t.Errorf("decoded %+v", got)
 	}
 	for _, p := range []Params{{PriorAnswers: -1}, {PriorVar: -1}, {BiasPrior: math.NaN()}, {PriorAnswers: math.Inf(1)}} {
@@ -497,4 +497,12 @@ func TestSample(t *testing.T) {
 			f()
 		}()
 	}
+}
+
+// unanchored is Defaults with bias_anchor = "none": the tests of the
+// unconstrained M-step (the anchored one is tested in anchor_test.go).
+func unanchored() Params {
+	p := Defaults()
+	p.BiasAnchor = AnchorNone
+	return p
 }

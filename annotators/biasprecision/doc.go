@@ -14,7 +14,7 @@
 //	  prior_answers = 1   # ν₀ ≥ 0: weight of the prior guess of the noise variance, in answers
 //	  prior_var     = 0   # s₀² > 0, or 0: the pooled noise variance of the answers
 //	  bias_prior    = 0   # κ₀ ≥ 0: weight of a zero bias, in answers (0: flat)
-//	  bias_anchor   = "none"  # or "mean": Σ_r n_r b_r = 0 (the crowd unbiased on average)
+//	  bias_anchor   = "mean"  # Σ_r n_r b_r = 0 (the crowd unbiased on average), or "none"
 //	}
 //
 // # Equations and functions
