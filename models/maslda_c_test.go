@@ -141,8 +141,9 @@ func confusionDistance(m *confusion.Model, pis [][][]float64) float64 {
 // paper's 20 Newsgroups run. MA-sLDAc's inferred truth and held-out
 // predictions must beat majority vote by a wide margin, the estimated
 // confusion matrices must be close to the planted ones, the batch ELBO must
-// never decrease, and SVI's held-out accuracy must be within 3 points of
-// batch's.
+// never decrease (within each stage of the classifier start), and SVI's
+// truth and held-out accuracies must be within 2 points of batch's (with
+// the classifier start SVI is ahead on both).
 func TestMASLDAcRecovery(t *testing.T) {
 	acc := []float64{0.737, 0.468, 0.284, 0.278, 0.260}
 	cd := plantedCrowd(t, 1, 1000, 400, 8, 4, 1, acc)
@@ -198,7 +199,7 @@ func TestMASLDAcRecovery(t *testing.T) {
 	}
 	truthS, testS, distS, _, _ := run("inference \"svi\" {\n batch_size = 200\n epochs = 20\n}\n")
 	t.Logf("svi: truth %.3f, held-out %.3f, confusion distance %.3f", truthS, testS, distS)
-	if testS < testB-0.03 {
-		t.Errorf("SVI held-out accuracy %.3f more than 3 points below batch's %.3f", testS, testB)
+	if testS < testB-0.02 || truthS < truthB-0.02 {
+		t.Errorf("SVI truth %.3f / held-out %.3f: more than 2 points below batch's %.3f / %.3f", truthS, testS, truthB, testB)
 	}
 }
