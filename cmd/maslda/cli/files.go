@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 
+	"github.com/maslda/maslda/cmd/maslda/internal/atomicfile"
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/corpus"
 )
@@ -88,39 +88,9 @@ func loadAnswers(csvPath, widePath, missing string) (*corpus.AnswerTable, error)
 }
 
 // writeFileAtomic writes path through a temporary file in the same
-// directory, renamed into place only when complete.
-func writeFileAtomic(path string, fill func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := fill(bw); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+// directory, renamed into place only when complete (atomicfile.Write).
+func writeFileAtomic(path string, fill func(w io.Writer) error) error {
+	return atomicfile.Write(path, fill)
 }
 
 func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/maslda/maslda/cmd/maslda/internal/atomicfile"
 	"github.com/maslda/maslda/models"
 )
 
@@ -519,37 +520,7 @@ func writeJSONAtomic(path string, v any) error {
 }
 
 // writeFileAtomic writes path through a temporary file in the same
-// directory, renamed into place only when complete.
-func writeFileAtomic(path string, fill func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err := fill(bw); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+// directory, renamed into place only when complete (atomicfile.Write).
+func writeFileAtomic(path string, fill func(w io.Writer) error) error {
+	return atomicfile.Write(path, fill)
 }
