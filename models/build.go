@@ -129,51 +129,94 @@ func (r *Run) assemble() (*Model, framework.Schedule, error) {
 	return m, sched, nil
 }
 
-// starter wraps obs for a framework.Starter (see there): after start_iters
-// full passes of the schedule over the corpus it predicts every training
-// document from the topics alone and restarts the annotators from those
-// predictions. The bound drops once there (a re-initialisation), so the
-// progress before it is reported as Stage 1 and after it as Stage 2; each
-// stage is monotone under batch EM. Without a Starter, under a phased
-// schedule or with start_iters 0, obs is returned unchanged.
-func (r *Run) starter(ctx context.Context, obs framework.Observer) framework.Observer {
+// starting drives a framework.Starter (see there) through the schedule's
+// observer: after start_iters full passes over the corpus it predicts every
+// training document from the topics alone and restarts the annotators from
+// those predictions. The bound drops once there (a re-initialisation), so
+// the progress before it is reported as Stage 1 and after it as Stage 2;
+// each stage is monotone under batch EM.
+type starting struct {
+	r       *Run
+	st      framework.Starter
+	obs     framework.Observer
+	n, D    int
+	seen    int
+	started bool
+	// iter and epoch offset the progress of a second schedule run (see fit).
+	iter, epoch int
+}
+
+// newStarting is nil without a Starter, under a phased schedule or with
+// start_iters 0.
+func (r *Run) newStarting(obs framework.Observer) *starting {
 	st, ok := r.Model.Noise.(framework.Starter)
 	if !ok || st.StartIters() <= 0 {
-		return obs
+		return nil
 	}
 	if _, phased := r.Schedule.(framework.PhasedSchedule); phased {
-		return obs
+		return nil
 	}
-	n, D := st.StartIters(), r.Model.NumDocs()
-	seen, started := 0, false
+	return &starting{r: r, st: st, obs: obs, n: st.StartIters(), D: r.Model.NumDocs()}
+}
+
+func (s *starting) observe(ctx context.Context) framework.Observer {
 	return func(p framework.Progress) error {
-		if started {
+		p.Iter += s.iter
+		p.Epoch += s.epoch
+		if s.started {
 			p.Stage = 2
 		} else {
 			p.Stage = 1
 		}
-		if obs != nil {
-			if err := obs(p); err != nil {
+		if s.obs != nil {
+			if err := s.obs(p); err != nil {
 				return err
 			}
 		}
-		if started || p.Epoch < n {
+		if s.started || p.Epoch < s.n {
 			return nil
 		}
-		if seen += p.Docs; seen < D && p.Epoch == n {
+		if s.seen += p.Docs; s.seen < s.D && p.Epoch == s.n {
 			return nil // the last pass before the start is not over yet
 		}
-		started = true
-		preds, err := r.Model.Predict(ctx, r.Model.Corpus())
-		if err != nil {
-			return err
-		}
-		targets := make([]framework.Target, len(preds))
-		for i, q := range preds {
-			targets[i] = q.Target
-		}
-		return st.Start(targets)
+		return s.start(ctx)
 	}
+}
+
+func (s *starting) start(ctx context.Context) error {
+	s.started = true
+	preds, err := s.r.Model.Predict(ctx, s.r.Model.Corpus())
+	if err != nil {
+		return err
+	}
+	targets := make([]framework.Target, len(preds))
+	for i, q := range preds {
+		targets[i] = q.Target
+	}
+	return s.st.Start(targets)
+}
+
+// fit runs the schedule with the start in its observer. If the schedule
+// ends (converged, or out of iterations) before start_iters passes, the
+// start happens then and the schedule runs once more from the restarted
+// annotators, its progress numbered on from the first run's.
+func (s *starting) fit(ctx context.Context) (*framework.Result, error) {
+	r := s.r
+	res, err := r.Schedule.Fit(ctx, r.Model, r.Rand, s.observe(ctx))
+	if err != nil || s.started {
+		return res, err
+	}
+	if err := s.start(ctx); err != nil {
+		return res, err
+	}
+	s.iter, s.epoch = res.Iters, res.Epochs
+	res2, err := r.Schedule.Fit(ctx, r.Model, r.Rand, s.observe(ctx))
+	if res2 != nil {
+		res2.Iters += res.Iters
+		res2.Epochs += res.Epochs
+		res2.Elapsed += res.Elapsed
+	}
+	return res2, err
 }
 
 // Fit trains. With restarts > 1 it first runs restart_iters batch EM
@@ -185,7 +228,7 @@ func (r *Run) starter(ctx context.Context, obs framework.Observer) framework.Obs
 // topics as LDA's would). obs (may be nil) sees every update, the restart
 // phase with Progress.Restart set to the candidate's number. An annotator
 // model that is a framework.Starter is restarted from the model's own
-// classifier during the schedule (Run.starter).
+// classifier during the schedule (starting).
 func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Result, error) {
 	if n := r.Config.Restarts; n > 1 {
 		ps, phased := r.Schedule.(framework.PhasedSchedule)
@@ -221,7 +264,15 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 		}
 		r.Model = best
 	}
-	res, err := r.Schedule.Fit(ctx, r.Model, r.Rand, r.starter(ctx, obs))
+	var (
+		res *framework.Result
+		err error
+	)
+	if s := r.newStarting(obs); s != nil {
+		res, err = s.fit(ctx)
+	} else {
+		res, err = r.Schedule.Fit(ctx, r.Model, r.Rand, obs)
+	}
 	r.Result = res
 	return res, err
 }
