@@ -197,13 +197,15 @@ func (s *starting) start(ctx context.Context) error {
 }
 
 // fit runs the schedule with the start in its observer. If the schedule
-// ends (converged, or out of iterations) before start_iters passes, the
-// start happens then and the schedule runs once more from the restarted
-// annotators, its progress numbered on from the first run's.
+// converges before start_iters passes, the start happens then and the
+// schedule runs once more from the restarted annotators, its progress
+// numbered on from the first run's. A schedule that runs out of iterations
+// first (max_iters < start_iters) ends without the start: the caller asked
+// for that few.
 func (s *starting) fit(ctx context.Context) (*framework.Result, error) {
 	r := s.r
 	res, err := r.Schedule.Fit(ctx, r.Model, r.Rand, s.observe(ctx))
-	if err != nil || s.started {
+	if err != nil || s.started || !res.Converged {
 		return res, err
 	}
 	if err := s.start(ctx); err != nil {

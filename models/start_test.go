@@ -11,8 +11,9 @@ import (
 
 // TestClassifierStartStages: the classifier start happens after start_iters
 // passes, inside the schedule (stage 1 before, 2 after), and also when the
-// schedule ends first: then the schedule runs once more from the restarted
-// annotators, numbered on.
+// schedule converges first: then the schedule runs once more from the
+// restarted annotators, numbered on. A schedule that runs out of
+// iterations first ends without the start.
 func TestClassifierStartStages(t *testing.T) {
 	cd := plantedCrowd(t, 3, 150, 200, 4, 3, 1, []float64{0.8, 0.5, 0.3})
 	for _, tc := range []struct {
@@ -23,8 +24,10 @@ func TestClassifierStartStages(t *testing.T) {
 	}{
 		{"inside", "annotators \"confusion\" {\n start_iters = 2\n}\ninference \"batch\" {\n max_iters = 4\n tol = 0\n}\n",
 			[]int{1, 2, 3, 4}, []int{1, 1, 2, 2}, 4},
-		{"after the schedule", "annotators \"confusion\" {\n start_iters = 8\n}\ninference \"batch\" {\n max_iters = 3\n tol = 0\n}\n",
-			[]int{1, 2, 3, 4, 5, 6}, []int{1, 1, 1, 2, 2, 2}, 6},
+		{"after convergence", "annotators \"confusion\" {\n start_iters = 8\n}\ninference \"batch\" {\n max_iters = 20\n min_iters = 2\n tol = 1\n}\n",
+			[]int{1, 2, 3, 4}, []int{1, 1, 2, 2}, 4},
+		{"out of iterations", "annotators \"confusion\" {\n start_iters = 8\n}\ninference \"batch\" {\n max_iters = 3\n tol = 0\n}\n",
+			[]int{1, 2, 3}, []int{1, 1, 1}, 3},
 		{"svi", "annotators \"confusion\" {\n start_iters = 1\n}\ninference \"svi\" {\n batch_size = 50\n epochs = 2\n tol = 0\n}\n",
 			[]int{1, 2, 3, 4, 5, 6}, []int{1, 1, 1, 2, 2, 2}, 6},
 		{"no start", "annotators \"confusion\" {\n init = \"uniform\"\n}\ninference \"batch\" {\n max_iters = 3\n tol = 0\n}\n",
