@@ -1,6 +1,9 @@
 package framework
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Doc is one document in the sparse LDA-C representation: unique word ids
 // with their counts (MODEL.md, "Notation": w_d = {(v, n_dv)}).
@@ -35,6 +38,35 @@ func (a *Answers) Count() int {
 		n += len(x)
 	}
 	return n
+}
+
+// DocMean is the mean of a document's answer values; ok is false when it
+// has no answers.
+func DocMean(as []Answer) (mean float64, ok bool) {
+	if len(as) == 0 {
+		return 0, false
+	}
+	for _, x := range as {
+		mean += x.Value
+	}
+	return mean / float64(len(as)), true
+}
+
+// MeanDocMean is the mean, over the documents with answers, of each
+// document's mean answer (DocMean); 0 when there are none or the result is
+// not finite. The numeric responses start their prior mean there.
+func (a *Answers) MeanDocMean() float64 {
+	sum, n := 0.0, 0
+	for _, as := range a.ByDoc {
+		if m, ok := DocMean(as); ok {
+			sum += m
+			n++
+		}
+	}
+	if n == 0 || math.IsNaN(sum) || math.IsInf(sum, 0) {
+		return 0
+	}
+	return sum / float64(n)
 }
 
 // Numeric reports whether the answers are numbers rather than classes.

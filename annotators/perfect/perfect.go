@@ -261,17 +261,6 @@ func MajorityWeights(dst []float64, answers []framework.Answer) bool {
 	return ties > 0
 }
 
-// meanAnswer is the mean of the answers' values (ok false without answers).
-func meanAnswer(as []framework.Answer) (mean float64, ok bool) {
-	if len(as) == 0 {
-		return 0, false
-	}
-	for _, a := range as {
-		mean += a.Value
-	}
-	return mean / float64(len(as)), true
-}
-
 // Evidence adds the perfect annotator's message onto d.Target. A document
 // without answers gets none.
 //
@@ -304,7 +293,7 @@ func (m *Model) Evidence(d *framework.DocState) {
 			}
 		}
 	case *framework.Gaussian:
-		y, _ := meanAnswer(d.Answers)
+		y, _ := framework.DocMean(d.Answers)
 		t.Prec += m.prec
 		t.PrecMean += m.prec * y
 	}
@@ -342,7 +331,7 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 		}
 		return e
 	case *framework.Gaussian:
-		y, _ := meanAnswer(d.Answers)
+		y, _ := framework.DocMean(d.Answers)
 		res := y - t.Mean
 		return 0.5*math.Log(m.prec/(2*math.Pi)) - 0.5*m.prec*(res*res+t.Var)
 	}

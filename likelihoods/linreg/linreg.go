@@ -122,7 +122,7 @@ func (r *Response) Init(s *framework.Setup) error {
 	r.run, r.runW = nil, 0
 	ybar := 0.0
 	if s.Corpus != nil && s.Corpus.Answers != nil && s.Corpus.Answers.Numeric() {
-		ybar = meanAnswer(s.Corpus.Answers)
+		ybar = s.Corpus.Answers.MeanDocMean()
 	}
 	if r.Config.Intercept {
 		r.B = ybar
@@ -132,27 +132,6 @@ func (r *Response) Init(s *framework.Setup) error {
 		}
 	}
 	return nil
-}
-
-// meanAnswer is the mean over answered documents of their mean answer (0
-// when there are none or it is not finite).
-func meanAnswer(a *framework.Answers) float64 {
-	sum, n := 0.0, 0
-	for _, as := range a.ByDoc {
-		if len(as) == 0 {
-			continue
-		}
-		s := 0.0
-		for _, x := range as {
-			s += x.Value
-		}
-		sum += s / float64(len(as))
-		n++
-	}
-	if n == 0 || math.IsNaN(sum) || math.IsInf(sum, 0) {
-		return 0
-	}
-	return sum / float64(n)
 }
 
 // NewTarget returns a *framework.Gaussian.
