@@ -3,7 +3,6 @@ package gaussian
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -48,12 +47,15 @@ type Params struct {
 func Defaults() Params { return Params{Sigma2: 1} }
 
 // Validate checks the settings.
-func (p Params) Validate() error {
+func (p Params) Validate() error { return p.validate(Name) }
+
+// validate checks the settings of the response registered as name.
+func (p Params) validate(name string) error {
 	switch {
 	case !(p.Sigma2 > 0) || math.IsInf(p.Sigma2, 0):
-		return fmt.Errorf("%w: response gaussian: sigma2 = %v, want a finite number > 0", framework.ErrBadInput, p.Sigma2)
+		return fmt.Errorf("%w: response %s: sigma2 = %v, want a finite number > 0", framework.ErrBadInput, name, p.Sigma2)
 	case !(p.L2 >= 0) || math.IsInf(p.L2, 0):
-		return fmt.Errorf("%w: response gaussian: l2 = %v, want a finite number ≥ 0", framework.ErrBadInput, p.L2)
+		return fmt.Errorf("%w: response %s: l2 = %v, want a finite number ≥ 0", framework.ErrBadInput, name, p.L2)
 	}
 	return nil
 }
@@ -65,8 +67,15 @@ const Sigma2Floor = 1e-12
 
 // Response is the Gaussian response of MA-sLDAr (MODEL.md §3):
 // x_d | z̄_d ~ N(η·z̄_d + b, σ²) with b ≡ 0 unless Params.Intercept. It
-// implements framework.Likelihood, framework.DocScorer and
-// framework.Persister. Its parameters are read-only during the E-step.
+// implements framework.Likelihood, framework.DocScorer,
+// framework.Persister and framework.FixedFeatures. Its parameters are
+// read-only during the E-step.
+//
+// Made by NewFixed, it is instead the linear regression on point features
+// x_d | φ̄_d ~ N(η·φ̄_d + b, σ²) of the "LDA + LinReg" baseline (MODEL.md
+// §6): the same M-step and bound with φ̄_d φ̄_dᵀ in place of E[z̄_d z̄_dᵀ],
+// no supervision term, FixedFeatures true (valid only under the two-stage
+// schedule, which freezes φ before the response is fitted).
 type Response struct {
 	Config Params
 	K      int
@@ -76,6 +85,9 @@ type Response struct {
 
 	run  *Stats  // running (blended) statistics of SVI; nil before the first update
 	runW float64 // Σ of the blending weights in run (bias correction, see Update)
+
+	name  string // the registered name, in messages and the saved format
+	fixed bool   // point features φ̄_d (NewFixed)
 }
 
 // New returns a response with the given settings (call Init before use).
@@ -83,16 +95,35 @@ func New(p Params) (*Response, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return &Response{Config: p, Sigma2: p.Sigma2}, nil
+	return &Response{Config: p, Sigma2: p.Sigma2, name: Name}, nil
 }
+
+// NewFixed returns the regression on fixed point features φ̄_d (see
+// Response), registered as name ("linreg"): the name is used in messages
+// and in the saved parameters' format ("maslda-" + name).
+func NewFixed(name string, p Params) (*Response, error) {
+	if err := p.validate(name); err != nil {
+		return nil, err
+	}
+	return &Response{Config: p, Sigma2: p.Sigma2, name: name, fixed: true}, nil
+}
+
+// FixedFeatures reports whether the response treats φ̄_d as fixed,
+// observed features (NewFixed): then PhiTerm adds nothing, the topics are
+// not fitted to the target, and the joint bound is monotone only with φ
+// frozen (framework.FixedFeatures).
+func (r *Response) FixedFeatures() bool { return r.fixed }
 
 // Init sizes η and sets its starting value: every η_k equal to the mean,
 // over the documents with numeric answers, of their mean answer ȳ (so that
 // the first prior message η·φ̄_d = ȳ neither pulls the truth towards 0 nor
 // shifts it), or 0 without answers; with an intercept, η = 0 and b = ȳ.
 func (r *Response) Init(s *framework.Setup) error {
+	if s == nil {
+		return fmt.Errorf("%w: response %s: no setup", framework.ErrBadInput, r.name)
+	}
 	if s.K < 1 {
-		return fmt.Errorf("%w: response gaussian: K = %d, want ≥ 1", framework.ErrBadInput, s.K)
+		return fmt.Errorf("%w: response %s: K = %d, want ≥ 1", framework.ErrBadInput, r.name, s.K)
 	}
 	r.K = s.K
 	r.Eta = make([]float64, s.K)
@@ -166,9 +197,10 @@ func (r *Response) quadZZ(d *framework.DocState) float64 {
 // at the current η, b, σ², φ_d and q(x_d) = N(m_d, v_d):
 //
 //	−½log(2πσ²) − E[(x_d − η·z̄_d − b)²]/(2σ²) + ½log(2πe v_d),
-//	E[(x − η·z̄ − b)²] = m² + v − 2m(η·φ̄ + b) + ηᵀE[z̄z̄ᵀ]η + 2b η·φ̄ + b².
+//	E[(x − η·z̄ − b)²] = m² + v − 2m(η·φ̄ + b) + ηᵀE[z̄z̄ᵀ]η + 2b η·φ̄ + b²,
 //
-// It is safe for concurrent use (it allocates nothing and writes nothing).
+// with (η·φ̄)² in place of ηᵀE[z̄z̄ᵀ]η for fixed features. It is safe for
+// concurrent use (it allocates nothing and writes nothing).
 func (r *Response) DocELBO(d *framework.DocState) float64 {
 	t := d.Target.(*framework.Gaussian)
 	m, v := t.Mean, t.Var
@@ -176,7 +208,11 @@ func (r *Response) DocELBO(d *framework.DocState) float64 {
 	for k, p := range d.PhiBar {
 		ep += r.Eta[k] * p
 	}
-	res := m*m + v - 2*m*(ep+r.B) + r.quadZZ(d) + 2*r.B*ep + r.B*r.B
+	quad := ep * ep
+	if !r.fixed {
+		quad = r.quadZZ(d)
+	}
+	res := m*m + v - 2*m*(ep+r.B) + quad + 2*r.B*ep + r.B*r.B
 	return -0.5*math.Log(2*math.Pi*r.Sigma2) - res/(2*r.Sigma2) + 0.5*math.Log(2*math.Pi*math.E*v)
 }
 
@@ -191,8 +227,11 @@ type Local struct {
 	es float64 // η·s_d
 }
 
-// Begin computes η·s_d from d.Phi.
+// Begin computes η·s_d from d.Phi (nothing for fixed features).
 func (l *Local) Begin(d *framework.DocState) {
+	if l.r.fixed {
+		return
+	}
 	es := 0.0
 	for j, n := range d.Doc.Counts {
 		es += n * dot(l.r.Eta, d.PhiRow(j))
@@ -217,9 +256,13 @@ func (l *Local) TargetTerm(d *framework.DocState) {
 // coordinates; every token of the word shares φ_dv). For n_dv = 1 the
 // resulting φ update is the exact coordinate maximiser of the ELBO; for
 // n_dv > 1 the term (n_dv² − n_dv)(η·φ_dv)²/(2N_d²σ²), concave in φ_dv, is
-// linearised at the current φ_dv, as in MODEL.md §3.
+// linearised at the current φ_dv, as in MODEL.md §3. Fixed features add
+// nothing: the topics do not see the target.
 func (l *Local) PhiTerm(dst []float64, d *framework.DocState, j int) {
 	r := l.r
+	if r.fixed {
+		return
+	}
 	N := d.Doc.N
 	t := d.Target.(*framework.Gaussian)
 	a := dot(r.Eta, d.PhiRow(j))
@@ -234,6 +277,9 @@ func (l *Local) PhiTerm(dst []float64, d *framework.DocState, j int) {
 // WordChanged updates η·s_d after φ of word j changed from old:
 // η·s += n_dv (η·φ_new − η·φ_old).
 func (l *Local) WordChanged(d *framework.DocState, j int, old []float64) {
+	if l.r.fixed {
+		return
+	}
 	l.es += d.Doc.Counts[j] * (dot(l.r.Eta, d.PhiRow(j)) - dot(l.r.Eta, old))
 }
 
@@ -252,7 +298,7 @@ func dot(a, b []float64) float64 {
 // M-step, §4), summed over documents:
 type Stats struct {
 	K       int
-	ZZ      []float64 // Σ_d E[z̄_d z̄_dᵀ], K×K row-major, upper triangle (a ≤ b) only; see ZZAt
+	ZZ      []float64 // Σ_d E[z̄_d z̄_dᵀ] (fixed features: Σ_d φ̄_d φ̄_dᵀ), K×K row-major, upper triangle (a ≤ b) only; see ZZAt
 	PhiM    []float64 // Σ_d φ̄_d m_d
 	PhiSum  []float64 // Σ_d φ̄_d (the intercept's cross term)
 	M       float64   // Σ_d m_d
@@ -310,14 +356,24 @@ func (s *Stats) Reset() { s.scale(0) }
 // Accumulate adds document d's statistics (after its local step) to st.
 // E[z̄z̄ᵀ] = (s sᵀ − Σ_v n_v φ_v φ_vᵀ + diag(s))/N², s = Σ_v n_v φ_v
 // (MODEL.md §1), costs O(L·K²) with L unique words; it is 0 for an empty
-// document, whose φ̄ is 0.
+// document, whose φ̄ is 0. For fixed features it adds φ̄φ̄ᵀ, O(K²).
 func (r *Response) Accumulate(st framework.Stats, d *framework.DocState) {
 	s := st.(*Stats)
 	K := r.K
 	t := d.Target.(*framework.Gaussian)
 	m, v := t.Mean, t.Var
 	doc := d.Doc
-	if doc.N > 0 {
+	if r.fixed {
+		for a, pa := range d.PhiBar {
+			if pa == 0 {
+				continue
+			}
+			zz := s.ZZ[a*K : (a+1)*K]
+			for b := a; b < K; b++ {
+				zz[b] += pa * d.PhiBar[b]
+			}
+		}
+	} else if doc.N > 0 {
 		inv := 1 / (doc.N * doc.N)
 		// −Σ_v n_v φ_v φ_vᵀ / N² on the upper triangle.
 		for j, n := range doc.Counts {
@@ -399,13 +455,16 @@ func (r *Response) Update(ctx context.Context, st framework.Stats, step framewor
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if r.Eta == nil {
+		return fmt.Errorf("%w: response %s: Update before Init", framework.ErrNotTrained, r.name)
+	}
 	s := st.(*Stats)
 	rho := step.Rho
 	if rho == 0 {
 		return nil
 	}
 	if !(rho > 0 && rho <= 1) || !(step.Scale > 0) || math.IsInf(step.Scale, 0) {
-		return fmt.Errorf("response gaussian: step ρ = %v, scale = %v, want ρ in (0, 1] and a finite scale > 0", rho, step.Scale)
+		return fmt.Errorf("%w: response %s: step ρ = %v, scale = %v, want ρ in (0, 1] and a finite scale > 0", framework.ErrBadInput, r.name, rho, step.Scale)
 	}
 	if r.run == nil {
 		r.run = newStats(r.K)
@@ -425,7 +484,7 @@ func (r *Response) Update(ctx context.Context, st framework.Stats, step framewor
 		s2 := (r.residual(eff) + r.Config.L2*dot(r.Eta, r.Eta)) / eff.Docs
 		if !(s2 >= Sigma2Floor) { // also catches NaN
 			if math.IsNaN(s2) {
-				return errors.New("response gaussian: σ² update is NaN")
+				return fmt.Errorf("response %s: σ² update is NaN", r.name)
 			}
 			s2 = Sigma2Floor
 		}
@@ -477,12 +536,12 @@ func (r *Response) solve(s *Stats) error {
 	var chol mat.Cholesky
 	if ok := chol.Factorize(a); ok && 1/chol.Cond() > RCond {
 		if err := chol.SolveVecTo(x, rhs); err != nil {
-			return fmt.Errorf("response gaussian: η solve: %w", err)
+			return fmt.Errorf("response %s: η solve: %w", r.name, err)
 		}
 	} else {
 		var svd mat.SVD
 		if !svd.Factorize(a, mat.SVDThin) {
-			return errors.New("response gaussian: η solve: SVD failed")
+			return fmt.Errorf("response %s: η solve: SVD failed", r.name)
 		}
 		rank := svd.Rank(RCond)
 		if rank == 0 {
@@ -495,7 +554,7 @@ func (r *Response) solve(s *Stats) error {
 	}
 	for i := 0; i < n; i++ {
 		if v := x.AtVec(i); math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("response gaussian: η solve gave %v", v)
+			return fmt.Errorf("response %s: η solve gave %v", r.name, v)
 		}
 	}
 	for k := range r.Eta {
@@ -527,41 +586,47 @@ type saved struct {
 	Sigma2    float64   `json:"sigma2"`
 }
 
-const (
-	paramsFormat  = "maslda-gaussian"
-	paramsVersion = 1
-)
+// paramsVersion is the version of the saved format "maslda-" + name
+// ("maslda-gaussian", "maslda-linreg").
+const paramsVersion = 1
 
 // SaveParams writes η, b and σ² as JSON (framework.Persister).
 func (r *Response) SaveParams(w io.Writer) error {
+	if r.Eta == nil {
+		return fmt.Errorf("%w: response %s: nothing to save before Init", framework.ErrNotTrained, r.name)
+	}
 	e := json.NewEncoder(w)
 	e.SetIndent("", "  ")
-	return e.Encode(saved{Format: paramsFormat, Version: paramsVersion, K: r.K, Eta: r.Eta, Intercept: r.B, Sigma2: r.Sigma2})
+	return e.Encode(saved{Format: "maslda-" + r.name, Version: paramsVersion, K: r.K, Eta: r.Eta, Intercept: r.B, Sigma2: r.Sigma2})
 }
 
 // LoadParams restores what SaveParams wrote; call it after Init.
 func (r *Response) LoadParams(rd io.Reader) error {
+	if r.Eta == nil {
+		return fmt.Errorf("%w: response %s: LoadParams before Init", framework.ErrNotTrained, r.name)
+	}
+	paramsFormat := "maslda-" + r.name
 	var p saved
 	dec := json.NewDecoder(rd)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return fmt.Errorf("%w: gaussian parameters: %v", framework.ErrBadInput, err)
+		return fmt.Errorf("%w: %s parameters: %v", framework.ErrBadInput, r.name, err)
 	}
 	switch {
 	case p.Format != paramsFormat || p.Version != paramsVersion:
-		return fmt.Errorf("%w: gaussian parameters: format %q version %d, want %q version %d", framework.ErrBadInput, p.Format, p.Version, paramsFormat, paramsVersion)
+		return fmt.Errorf("%w: %s parameters: format %q version %d, want %q version %d", framework.ErrBadInput, r.name, p.Format, p.Version, paramsFormat, paramsVersion)
 	case p.K != r.K || len(p.Eta) != r.K:
-		return fmt.Errorf("%w: gaussian parameters: K = %d with %d coefficients, the model has K = %d", framework.ErrBadInput, p.K, len(p.Eta), r.K)
+		return fmt.Errorf("%w: %s parameters: K = %d with %d coefficients, the model has K = %d", framework.ErrBadInput, r.name, p.K, len(p.Eta), r.K)
 	case !(p.Sigma2 > 0) || math.IsInf(p.Sigma2, 0):
-		return fmt.Errorf("%w: gaussian parameters: sigma2 = %v, want a finite number > 0", framework.ErrBadInput, p.Sigma2)
+		return fmt.Errorf("%w: %s parameters: sigma2 = %v, want a finite number > 0", framework.ErrBadInput, r.name, p.Sigma2)
 	case math.IsNaN(p.Intercept) || math.IsInf(p.Intercept, 0):
-		return fmt.Errorf("%w: gaussian parameters: intercept %v", framework.ErrBadInput, p.Intercept)
+		return fmt.Errorf("%w: %s parameters: intercept %v", framework.ErrBadInput, r.name, p.Intercept)
 	case p.Intercept != 0 && !r.Config.Intercept:
-		return fmt.Errorf("%w: gaussian parameters: intercept %v but the configuration has intercept = false", framework.ErrBadInput, p.Intercept)
+		return fmt.Errorf("%w: %s parameters: intercept %v but the configuration has intercept = false", framework.ErrBadInput, r.name, p.Intercept)
 	}
 	for k, e := range p.Eta {
 		if math.IsNaN(e) || math.IsInf(e, 0) {
-			return fmt.Errorf("%w: gaussian parameters: eta[%d] = %v", framework.ErrBadInput, k, e)
+			return fmt.Errorf("%w: %s parameters: eta[%d] = %v", framework.ErrBadInput, r.name, k, e)
 		}
 	}
 	copy(r.Eta, p.Eta)
@@ -575,6 +640,7 @@ var (
 	_ framework.Likelihood      = (*Response)(nil)
 	_ framework.DocScorer       = (*Response)(nil)
 	_ framework.Persister       = (*Response)(nil)
+	_ framework.FixedFeatures   = (*Response)(nil)
 	_ framework.LikelihoodLocal = (*Local)(nil)
 	_ framework.DocScorer       = (*Local)(nil)
 )

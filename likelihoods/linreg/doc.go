@@ -1,6 +1,9 @@
 // Package linreg is ridge linear regression on the point features φ̄_d,
 // registered as "linreg": the regressor of the two-stage baseline LDA +
-// LinReg (mean) (MODEL.md §6). Its options mirror the gaussian response's:
+// LinReg (mean) (MODEL.md §6). It is the gaussian response in its
+// fixed-features form (gaussian.NewFixed: the same M-step, bound,
+// statistics and persistence code), with its own name and defaults. Its
+// options are the gaussian response's:
 //
 //	response "linreg" {
 //	  sigma2          = 1      # σ², > 0: fixed, or the start of the estimate
@@ -26,7 +29,7 @@
 //
 // # Equations and functions
 //
-//	prior message: Prec += 1/σ², PrecMean += (η·φ̄_d + b)/σ²          local.TargetTerm
+//	prior message: Prec += 1/σ², PrecMean += (η·φ̄_d + b)/σ²          Local.TargetTerm
 //	   (MODEL.md §3's v_d, m_d [fix]: the noise model adds its evidence)
 //	η = (Σ_d φ̄_d φ̄_dᵀ + μI)⁻¹ Σ_d φ̄_d m_d   (with b: the (K+1)-dim.    Response.Update → Response.solve
 //	    normal equations, b unpenalised)
@@ -58,5 +61,5 @@
 // document, Update O(K³).
 //
 // Response implements framework.Persister: response.params is JSON with η,
-// b and σ².
+// b and σ² (format "maslda-linreg").
 package linreg

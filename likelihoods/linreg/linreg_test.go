@@ -294,7 +294,7 @@ func TestPersistRoundTrip(t *testing.T) {
 		"intercept off":   {3, false, saved},
 		"unknown field":   {3, true, strings.Replace(saved, `"k"`, `"kk"`, 1)},
 		"negative sigma2": {3, true, strings.Replace(saved, `"sigma2": 0.123456789`, `"sigma2": -1`, 1)},
-		"wrong format":    {3, true, strings.Replace(saved, paramsFormat, "other", 1)},
+		"wrong format":    {3, true, strings.Replace(saved, `"maslda-linreg"`, `"maslda-gaussian"`, 1)},
 		"truncated":       {3, true, saved[:len(saved)/2]},
 	} {
 		q := newResp(t, Params{Sigma2: 1, Intercept: tc.icpt}, tc.k)
