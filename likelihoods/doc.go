@@ -7,8 +7,10 @@
 // classification response of MA-sLDAc (MODEL.md §2), and `gaussian`
 // (package likelihoods/gaussian), the regression response of MA-sLDAr
 // (MODEL.md §3); for the baselines of MODEL.md §6, `class-prior` (package
-// likelihoods/classprior: a class prior only, Dawid–Skene), and `logreg`
-// and `linreg` (packages likelihoods/logreg, likelihoods/linreg: logistic
-// and ridge regression on the fixed topic features φ̄ of the `two-stage`
-// schedule). docs/design.md describes the contract a response fulfils.
+// likelihoods/classprior: a class prior only, Dawid–Skene), `logreg`
+// (package likelihoods/logreg: logistic regression on the fixed topic
+// features φ̄ of the `two-stage` schedule) and `linreg` (registered by
+// likelihoods/gaussian: the gaussian response on the same fixed features,
+// a ridge regression). docs/design.md describes the contract a response
+// fulfils.
 package likelihoods

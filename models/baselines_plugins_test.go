@@ -13,8 +13,7 @@ import (
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/synth"
 	"github.com/maslda/maslda/likelihoods/classprior"
-	_ "github.com/maslda/maslda/likelihoods/gaussian" // response: gaussian
-	_ "github.com/maslda/maslda/likelihoods/linreg"   // response: linreg
+	_ "github.com/maslda/maslda/likelihoods/gaussian" // responses: gaussian, linreg
 	_ "github.com/maslda/maslda/likelihoods/logreg"   // response: logreg
 	_ "github.com/maslda/maslda/likelihoods/softmax"  // response: softmax
 	"github.com/maslda/maslda/models"

@@ -17,7 +17,6 @@ import (
 	_ "github.com/maslda/maslda/annotators/perfect"
 	_ "github.com/maslda/maslda/likelihoods/classprior"
 	_ "github.com/maslda/maslda/likelihoods/gaussian"
-	_ "github.com/maslda/maslda/likelihoods/linreg"
 	_ "github.com/maslda/maslda/likelihoods/logreg"
 	_ "github.com/maslda/maslda/likelihoods/softmax"
 )

@@ -17,8 +17,7 @@ import (
 	_ "github.com/maslda/maslda/annotators/confusion"     // annotators: confusion
 	_ "github.com/maslda/maslda/annotators/perfect"       // annotators: perfect
 	_ "github.com/maslda/maslda/likelihoods/classprior"   // response: class-prior
-	_ "github.com/maslda/maslda/likelihoods/gaussian"     // response: gaussian
-	_ "github.com/maslda/maslda/likelihoods/linreg"       // response: linreg
+	_ "github.com/maslda/maslda/likelihoods/gaussian"     // responses: gaussian, linreg
 	_ "github.com/maslda/maslda/likelihoods/logreg"       // response: logreg
 	_ "github.com/maslda/maslda/likelihoods/softmax"      // response: softmax
 	_ "github.com/maslda/maslda/optim"                    // schedules: batch, svi, two-stage

@@ -123,6 +123,38 @@
 // -run ExploreMASLDAr -v). That is the paper's "test R² 0.53 where a linear
 // regression reaches 0.9".
 //
+// # The fixed-features form: "linreg"
+//
+// The package also registers "linreg" (NewLinReg), ridge linear regression
+// on the point features φ̄_d: the regressor of the two-stage baseline LDA +
+// LinReg (mean) (MODEL.md §6). It is this response with φ̄_d taken as fixed,
+// observed features, x_d | φ̄_d ~ N(η·φ̄_d + b, σ²): MODEL.md §3 with
+// E[z̄_d z̄_dᵀ] replaced by φ̄_d φ̄_dᵀ (Accumulate, DocELBO), no supervision
+// term (PhiTerm adds nothing: the topics do not see the target), and the
+// same M-step, bound and persistence code. Its options are the same; its
+// defaults (LinRegDefaults) add a ridge 0.01:
+//
+//	response "linreg" {
+//	  sigma2          = 1      # σ², > 0: fixed, or the start of the estimate
+//	  estimate_sigma2 = false  # re-estimate σ² at every M-step
+//	  l2              = 0.01   # ridge μ ≥ 0 on η
+//	  intercept       = false  # a free, unpenalised offset b
+//	}
+//
+// The response's part of the bound depends on φ̄_d, so a joint schedule
+// that moves φ would not be coordinate ascent on it: linreg says so with
+// FixedFeatures() == true (framework.FixedFeatures) and is valid only under
+// the two-stage schedule (topics first by plain LDA, then φ frozen and EM
+// over the target, the response and the annotators). Its M-step is
+// scikit-learn's Ridge(alpha = μ) of m_d on φ̄_d (fit_intercept as
+// intercept; testdata/linreg_reference.py, TestLinRegMStepMatchesReference:
+// agreement to 1e-12) and the exact maximiser of the bound in η, b and σ²
+// (TestLinRegMStepIsStationary), so batch EM on frozen features is
+// monotone. The default ridge 0.01 is negligible next to Σ_d φ̄_d φ̄_dᵀ for
+// any corpus of more than a few documents and keeps the normal equations
+// well posed (Σ_k φ̄_dk = 1 already gives η an intercept).
+//
 // Saved parameters (framework.Persister): response.params, JSON with η, b
-// and σ².
+// and σ² (format "maslda-gaussian", or "maslda-linreg": neither loads as
+// the other).
 package gaussian

@@ -9,7 +9,7 @@ import (
 	"github.com/maslda/maslda/framework"
 )
 
-// TestFixedFeatures: NewFixed is the regression on point features. Its
+// TestFixedFeatures: NewLinReg is the regression on point features. Its
 // statistics hold Σ_d φ̄_d φ̄_dᵀ (not E[z̄z̄ᵀ]), its ELBO is the sum of its
 // DocELBOs with (η·φ̄)² as the second moment, it adds no supervision term
 // and leaves the local cache alone, it says FixedFeatures, and its name is
@@ -24,12 +24,12 @@ func TestFixedFeatures(t *testing.T) {
 		t.Error("New: FixedFeatures() = true, want false")
 	}
 	p := Params{Sigma2: 0.7, L2: 0.2, Intercept: true}
-	r, err := NewFixed("linreg", p)
+	r, err := NewLinReg(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !r.FixedFeatures() {
-		t.Error("NewFixed: FixedFeatures() = false, want true")
+		t.Error("NewLinReg: FixedFeatures() = false, want true")
 	}
 	if err := r.Init(&framework.Setup{K: 3}); err != nil {
 		t.Fatal(err)
@@ -73,8 +73,8 @@ func TestFixedFeatures(t *testing.T) {
 	if got := r.ELBO(s, framework.BatchStep(1)); !near(got, sum-pen, 1e-12, 1e-10) {
 		t.Errorf("ELBO(stats) = %.12g, Σ DocELBO − penalty = %.12g", got, sum-pen)
 	}
-	if _, err := NewFixed("linreg", Params{Sigma2: 0}); err == nil || !strings.Contains(err.Error(), "response linreg: sigma2 = 0") {
-		t.Errorf("NewFixed with σ² = 0: err = %v, want one naming response linreg", err)
+	if _, err := NewLinReg(Params{Sigma2: 0}); err == nil || !strings.Contains(err.Error(), "response linreg: sigma2 = 0") {
+		t.Errorf("NewLinReg with σ² = 0: err = %v, want one naming response linreg", err)
 	}
 	var buf strings.Builder
 	if err := r.SaveParams(&buf); err != nil {

@@ -14,6 +14,10 @@ import (
 // Name is the name the response is registered under.
 const Name = "gaussian"
 
+// LinRegName is the name the fixed-features form (NewLinReg) is registered
+// under: the regressor of the LDA + LinReg baseline.
+const LinRegName = "linreg"
+
 func init() {
 	framework.RegisterLikelihood(Name, func(p framework.Params) (framework.Likelihood, error) {
 		c := Defaults()
@@ -21,6 +25,15 @@ func init() {
 			return nil, err
 		}
 		return New(c)
+	})
+	framework.RegisterLikelihood(LinRegName, func(p framework.Params) (framework.Likelihood, error) {
+		c := LinRegDefaults()
+		if p != nil {
+			if err := p.Decode(&c); err != nil {
+				return nil, err
+			}
+		}
+		return NewLinReg(c)
 	})
 }
 
@@ -45,6 +58,10 @@ type Params struct {
 // Defaults returns the documented defaults: σ² = 1 fixed, no ridge, no
 // intercept (the paper's model).
 func Defaults() Params { return Params{Sigma2: 1} }
+
+// LinRegDefaults returns the documented defaults of "linreg": σ² = 1 fixed,
+// ridge 0.01, no intercept.
+func LinRegDefaults() Params { return Params{Sigma2: 1, L2: 0.01} }
 
 // Validate checks the settings.
 func (p Params) Validate() error { return p.validate(Name) }
@@ -71,7 +88,7 @@ const Sigma2Floor = 1e-12
 // framework.Persister and framework.FixedFeatures. Its parameters are
 // read-only during the E-step.
 //
-// Made by NewFixed, it is instead the linear regression on point features
+// Made by NewLinReg, it is instead the linear regression on point features
 // x_d | φ̄_d ~ N(η·φ̄_d + b, σ²) of the "LDA + LinReg" baseline (MODEL.md
 // §6): the same M-step and bound with φ̄_d φ̄_dᵀ in place of E[z̄_d z̄_dᵀ],
 // no supervision term, FixedFeatures true (valid only under the two-stage
@@ -87,7 +104,7 @@ type Response struct {
 	runW float64 // Σ of the blending weights in run (bias correction, see Update)
 
 	name  string // the registered name, in messages and the saved format
-	fixed bool   // point features φ̄_d (NewFixed)
+	fixed bool   // point features φ̄_d (NewLinReg)
 }
 
 // New returns a response with the given settings (call Init before use).
@@ -98,18 +115,18 @@ func New(p Params) (*Response, error) {
 	return &Response{Config: p, Sigma2: p.Sigma2, name: Name}, nil
 }
 
-// NewFixed returns the regression on fixed point features φ̄_d (see
-// Response), registered as name ("linreg"): the name is used in messages
-// and in the saved parameters' format ("maslda-" + name).
-func NewFixed(name string, p Params) (*Response, error) {
-	if err := p.validate(name); err != nil {
+// NewLinReg returns the regression on fixed point features φ̄_d (see
+// Response), registered as "linreg": that name is in its messages and in
+// its saved parameters' format ("maslda-linreg").
+func NewLinReg(p Params) (*Response, error) {
+	if err := p.validate(LinRegName); err != nil {
 		return nil, err
 	}
-	return &Response{Config: p, Sigma2: p.Sigma2, name: name, fixed: true}, nil
+	return &Response{Config: p, Sigma2: p.Sigma2, name: LinRegName, fixed: true}, nil
 }
 
 // FixedFeatures reports whether the response treats φ̄_d as fixed,
-// observed features (NewFixed): then PhiTerm adds nothing, the topics are
+// observed features (NewLinReg): then PhiTerm adds nothing, the topics are
 // not fitted to the target, and the joint bound is monotone only with φ
 // frozen (framework.FixedFeatures).
 func (r *Response) FixedFeatures() bool { return r.fixed }

@@ -1,7 +1,7 @@
-# Reference M-step for TestMStepMatchesReference (likelihoods/linreg),
+# Reference M-step for TestLinRegMStepMatchesReference (likelihoods/gaussian, linreg_test.go),
 # computed independently of the Go code with scikit-learn 1.2.1 / NumPy
 # 1.24.2 (Debian's python3-sklearn, python3-numpy):
-#   /usr/bin/python3 likelihoods/linreg/testdata/reference.py
+#   /usr/bin/python3 likelihoods/gaussian/testdata/linreg_reference.py
 #
 # The M-step maximises the bound minus mu ||eta||^2 / (2 sigma^2), i.e.
 # minimises sum_d (m_d - eta . phibar_d - b)^2 + mu ||eta||^2 (the v_d do

@@ -1,4 +1,4 @@
-package linreg
+package gaussian
 
 import (
 	"bytes"
@@ -15,9 +15,9 @@ import (
 	"github.com/maslda/maslda/framework"
 )
 
-func newResp(t testing.TB, p Params, K int) *Response {
+func newLinReg(t testing.TB, p Params, K int) *Response {
 	t.Helper()
-	r, err := New(p)
+	r, err := NewLinReg(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,11 +27,11 @@ func newResp(t testing.TB, p Params, K int) *Response {
 	return r
 }
 
-func docState(bar []float64, m, v float64) *framework.DocState {
+func pointDoc(bar []float64, m, v float64) *framework.DocState {
 	return &framework.DocState{Doc: &framework.Doc{N: 1}, PhiBar: append([]float64(nil), bar...), Target: &framework.Gaussian{Mean: m, Var: v, Prec: 1 / v, PrecMean: m / v}}
 }
 
-// The fixture of testdata/reference.py: 10 documents, K = 3, μ = 0.3.
+// The fixture of testdata/linreg_reference.py: 10 documents, K = 3, μ = 0.3.
 var (
 	fixtureBar = [][]float64{
 		{0.0879, 0.8073, 0.1048},
@@ -52,7 +52,7 @@ var (
 func fixtureDocs() []*framework.DocState {
 	out := make([]*framework.DocState, len(fixtureM))
 	for d := range out {
-		out[d] = docState(fixtureBar[d], fixtureM[d], fixtureV[d])
+		out[d] = pointDoc(fixtureBar[d], fixtureM[d], fixtureV[d])
 	}
 	return out
 }
@@ -65,10 +65,10 @@ func statsOf(r *Response, docs []*framework.DocState) *Stats {
 	return s
 }
 
-// TestMStepMatchesReference: a batch M-step gives scikit-learn's Ridge
-// (testdata/reference.py; it agrees with NumPy's normal equations to 3e-15)
+// TestLinRegMStepMatchesReference: a batch M-step gives scikit-learn's Ridge
+// (testdata/linreg_reference.py; it agrees with NumPy's normal equations to 3e-15)
 // and the σ² estimate computed there.
-func TestMStepMatchesReference(t *testing.T) {
+func TestLinRegMStepMatchesReference(t *testing.T) {
 	for _, tc := range []struct {
 		intercept bool
 		eta       []float64
@@ -77,7 +77,7 @@ func TestMStepMatchesReference(t *testing.T) {
 		{false, []float64{1.2955084422476009, 3.4253818338374806, -1.2855568653351348}, 0, 0.8621197667097021},
 		{true, []float64{0.10599510057744399, 2.2456274410009645, -2.351622541578412}, 1.2576742758723511, 0.7325038529173514},
 	} {
-		r := newResp(t, Params{Sigma2: 1, EstimateSigma2: true, L2: 0.3, Intercept: tc.intercept}, 3)
+		r := newLinReg(t, Params{Sigma2: 1, EstimateSigma2: true, L2: 0.3, Intercept: tc.intercept}, 3)
 		if err := r.Update(context.Background(), statsOf(r, fixtureDocs()), framework.BatchStep(1)); err != nil {
 			t.Fatal(err)
 		}
@@ -90,19 +90,19 @@ func TestMStepMatchesReference(t *testing.T) {
 
 // elboAt is the response's ELBO on s at the given parameters.
 func elboAt(t *testing.T, p Params, s *Stats, eta []float64, b, sigma2 float64) float64 {
-	q := newResp(t, p, len(eta))
+	q := newLinReg(t, p, len(eta))
 	copy(q.Eta, eta)
 	q.B, q.Sigma2 = b, sigma2
 	return q.ELBO(s, framework.BatchStep(1))
 }
 
-// TestMStepIsStationary: after a batch M-step the ELBO's gradient in η, b
+// TestLinRegMStepIsStationary: after a batch M-step the ELBO's gradient in η, b
 // and (estimated) σ² vanishes (central differences) and perturbations
 // lower it.
-func TestMStepIsStationary(t *testing.T) {
+func TestLinRegMStepIsStationary(t *testing.T) {
 	for _, icpt := range []bool{false, true} {
 		p := Params{Sigma2: 2, EstimateSigma2: true, L2: 0.3, Intercept: icpt}
-		r := newResp(t, p, 3)
+		r := newLinReg(t, p, 3)
 		s := statsOf(r, fixtureDocs())
 		if err := r.Update(context.Background(), s, framework.BatchStep(1)); err != nil {
 			t.Fatal(err)
@@ -138,13 +138,13 @@ func TestMStepIsStationary(t *testing.T) {
 // TestTargetTermAndELBO: the prior message is N(η·φ̄ + b, σ²); q(x) from it
 // and an annotator's evidence is the stationary point of DocELBO plus the
 // annotator's term; ELBO with S = 1 is Σ DocELBO − μ‖η‖²/(2σ²).
-func TestTargetTermAndELBO(t *testing.T) {
+func TestLinRegTargetTermAndELBO(t *testing.T) {
 	p := Params{Sigma2: 0.5, L2: 0.2, Intercept: true}
-	r := newResp(t, p, 3)
+	r := newLinReg(t, p, 3)
 	copy(r.Eta, []float64{1, -2, 0.5})
 	r.B = 0.7
 	lc := r.NewLocal()
-	d := docState([]float64{0.2, 0.3, 0.5}, 0, 1)
+	d := pointDoc([]float64{0.2, 0.3, 0.5}, 0, 1)
 	d.Target.Reset()
 	lc.Begin(d)
 	lc.TargetTerm(d)
@@ -158,7 +158,7 @@ func TestTargetTermAndELBO(t *testing.T) {
 	tg.PrecMean += 3 * 1.4
 	tg.Finalize()
 	f := func(m, v float64) float64 {
-		x := docState(d.PhiBar, m, v)
+		x := pointDoc(d.PhiBar, m, v)
 		return r.DocELBO(x) + 0.5*math.Log(3/(2*math.Pi)) - 1.5*((1.4-m)*(1.4-m)+v)
 	}
 	const h = 1e-6
@@ -187,15 +187,15 @@ func TestTargetTermAndELBO(t *testing.T) {
 	if !r.FixedFeatures() {
 		t.Error("FixedFeatures() = false, want true")
 	}
-	pr := docState(d.PhiBar, 0, 1)
+	pr := pointDoc(d.PhiBar, 0, 1)
 	r.Predict(pr)
 	if g := pr.Target.(*framework.Gaussian); math.Abs(g.Mean-mu) > 1e-15 || g.Var != 0.5 {
 		t.Errorf("prediction N(%v, %v), want N(%v, 0.5)", g.Mean, g.Var, mu)
 	}
 }
 
-func TestMergeIsUnion(t *testing.T) {
-	r := newResp(t, Defaults(), 3)
+func TestLinRegMergeIsUnion(t *testing.T) {
+	r := newLinReg(t, Defaults(), 3)
 	docs := fixtureDocs()
 	a, b := statsOf(r, docs[:4]), statsOf(r, docs[4:])
 	a.Merge(b)
@@ -211,11 +211,11 @@ func TestMergeIsUnion(t *testing.T) {
 // TestSVI: ρ = 0 changes nothing; the first step with any ρ solves from the
 // scaled statistics (the running weight removes the start); full-batch
 // SVI with ρ = 1 is batch.
-func TestSVI(t *testing.T) {
+func TestLinRegSVI(t *testing.T) {
 	ctx := context.Background()
 	p := Params{Sigma2: 1, L2: 0.3}
 	docs := fixtureDocs()
-	a := newResp(t, p, 3)
+	a := newLinReg(t, p, 3)
 	start := append([]float64(nil), a.Eta...)
 	s := statsOf(a, docs)
 	if err := a.Update(ctx, s, framework.Step{Rho: 0, Scale: 2}); err != nil || !cmp.Equal(a.Eta, start) {
@@ -225,7 +225,7 @@ func TestSVI(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Twice the statistics: η = (2XX + μI)⁻¹ 2XM, the batch solution with μ/2.
-	b := newResp(t, Params{Sigma2: 1, L2: 0.15}, 3)
+	b := newLinReg(t, Params{Sigma2: 1, L2: 0.15}, 3)
 	if err := b.Update(ctx, statsOf(b, docs), framework.BatchStep(1)); err != nil {
 		t.Fatal(err)
 	}
@@ -240,15 +240,15 @@ func TestSVI(t *testing.T) {
 // TestSingular: μ = 0 with an intercept (φ̄ rows sum to 1: the system is
 // singular) and a topic no document uses still give an exact maximiser
 // (stationary ELBO) without NaN.
-func TestSingular(t *testing.T) {
+func TestLinRegSingular(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	p := Params{Sigma2: 1, L2: 0, Intercept: true}
-	r := newResp(t, p, 4)
+	r := newLinReg(t, p, 4)
 	var docs []*framework.DocState
 	for range 8 {
 		x, y := rng.Float64(), rng.Float64()
 		bar := []float64{x / (1 + x + y), y / (1 + x + y), 1 / (1 + x + y), 0} // topic 3 unused
-		docs = append(docs, docState(bar, 3*bar[0]-bar[1]+0.1*rng.NormFloat64(), 0.1))
+		docs = append(docs, pointDoc(bar, 3*bar[0]-bar[1]+0.1*rng.NormFloat64(), 0.1))
 	}
 	s := statsOf(r, docs)
 	if err := r.Update(context.Background(), s, framework.BatchStep(1)); err != nil {
@@ -269,8 +269,8 @@ func TestSingular(t *testing.T) {
 	}
 }
 
-func TestPersistRoundTrip(t *testing.T) {
-	r := newResp(t, Params{Sigma2: 1, Intercept: true}, 3)
+func TestLinRegPersistRoundTrip(t *testing.T) {
+	r := newLinReg(t, Params{Sigma2: 1, Intercept: true}, 3)
 	copy(r.Eta, []float64{1.25, -2.5e-7, 3.1})
 	r.B, r.Sigma2 = 0.1, 0.123456789
 	var buf bytes.Buffer
@@ -278,7 +278,7 @@ func TestPersistRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	saved := buf.String()
-	q := newResp(t, Params{Sigma2: 1, Intercept: true}, 3)
+	q := newLinReg(t, Params{Sigma2: 1, Intercept: true}, 3)
 	if err := q.LoadParams(strings.NewReader(saved)); err != nil {
 		t.Fatal(err)
 	}
@@ -297,14 +297,14 @@ func TestPersistRoundTrip(t *testing.T) {
 		"wrong format":    {3, true, strings.Replace(saved, `"maslda-linreg"`, `"maslda-gaussian"`, 1)},
 		"truncated":       {3, true, saved[:len(saved)/2]},
 	} {
-		q := newResp(t, Params{Sigma2: 1, Intercept: tc.icpt}, tc.k)
+		q := newLinReg(t, Params{Sigma2: 1, Intercept: tc.icpt}, tc.k)
 		if err := q.LoadParams(strings.NewReader(tc.text)); !errors.Is(err, framework.ErrBadInput) {
 			t.Errorf("%s: err = %v, want ErrBadInput", name, err)
 		}
 	}
 }
 
-func TestParamsAndInit(t *testing.T) {
+func TestLinRegParamsAndInit(t *testing.T) {
 	for _, tc := range []struct {
 		p  Params
 		ok bool

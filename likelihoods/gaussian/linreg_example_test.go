@@ -1,4 +1,4 @@
-package linreg_test
+package gaussian_test
 
 import (
 	"errors"
@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/maslda/maslda/framework"
-	"github.com/maslda/maslda/likelihoods/linreg" // registers "linreg" on framework.Default
+	"github.com/maslda/maslda/likelihoods/gaussian" // registers "gaussian" and "linreg" on framework.Default
 	"github.com/maslda/maslda/models"
 )
 
 // A configuration selects the response by name. After training, Predict
 // turns a document's φ̄ into N(η·φ̄ + b, σ²).
-func Example() {
+func ExampleNewLinReg() {
 	cfg, err := models.ParseConfig([]byte(`
 topics {
   k = 2
@@ -35,7 +35,7 @@ response "linreg" {
 		fmt.Println(err)
 		return
 	}
-	lr := resp.(*linreg.Response)
+	lr := resp.(*gaussian.Response)
 	// η and b as training or LoadParams would leave them.
 	copy(lr.Eta, []float64{1, 9})
 	lr.B = 0.5
@@ -48,16 +48,16 @@ response "linreg" {
 
 // TestHCLBlock: the block is decoded strictly over the defaults, and a
 // misspelt key is an error listing the valid ones.
-func TestHCLBlock(t *testing.T) {
+func TestLinRegHCLBlock(t *testing.T) {
 	for _, tc := range []struct {
 		block string
-		want  linreg.Params
+		want  gaussian.Params
 		err   string
 	}{
-		{`response "linreg" {}`, linreg.Defaults(), ""},
-		{"response \"linreg\" {\n sigma2 = 0.5\n estimate_sigma2 = true\n l2 = 0\n intercept = true\n}", linreg.Params{Sigma2: 0.5, EstimateSigma2: true, Intercept: true}, ""},
-		{"response \"linreg\" {\n ridge = 3\n}", linreg.Params{}, "estimate_sigma2, intercept, l2, sigma2"},
-		{"response \"linreg\" {\n sigma2 = 0\n}", linreg.Params{}, "sigma2 = 0"},
+		{`response "linreg" {}`, gaussian.LinRegDefaults(), ""},
+		{"response \"linreg\" {\n sigma2 = 0.5\n estimate_sigma2 = true\n l2 = 0\n intercept = true\n}", gaussian.Params{Sigma2: 0.5, EstimateSigma2: true, Intercept: true}, ""},
+		{"response \"linreg\" {\n ridge = 3\n}", gaussian.Params{}, "estimate_sigma2, intercept, l2, sigma2"},
+		{"response \"linreg\" {\n sigma2 = 0\n}", gaussian.Params{}, "sigma2 = 0"},
 	} {
 		cfg, err := models.ParseConfig([]byte(tc.block), "c.hcl")
 		if err != nil {
@@ -73,7 +73,7 @@ func TestHCLBlock(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := l.(*linreg.Response).Config; got != tc.want {
+		if got := l.(*gaussian.Response).Config; got != tc.want {
 			t.Errorf("%s: decoded %+v, want %+v", tc.block, got, tc.want)
 		}
 	}
