@@ -52,6 +52,11 @@ type Global interface {
 	// NewStats returns empty statistics.
 	NewStats() Stats
 	// Accumulate adds document d's contribution (after its local step) to s.
+	// d.Index < 0 marks statistics made only to evaluate the bound
+	// (Evaluator): Accumulate must then keep nothing about d outside s (a
+	// component that stores per-document state for its M-step, such as the
+	// softmax's φ, copies it into s instead), so that the evaluation leaves
+	// training unchanged.
 	Accumulate(s Stats, d *DocState)
 	// Update sets the global parameters from s (MODEL.md §5 blending by st).
 	Update(ctx context.Context, s Stats, st Step) error
@@ -140,6 +145,22 @@ type Model interface {
 	ELBO(s Stats, st Step) float64
 }
 
+// Evaluator is an optional capability of a Model: the bound over the whole
+// training corpus at the current global parameters, which an SVI schedule
+// reports every eval_every epochs (Progress.FullELBO) because its own
+// per-update ELBO is a noisy mini-batch estimate.
+type Evaluator interface {
+	// EvalELBO returns the bound L(local*, global) over every training
+	// document at the current global parameters: each document's local
+	// step is run as in an E-step (warm-started as an E-step would be, in
+	// the model's current phase) but nothing is stored — no warm-start
+	// state, no targets, no frozen φ, no statistics kept — so training
+	// afterwards is exactly as if it had not been called. The value is what
+	// EStep over every document followed by ELBO(stats, BatchStep) would
+	// give, without the update in between.
+	EvalELBO(ctx context.Context) (float64, error)
+}
+
 // Phase is the part of a model that a Phased model's local and global
 // steps cover (the `two-stage` schedule: MODEL.md §6's "LDA, then a
 // response on φ̄" baselines).
@@ -213,14 +234,15 @@ type FixedFeatures interface {
 
 // Progress is reported to an Observer after every global update.
 type Progress struct {
-	Iter    int           // global updates so far (across stages)
-	Epoch   int           // passes over the corpus (batch: = Iter)
-	Rho     float64       // the step size used
-	ELBO    float64       // the (estimated) ELBO after the update; under a staged schedule, the current stage's objective
-	Docs    int           // documents in the update's batch
-	Elapsed time.Duration // since Fit started
-	Restart int           // during a restart phase, the candidate's number (from 1); 0 otherwise
-	Stage   int           // the stage's number from 1 when training has stages (two-stage; a Starter's before/after); 0 otherwise. The bound is monotone within a stage under batch EM.
+	Iter     int           // global updates so far (across stages)
+	Epoch    int           // passes over the corpus (batch: = Iter)
+	Rho      float64       // the step size used
+	ELBO     float64       // the (estimated) ELBO after the update; under a staged schedule, the current stage's objective
+	FullELBO float64       // the bound over every training document at the update's globals (Evaluator), NaN when not evaluated at this update; batch EM: = ELBO (already a bound over every document, with the local parameters of the E-step before the update)
+	Docs     int           // documents in the update's batch
+	Elapsed  time.Duration // since Fit started, not counting Evaluator passes (SVI eval_every)
+	Restart  int           // during a restart phase, the candidate's number (from 1); 0 otherwise
+	Stage    int           // the stage's number from 1 when training has stages (two-stage; a Starter's before/after); 0 otherwise. The bound is monotone within a stage under batch EM.
 }
 
 // Starter is an optional capability of a NoiseModel that re-initialises
@@ -246,7 +268,7 @@ type Result struct {
 	Epochs    int
 	ELBO      float64 // last (estimated) ELBO
 	Converged bool
-	Elapsed   time.Duration
+	Elapsed   time.Duration // training time, not counting Evaluator passes (SVI eval_every)
 }
 
 // Schedule is an inference schedule (batch variational EM, SVI).

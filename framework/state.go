@@ -4,7 +4,7 @@ package framework
 // step (MODEL.md §1): γ_d, E[log θ_d], φ_d (one K-vector per unique word),
 // φ̄_d and q(target). It is owned by one worker goroutine at a time.
 type DocState struct {
-	Index     int       // the document's index in the corpus
+	Index     int       // the document's index in the corpus; < 0 in Accumulate for evaluation-only statistics (Evaluator)
 	Doc       *Doc      // the document
 	Answers   []Answer  // its answers (nil when none or at prediction time)
 	K         int       // number of topics

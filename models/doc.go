@@ -13,6 +13,11 @@
 //     fixed-size shards merged in shard order, so results are bit-identical
 //     for any number of workers; its ELBO is the sum of the components'
 //     terms of MODEL.md §4 after each update.
+//   - Model.EvalELBO (framework.Evaluator): the bound over every training
+//     document at the current globals — an E-step over the corpus that
+//     stores nothing, then ELBO with S = 1 — which SVI's eval_every reports
+//     beside its mini-batch estimates; training is bit-identical with and
+//     without it.
 //   - Model.SetPhase (framework.Phased, phase.go): the phases of the
 //     two-stage schedule (MODEL.md §6's "LDA, then a regression on φ̄"
 //     baselines). PhaseTopics is plain LDA (§1 and the topic terms of §4)

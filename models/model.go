@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -533,6 +534,46 @@ func (m *Model) ELBO(s framework.Stats, st framework.Step) float64 {
 		e += m.Noise.ELBO(t.noise, st)
 	}
 	return e
+}
+
+var _ framework.Evaluator = (*Model)(nil)
+
+// EvalELBO is the bound over every training document at the current global
+// parameters (framework.Evaluator): the local step of each document runs as
+// in EStep, in the current phase and warm-started from the stored state
+// (γ, the softmax's φ, the frozen φ), which it reads but never writes; the
+// statistics are merged into fresh buffers as EStep's are, and the result
+// is ELBO(stats, Step{Rho: 1, Scale: 1, Full: true}) — what EStep over
+// every document followed by ELBO would return, without an update in
+// between. Nothing of the pass is kept: the stored γ, targets and frozen φ
+// are untouched, and the documents are accumulated with DocState.Index = −1,
+// which tells the components to keep nothing about them outside the
+// statistics (framework.Global.Accumulate; the softmax then copies φ into
+// its statistics instead of its per-document store, so the pass
+// temporarily needs as much memory again as that store). Training
+// afterwards is bit-identical to training without the call. It costs one
+// E-step over the corpus; results do not depend on the number of workers.
+func (m *Model) EvalELBO(ctx context.Context) (float64, error) {
+	if err := m.ready(); err != nil {
+		return math.NaN(), err
+	}
+	total := m.NewStats()
+	ans := m.answers()
+	err := m.shards(ctx, len(m.corpus.Docs), m.maxLen, true,
+		func(w *worker, i int) {
+			var a []framework.Answer
+			if ans != nil {
+				a = ans[i]
+			}
+			m.trainingStep(w, i, a)
+			w.ds.Index = -1 // evaluation only: nothing about the document is to be kept
+			m.accumulate(w.stats, w.ds)
+		},
+		func(s framework.Stats) { total.Merge(s) })
+	if err != nil {
+		return math.NaN(), err
+	}
+	return m.ELBO(total, framework.Step{Rho: 1, Scale: 1, Full: true, Iter: 0}), nil
 }
 
 // Posterior runs the local step on every training document with the

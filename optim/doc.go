@@ -18,6 +18,15 @@
 // below tol. With batch_size ≥ D and κ = 0 (ρ_t = 1) SVI performs exactly the
 // batch iterations (a test).
 //
+// SVI's ELBO after an update is the mini-batch's estimate scaled by D/|B|,
+// too noisy on corpora of very unequal document lengths to show a trend.
+// With eval_every = N > 0 SVI also reports the bound over the whole corpus
+// at the current globals (framework.Evaluator, Progress.FullELBO) after the
+// last update of every N-th epoch and of the last epoch: one extra E-step
+// over the corpus per evaluation that stores nothing (training is
+// bit-identical with and without it, a test), its time left out of
+// Progress.Elapsed. Batch EM reports FullELBO = ELBO.
+//
 // Two stages (TwoStage, registered as "two-stage"; MODEL.md §6's "LDA,
 // then a regression on φ̄" baselines): batch EM on a framework.Phased model
 // in framework.PhaseTopics (plain LDA), then batch EM in

@@ -75,7 +75,8 @@ func (b *Batch) Fit(ctx context.Context, m framework.Model, _ *rand.Rand, obs fr
 		res.Iters, res.Epochs, res.ELBO = it, it, e
 		res.Elapsed = time.Since(start)
 		if obs != nil {
-			if err := obs(framework.Progress{Iter: it, Epoch: it, Rho: 1, ELBO: e, Docs: len(all), Elapsed: res.Elapsed}); err != nil {
+			// The batch ELBO is already the bound over every document.
+			if err := obs(framework.Progress{Iter: it, Epoch: it, Rho: 1, ELBO: e, FullELBO: e, Docs: len(all), Elapsed: res.Elapsed}); err != nil {
 				return res, err
 			}
 		}
@@ -104,6 +105,7 @@ type SVI struct {
 	Epochs    int     `hcl:"epochs,optional"`     // passes over the corpus (default 20)
 	MinEpochs int     `hcl:"min_epochs,optional"` // epochs before convergence is tested (default 2)
 	Tol       float64 `hcl:"tol,optional"`        // relative change of the epoch's mean ELBO estimate (default 1e-4); 0 runs all epochs
+	EvalEvery int     `hcl:"eval_every,optional"` // evaluate the bound over the whole corpus after every eval_every-th epoch and the last (Progress.FullELBO); 0 (default) never
 }
 
 // DefaultSVI returns the documented defaults (the paper's settings).
@@ -126,6 +128,8 @@ func (s *SVI) Validate() error {
 		return fmt.Errorf("%w: inference.min_epochs = %d, want ≥ 0", framework.ErrBadInput, s.MinEpochs)
 	case !(s.Tol >= 0):
 		return fmt.Errorf("%w: inference.tol = %v, want ≥ 0", framework.ErrBadInput, s.Tol)
+	case s.EvalEvery < 0:
+		return fmt.Errorf("%w: inference.eval_every = %d, want ≥ 0 (0: never)", framework.ErrBadInput, s.EvalEvery)
 	}
 	return nil
 }
@@ -134,6 +138,16 @@ func (s *SVI) Validate() error {
 func (s *SVI) Rho(t int) float64 { return math.Pow(float64(t)+s.Delay, -s.Kappa) }
 
 // Fit runs SVI, drawing the permutations from rng.
+//
+// With eval_every > 0 the model must be a framework.Evaluator (else
+// framework.ErrIncompatible): after the last update of epoch ep, when ep is
+// a multiple of eval_every or the epoch is the run's last (convergence, or
+// the last of the epochs), EvalELBO's bound over the whole corpus at that
+// update's globals is reported in the update's Progress.FullELBO (NaN at
+// every other update). The evaluation changes nothing of the training (not
+// the updates, not the ELBO estimates, not the convergence test, which
+// stays on the estimates), and its time is left out of Progress.Elapsed
+// and Result.Elapsed, which therefore measure training alone.
 func (s *SVI) Fit(ctx context.Context, m framework.Model, rng *rand.Rand, obs framework.Observer) (*framework.Result, error) {
 	start := time.Now()
 	D := m.NumDocs()
@@ -141,6 +155,14 @@ func (s *SVI) Fit(ctx context.Context, m framework.Model, rng *rand.Rand, obs fr
 	if D == 0 {
 		return res, fmt.Errorf("%w: no documents to train on", framework.ErrBadInput)
 	}
+	var ev framework.Evaluator
+	if s.EvalEvery > 0 {
+		var ok bool
+		if ev, ok = m.(framework.Evaluator); !ok {
+			return res, fmt.Errorf("%w: inference.eval_every = %d needs a model that evaluates the bound over the whole corpus (framework.Evaluator); %T does not: set eval_every = 0", framework.ErrIncompatible, s.EvalEvery, m)
+		}
+	}
+	var evalTime time.Duration // spent in EvalELBO, not counted in Elapsed
 	bs := min(s.BatchSize, D)
 	perm := make([]int, D)
 	for i := range perm {
@@ -153,6 +175,7 @@ func (s *SVI) Fit(ctx context.Context, m framework.Model, rng *rand.Rand, obs fr
 			rng.Shuffle(D, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 		}
 		sum, n := 0.0, 0
+		done := false // the epoch's convergence test, made at its last update
 		for lo := 0; lo < D; lo += bs {
 			batch := slices.Clone(perm[lo:min(D, lo+bs)])
 			slices.Sort(batch) // canonical order: merging does not depend on the permutation
@@ -169,19 +192,30 @@ func (s *SVI) Fit(ctx context.Context, m framework.Model, rng *rand.Rand, obs fr
 			sum += e
 			n++
 			res.Iters, res.Epochs, res.ELBO = t, ep, e
-			res.Elapsed = time.Since(start)
+			res.Elapsed = time.Since(start) - evalTime
+			full := math.NaN()
+			if lo+bs >= D { // the epoch's last update
+				done = ep >= max(s.MinEpochs, 2) && converged(prev, sum/float64(n), s.Tol)
+				if ev != nil && (ep%s.EvalEvery == 0 || ep == s.Epochs || done) {
+					t0 := time.Now()
+					full, err = ev.EvalELBO(ctx)
+					evalTime += time.Since(t0)
+					if err != nil {
+						return res, fmt.Errorf("evaluating the bound over the corpus after update %d (epoch %d): %w", t, ep, err)
+					}
+				}
+			}
 			if obs != nil {
-				if err := obs(framework.Progress{Iter: t, Epoch: ep, Rho: step.Rho, ELBO: e, Docs: len(batch), Elapsed: res.Elapsed}); err != nil {
+				if err := obs(framework.Progress{Iter: t, Epoch: ep, Rho: step.Rho, ELBO: e, FullELBO: full, Docs: len(batch), Elapsed: res.Elapsed}); err != nil {
 					return res, err
 				}
 			}
 		}
-		mean := sum / float64(n)
-		if ep >= max(s.MinEpochs, 2) && converged(prev, mean, s.Tol) {
+		if done {
 			res.Converged = true
 			break
 		}
-		prev = mean
+		prev = sum / float64(n)
 	}
 	return res, nil
 }

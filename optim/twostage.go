@@ -75,7 +75,8 @@ func (s *TwoStage) MaxUpdates(int) int { return s.TopicsIters + s.ResponseIters 
 // across the stages (stage 2's first update is stage 1's last plus one),
 // Elapsed is since Fit started; Progress.ELBO is the current stage's
 // objective (LDA's ELBO, then the response and annotators' bound), so the
-// two stages' values are not comparable. The Result's Iters and Epochs are
+// two stages' values are not comparable (Progress.FullELBO is the same
+// value: each stage is batch EM). The Result's Iters and Epochs are
 // the totals, its ELBO stage 2's last, Converged whether both stages
 // converged. rng is unused (both stages are deterministic given the
 // initialisation).

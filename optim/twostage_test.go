@@ -71,11 +71,11 @@ func TestTwoStageFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []framework.Progress{
-		{Iter: 1, Epoch: 1, Rho: 1, ELBO: -1001, Docs: 3, Stage: 1},
-		{Iter: 2, Epoch: 2, Rho: 1, ELBO: -1000.5, Docs: 3, Stage: 1},
-		{Iter: 3, Epoch: 3, Rho: 1, ELBO: -1000 - 1.0/3, Docs: 3, Stage: 1},
-		{Iter: 4, Epoch: 4, Rho: 1, ELBO: -11, Docs: 3, Stage: 2},
-		{Iter: 5, Epoch: 5, Rho: 1, ELBO: -10.5, Docs: 3, Stage: 2},
+		{Iter: 1, Epoch: 1, Rho: 1, ELBO: -1001, FullELBO: -1001, Docs: 3, Stage: 1},
+		{Iter: 2, Epoch: 2, Rho: 1, ELBO: -1000.5, FullELBO: -1000.5, Docs: 3, Stage: 1},
+		{Iter: 3, Epoch: 3, Rho: 1, ELBO: -1000 - 1.0/3, FullELBO: -1000 - 1.0/3, Docs: 3, Stage: 1},
+		{Iter: 4, Epoch: 4, Rho: 1, ELBO: -11, FullELBO: -11, Docs: 3, Stage: 2},
+		{Iter: 5, Epoch: 5, Rho: 1, ELBO: -10.5, FullELBO: -10.5, Docs: 3, Stage: 2},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("progress (-want +got):\n%s", diff)

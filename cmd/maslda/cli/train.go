@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/corpus"
 	"github.com/maslda/maslda/models"
+	"github.com/maslda/maslda/optim"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -97,7 +99,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	hist := &history{}
+	hist := &history{full: evaluatesFull(run.Schedule)}
 	obs := e.observer(*progress, run, hist)
 	if tr != nil {
 		hist.metric, obs.truth = tr.metric, tr
@@ -185,16 +187,31 @@ type history struct {
 	rows   []framework.Progress
 	metric string    // truth metric column name ("" without --truth)
 	truth  []float64 // its value after each update
+	full   bool      // the column elbo_full (SVI with eval_every > 0)
+}
+
+// evaluatesFull reports whether the schedule evaluates the bound over the
+// whole corpus now and then (SVI with eval_every > 0): history.csv then has
+// the column elbo_full.
+func evaluatesFull(s framework.Schedule) bool {
+	svi, ok := s.(*optim.SVI)
+	return ok && svi.EvalEvery > 0
 }
 
 func (h *history) write(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	// Staged training (two-stage, or the annotators' classifier start) adds
-	// a last column "stage": the bound is monotone within a stage only.
+	// a column "stage": the bound is monotone within a stage only. SVI with
+	// eval_every > 0 adds a last column "elbo_full": the bound over the
+	// whole corpus (Progress.FullELBO), empty where not evaluated. Both come
+	// after the fixed columns, so that those keep their positions.
 	staged := len(h.rows) > 0 && h.rows[0].Stage > 0
 	hdr := historyHeader(h.metric)
 	if staged {
 		hdr = append(hdr, "stage")
+	}
+	if h.full {
+		hdr = append(hdr, "elbo_full")
 	}
 	cw.Write(hdr)
 	for i, p := range h.rows {
@@ -204,6 +221,13 @@ func (h *history) write(w io.Writer) error {
 		}
 		if staged {
 			row = append(row, strconv.Itoa(p.Stage))
+		}
+		if h.full {
+			full := ""
+			if !math.IsNaN(p.FullELBO) {
+				full = strconv.FormatFloat(p.FullELBO, 'g', -1, 64)
+			}
+			row = append(row, full)
 		}
 		cw.Write(row)
 	}
@@ -219,12 +243,13 @@ type observer struct {
 	last time.Time
 
 	restartIters int
+	fullELBO     float64     // the last full bound (SVI eval_every), NaN before one
 	truth        *truth      // nil without --truth
 	run          *models.Run // for the truth metric (its Model changes after restarts)
 }
 
 func (e *env) observer(mode string, run *models.Run, h *history) *observer {
-	o := &observer{e: e, h: h, restartIters: run.Config.RestartIts, run: run}
+	o := &observer{e: e, h: h, restartIters: run.Config.RestartIts, run: run, fullELBO: math.NaN()}
 	show := mode == "always" || (mode == "auto" && e.interactive)
 	if show {
 		total := -1
@@ -252,8 +277,18 @@ func (o *observer) observe(p framework.Progress) error {
 		o.h.truth = append(o.h.truth, v)
 		o.e.log.Debug("truth", o.truth.metric, v)
 	}
+	if o.h.full && !math.IsNaN(p.FullELBO) {
+		o.fullELBO = p.FullELBO
+		if o.bar == nil {
+			o.e.log.Info("full bound", "iter", p.Iter, "epoch", p.Epoch, "elbo_full", p.FullELBO)
+		}
+	}
 	if o.bar != nil {
-		o.bar.Describe(fmt.Sprintf("epoch %d ELBO %.6g", p.Epoch, p.ELBO))
+		desc := fmt.Sprintf("epoch %d ELBO %.6g", p.Epoch, p.ELBO)
+		if !math.IsNaN(o.fullELBO) {
+			desc += fmt.Sprintf(" (full %.6g)", o.fullELBO)
+		}
+		o.bar.Describe(desc)
 		o.bar.Add(1)
 		o.e.log.Debug("update", "iter", p.Iter, "epoch", p.Epoch, "rho", p.Rho, "elbo", p.ELBO)
 		return nil

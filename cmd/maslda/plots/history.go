@@ -17,7 +17,9 @@ import (
 
 // History is a history.csv written by `maslda train`: one row per update,
 // columns by name (iteration, epoch, rho, elbo, seconds, and
-// truth_accuracy or truth_r2 with --truth; others may follow).
+// truth_accuracy or truth_r2 with --truth, stage with staged training,
+// elbo_full — empty except at evaluated updates — with SVI's eval_every;
+// others may follow).
 type History struct {
 	Name    string               // file name, for errors
 	Columns []string             // the header as found
@@ -90,7 +92,11 @@ type HistoryOptions struct {
 }
 
 // HistoryFigure overlays the runs' Y column against each X column (panels
-// side by side, one legend). Rows where either value is empty are skipped.
+// side by side, one legend). Rows where either value is empty are skipped:
+// a sparse column (elbo_full, the bound over the whole corpus that SVI
+// evaluates every eval_every epochs) is drawn as a line through the rows
+// that have a value, each marked (as is every point of a trace of at most
+// 60 points, or with values in at most half the rows).
 func HistoryFigure(runs []Run, opt HistoryOptions) (*Figure, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("%w: no history to plot", framework.ErrBadInput)
@@ -137,12 +143,7 @@ func HistoryFigure(runs []Run, opt HistoryOptions) (*Figure, error) {
 			if err != nil {
 				return nil, err
 			}
-			var xys plotter.XYs
-			for j := range xv {
-				if !math.IsNaN(xv[j]) && !math.IsNaN(yv[j]) {
-					xys = append(xys, plotter.XY{X: xv[j], Y: yv[j]})
-				}
-			}
+			xys := tracePoints(xv, yv)
 			if len(xys) == 0 {
 				return nil, framework.Errorf(r.History.Name, 0, "no row has both %s and %s", x, y)
 			}
@@ -163,7 +164,7 @@ func HistoryFigure(runs []Run, opt HistoryOptions) (*Figure, error) {
 			line.LineStyle = draw.LineStyle{Color: lineColor(i), Width: vg.Points(1.5), Dashes: dashes(i)}
 			front = append(front, line)
 			thumbs = append(thumbs, line)
-			if len(xys) <= 60 { // few updates (batch): mark each
+			if markPoints(len(xys), len(xv)) {
 				pts, err := plotter.NewScatter(xys)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", r.History.Name, err)
@@ -192,6 +193,23 @@ func HistoryFigure(runs []Run, opt HistoryOptions) (*Figure, error) {
 	}
 	return f, nil
 }
+
+// tracePoints are the (x, y) of the rows where both have a value, in row
+// order: the line through them skips the empty cells.
+func tracePoints(xv, yv []float64) plotter.XYs {
+	var xys plotter.XYs
+	for j := range xv {
+		if !math.IsNaN(xv[j]) && !math.IsNaN(yv[j]) {
+			xys = append(xys, plotter.XY{X: xv[j], Y: yv[j]})
+		}
+	}
+	return xys
+}
+
+// markPoints reports whether each of the n points of a trace from rows
+// rows gets a marker: few updates (batch), or a sparse column (values in
+// at most half the rows, as elbo_full).
+func markPoints(n, rows int) bool { return n <= 60 || 2*n <= rows }
 
 // updatesPerEpoch is the number of updates per epoch (rows / last epoch)
 // of a run with an epoch column, rounded; 1 without one.
