@@ -93,11 +93,19 @@ type hclParams struct{ body hcl.Body }
 
 func (p hclParams) Decode(into any) error { return decodeStrict(p.body, into) }
 
-// decodeStrict decodes body into v (a pointer to a struct with hcl tags),
-// turning an unknown argument or block into an error that lists the valid
-// names.
-func decodeStrict(body hcl.Body, v any) error {
-	diags := gohcl.DecodeBody(body, nil, v)
+// decodeStrict decodes body into v (a pointer to a struct with hcl tags)
+// without variables; see DecodeStrict.
+func decodeStrict(body hcl.Body, v any) error { return DecodeStrict(body, nil, v, "") }
+
+// DecodeStrict decodes an HCL body into v (a pointer to a struct with hcl
+// tags) in the evaluation context ctx (nil: no variables), turning an
+// unknown argument or block into an error that lists the valid names and,
+// when variables is not empty, an unknown variable into one that ends with
+// it (the list of defined variables, as the caller words it). Errors wrap
+// framework.ErrBadInput and carry HCL's file:line ranges. It is the
+// decoder of configuration files and of `maslda experiment` specs.
+func DecodeStrict(body hcl.Body, ctx *hcl.EvalContext, v any, variables string) error {
+	diags := gohcl.DecodeBody(body, ctx, v)
 	if !diags.HasErrors() {
 		return nil
 	}
@@ -115,8 +123,11 @@ func decodeStrict(body hcl.Body, v any) error {
 		list = strings.Join(valid, ", ")
 	}
 	for _, d := range diags {
-		if strings.HasPrefix(d.Summary, "Unsupported") || strings.HasPrefix(d.Summary, "Extraneous") {
+		switch {
+		case strings.HasPrefix(d.Summary, "Unsupported") || strings.HasPrefix(d.Summary, "Extraneous"):
 			d.Detail = strings.TrimSpace(d.Detail + " Valid: " + list + ".")
+		case variables != "" && (strings.HasPrefix(d.Summary, "Unknown variable") || strings.HasPrefix(d.Summary, "Variables not allowed")):
+			d.Detail = strings.TrimSpace(d.Detail + " " + variables)
 		}
 	}
 	return fmt.Errorf("%w: %s", framework.ErrBadInput, diags.Error())

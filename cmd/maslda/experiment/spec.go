@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/models"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -503,34 +504,12 @@ func attrLine(body hcl.Body, name string) int {
 	return l
 }
 
-// decodeStrict decodes body into v (a pointer to a struct with hcl tags),
-// turning an unknown argument or block into an error that lists the valid
-// names, and an unknown variable into one that lists the defined ones.
+// specVariables is the help that ends an unknown-variable error.
+const specVariables = "Variables: ${data} (the data root: --data, or data_root in the spec), ${work} (OUT/data, where the steps write), ${spec_dir} (the spec file's directory)."
+
+// decodeStrict decodes a spec's body strictly (models.DecodeStrict): an
+// unknown argument or block lists the valid names, an unknown variable
+// the defined ones.
 func decodeStrict(body hcl.Body, ctx *hcl.EvalContext, v any) error {
-	diags := gohcl.DecodeBody(body, ctx, v)
-	if !diags.HasErrors() {
-		return nil
-	}
-	schema, _ := gohcl.ImpliedBodySchema(v)
-	var valid []string
-	for _, a := range schema.Attributes {
-		valid = append(valid, a.Name)
-	}
-	for _, b := range schema.Blocks {
-		valid = append(valid, b.Type+" {}")
-	}
-	sort.Strings(valid)
-	list := "(none)"
-	if len(valid) > 0 {
-		list = strings.Join(valid, ", ")
-	}
-	for _, d := range diags {
-		switch {
-		case strings.HasPrefix(d.Summary, "Unsupported") || strings.HasPrefix(d.Summary, "Extraneous"):
-			d.Detail = strings.TrimSpace(d.Detail + " Valid: " + list + ".")
-		case strings.HasPrefix(d.Summary, "Unknown variable") || strings.HasPrefix(d.Summary, "Variables not allowed"):
-			d.Detail = strings.TrimSpace(d.Detail + " Variables: ${data} (the data root: --data, or data_root in the spec), ${work} (OUT/data, where the steps write), ${spec_dir} (the spec file's directory).")
-		}
-	}
-	return fmt.Errorf("%w: %s", framework.ErrBadInput, diags.Error())
+	return models.DecodeStrict(body, ctx, v, specVariables)
 }
