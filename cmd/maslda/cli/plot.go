@@ -143,89 +143,102 @@ func plotList(s string) []string {
 	return out
 }
 
-func plotMetric(e *env, args []string) error {
-	fs, level, pf := e.plotFlagSet("metric", "--results results.csv --metric COLUMN [--experiment NAME] [--models m1,m2]")
-	resultsPath := fs.String("results", "", "results.csv of maslda experiment (required)")
-	metric := fs.String("metric", "", "the column to plot: truth_accuracy, heldout_accuracy, truth_r2, heldout_r2, ... (required)")
-	experiment := fs.String("experiment", "", "plot this experiment's rows (required when the file has several)")
-	models := fs.String("models", "", "models to draw, in legend order (default: all, in order of appearance)")
+// plotSpec is one kind's own part of its command: the flags it requires
+// and how it builds the figure once every flag is parsed and checked.
+type plotSpec struct {
+	required map[string]*string
+	build    func() (*plots.Figure, error)
+}
+
+// runPlotKind runs one kind: the common flags (plotFlagSet) and those
+// define adds, parsing, the kind's required flags, the common checks, then
+// the kind's build and the writing of the figure.
+func (e *env) runPlotKind(kind, synopsis string, args []string, define func(fs *flag.FlagSet, pf plotFlags) plotSpec) error {
+	fs, level, pf := e.plotFlagSet(kind, synopsis)
+	spec := define(fs, pf)
 	if err := e.parse(fs, level, args); err != nil {
 		return err
 	}
-	if err := need(map[string]string{"results": *resultsPath, "metric": *metric}); err != nil {
+	req := make(map[string]string, len(spec.required))
+	for name, v := range spec.required {
+		req[name] = *v
+	}
+	if err := need(req); err != nil {
 		return err
 	}
 	if err := pf.check(); err != nil {
 		return err
 	}
-	res, err := withFile(*resultsPath, func(r io.Reader, name string) (*plots.Results, error) {
-		return plots.ReadResults(r, name, *metric)
-	})
-	if err != nil {
-		return err
-	}
-	series, err := plots.Summarize(res, plots.SummaryOptions{Experiment: *experiment, Models: plotList(*models), LowerIsBetter: plots.LowerIsBetter(*metric)})
-	if err != nil {
-		return err
-	}
-	for _, s := range series {
-		for _, p := range s.Points {
-			e.log.Debug("point", "model", s.Model, "k", p.K, "mean", p.Mean, "sd", p.SD, "runs", p.N, "setting", p.Setting, "settings", p.Settings)
-		}
-	}
-	f, err := plots.MetricFigure(series, plots.MetricOptions{Metric: *metric, Title: *pf.title})
+	f, err := spec.build()
 	if err != nil {
 		return err
 	}
 	return pf.write(e, f)
 }
 
+func plotMetric(e *env, args []string) error {
+	return e.runPlotKind("metric", "--results results.csv --metric COLUMN [--experiment NAME] [--models m1,m2]", args, func(fs *flag.FlagSet, pf plotFlags) plotSpec {
+		resultsPath := fs.String("results", "", "results.csv of maslda experiment (required)")
+		metric := fs.String("metric", "", "the column to plot: truth_accuracy, heldout_accuracy, truth_r2, heldout_r2, ... (required)")
+		experiment := fs.String("experiment", "", "plot this experiment's rows (required when the file has several)")
+		models := fs.String("models", "", "models to draw, in legend order (default: all, in order of appearance)")
+		return plotSpec{required: map[string]*string{"results": resultsPath, "metric": metric}, build: func() (*plots.Figure, error) {
+			res, err := withFile(*resultsPath, func(r io.Reader, name string) (*plots.Results, error) {
+				return plots.ReadResults(r, name, *metric)
+			})
+			if err != nil {
+				return nil, err
+			}
+			series, err := plots.Summarize(res, plots.SummaryOptions{Experiment: *experiment, Models: plotList(*models), LowerIsBetter: plots.LowerIsBetter(*metric)})
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range series {
+				for _, p := range s.Points {
+					e.log.Debug("point", "model", s.Model, "k", p.K, "mean", p.Mean, "sd", p.SD, "runs", p.N, "setting", p.Setting, "settings", p.Settings)
+				}
+			}
+			return plots.MetricFigure(series, plots.MetricOptions{Metric: *metric, Title: *pf.title})
+		}}
+	})
+}
+
 func plotHistory(e *env, args []string) error {
-	fs, level, pf := e.plotFlagSet("history", "--history FILE|DIR[,...] [--labels L1,...] [--x iteration,seconds] [--y elbo]")
-	hist := fs.String("history", "", "history.csv files or model directories, comma-separated (required)")
-	labels := fs.String("labels", "", "legend labels, comma-separated (default: each file's directory name)")
-	xs := fs.String("x", "iteration,seconds", "x columns, one panel each: iteration, epoch, seconds")
-	y := fs.String("y", "elbo", "y column: elbo, truth_accuracy, truth_r2, rho, ...")
-	smooth := fs.Int("smooth", 0, "moving average over this many updates drawn over the raw trace (0: for the ELBO of SVI runs one epoch's updates, otherwise none; 1: off)")
-	if err := e.parse(fs, level, args); err != nil {
-		return err
-	}
-	if err := need(map[string]string{"history": *hist}); err != nil {
-		return err
-	}
-	if err := pf.check(); err != nil {
-		return err
-	}
-	paths, labs := plotList(*hist), plotList(*labels)
-	if labs != nil && len(labs) != len(paths) {
-		return fmt.Errorf("%w: %d --labels for %d --history files", errUsage, len(labs), len(paths))
-	}
-	if *smooth < 0 {
-		return fmt.Errorf("%w: --smooth %d, want ≥ 0", errUsage, *smooth)
-	}
-	var runs []plots.Run
-	for i, p := range paths {
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			p = filepath.Join(p, "history.csv")
-		}
-		h, err := withFile(p, plots.ReadHistory)
-		if err != nil {
-			return err
-		}
-		label := filepath.Base(filepath.Dir(p))
-		if filepath.Base(p) != "history.csv" {
-			label = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
-		}
-		if labs != nil {
-			label = labs[i]
-		}
-		runs = append(runs, plots.Run{Label: label, History: h})
-	}
-	f, err := plots.HistoryFigure(runs, plots.HistoryOptions{X: plotList(*xs), Y: *y, Smooth: *smooth, Title: *pf.title})
-	if err != nil {
-		return err
-	}
-	return pf.write(e, f)
+	return e.runPlotKind("history", "--history FILE|DIR[,...] [--labels L1,...] [--x iteration,seconds] [--y elbo]", args, func(fs *flag.FlagSet, pf plotFlags) plotSpec {
+		hist := fs.String("history", "", "history.csv files or model directories, comma-separated (required)")
+		labels := fs.String("labels", "", "legend labels, comma-separated (default: each file's directory name)")
+		xs := fs.String("x", "iteration,seconds", "x columns, one panel each: iteration, epoch, seconds")
+		y := fs.String("y", "elbo", "y column: elbo, truth_accuracy, truth_r2, rho, ...")
+		smooth := fs.Int("smooth", 0, "moving average over this many updates drawn over the raw trace (0: for the ELBO of SVI runs one epoch's updates, otherwise none; 1: off)")
+		return plotSpec{required: map[string]*string{"history": hist}, build: func() (*plots.Figure, error) {
+			paths, labs := plotList(*hist), plotList(*labels)
+			if labs != nil && len(labs) != len(paths) {
+				return nil, fmt.Errorf("%w: %d --labels for %d --history files", errUsage, len(labs), len(paths))
+			}
+			if *smooth < 0 {
+				return nil, fmt.Errorf("%w: --smooth %d, want ≥ 0", errUsage, *smooth)
+			}
+			var runs []plots.Run
+			for i, p := range paths {
+				if st, err := os.Stat(p); err == nil && st.IsDir() {
+					p = filepath.Join(p, "history.csv")
+				}
+				h, err := withFile(p, plots.ReadHistory)
+				if err != nil {
+					return nil, err
+				}
+				label := filepath.Base(filepath.Dir(p))
+				if filepath.Base(p) != "history.csv" {
+					label = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+				}
+				if labs != nil {
+					label = labs[i]
+				}
+				runs = append(runs, plots.Run{Label: label, History: h})
+			}
+			return plots.HistoryFigure(runs, plots.HistoryOptions{X: plotList(*xs), Y: *y, Smooth: *smooth, Title: *pf.title})
+		}}
+	})
 }
 
 // plotReadAnnotators reads annotators.json (a file, or a model directory) and,
@@ -258,151 +271,232 @@ func plotReadAnnotators(path string) (*plots.Annotators, []string, error) {
 	return est, m.Classes, nil
 }
 
+// empiricalFlags are the training answers and truth of `plot confusion`
+// and `plot biasprec`, from which each annotator's empirical noise model
+// is computed (the same flags as maslda train's).
+type empiricalFlags struct {
+	answers, wide, missing, truth, truthCol *string
+}
+
+func defineEmpiricalFlags(fs *flag.FlagSet, what string) empiricalFlags {
+	return empiricalFlags{
+		answers:  fs.String("answers", "", "the training answers, CSV task,worker,label; with --truth or --truth-column the truth drawn is each annotator's empirical "+what+" on them"),
+		wide:     fs.String("answers-wide", "", "the training answers as a wide matrix (row = document, column = annotator a0, a1, ...), instead of --answers"),
+		missing:  fs.String("missing", "999999999", "missing-value sentinel of --answers-wide"),
+		truth:    fs.String("truth", "", "ground truth of the training documents, CSV task,label (with --answers or --answers-wide)"),
+		truthCol: fs.String("truth-column", "", "ground truth, one label per line; task = line number from 0 (with --answers or --answers-wide)"),
+	}
+}
+
+// given reports whether any answers or truth flag is set.
+func (ef empiricalFlags) given() bool {
+	return *ef.answers != "" || *ef.wide != "" || *ef.truth != "" || *ef.truthCol != ""
+}
+
+// load reads the answers and the truth (nil, nil when neither is given):
+// one source of each, and both or neither.
+func (ef empiricalFlags) load() (*corpus.AnswerTable, *corpus.TruthTable, error) {
+	hasAnswers, hasTruth := *ef.answers != "" || *ef.wide != "", *ef.truth != "" || *ef.truthCol != ""
+	if hasAnswers != hasTruth {
+		return nil, nil, fmt.Errorf("%w: the empirical truth needs the answers (--answers or --answers-wide) and the ground truth (--truth or --truth-column) together", errUsage)
+	}
+	if !hasAnswers {
+		return nil, nil, nil
+	}
+	if *ef.answers != "" && *ef.wide != "" {
+		return nil, nil, fmt.Errorf("%w: give --answers or --answers-wide, not both", errUsage)
+	}
+	if *ef.truth != "" && *ef.truthCol != "" {
+		return nil, nil, fmt.Errorf("%w: give --truth or --truth-column, not both", errUsage)
+	}
+	ans, err := loadAnswers(*ef.answers, *ef.wide, *ef.missing)
+	if err != nil {
+		return nil, nil, err
+	}
+	tt, err := readTruthTable(*ef.truth, *ef.truthCol)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ans, tt, nil
+}
+
+// logEmpirical logs what the empirical truth counted.
+func logEmpirical(e *env, emp *plots.Empirical) {
+	n := 0
+	for _, a := range emp.List {
+		n += a.WithTruth
+	}
+	e.log.Info("empirical truth", "answers", emp.AnswersName, "truth", emp.TruthName, "annotators", len(emp.List), "answers with a truth", n, "without", emp.NoTruth)
+}
+
 func plotConfusion(e *env, args []string) error {
-	fs, level, pf := e.plotFlagSet("confusion", "--annotators annotators.json|DIR [--true-confusions FILE.json | --true-accuracies A,B,...] [--select a0,a1] [--classes c1,...]")
-	annPath := fs.String("annotators", "", "annotators.json of maslda train, or the model directory (required)")
-	trueConf := fs.String("true-confusions", "", "the true matrices: JSON list of C×C matrices, as given to simulate --confusions")
-	trueAcc := fs.String("true-accuracies", "", "the true accuracies, as given to simulate --accuracies (the rest of each row spread evenly)")
-	trueNames := fs.String("true-names", "", "names of the true annotators, comma-separated (default a0, a1, ...: simulate's names)")
-	sel := fs.String("select", "", "annotators to draw, comma-separated (default: up to 6 with the most answers)")
-	classes := fs.String("classes", "", "class names in matrix order (default: model.json beside annotators.json, else 0, 1, ...)")
-	perRow := fs.Int("per-row", 2, "annotators per row of panels")
-	if err := e.parse(fs, level, args); err != nil {
-		return err
-	}
-	if err := need(map[string]string{"annotators": *annPath}); err != nil {
-		return err
-	}
-	if err := pf.check(); err != nil {
-		return err
-	}
-	if *trueConf != "" && *trueAcc != "" {
-		return fmt.Errorf("%w: give --true-confusions or --true-accuracies, not both", errUsage)
-	}
-	if *perRow < 1 {
-		return fmt.Errorf("%w: --per-row %d, want ≥ 1", errUsage, *perRow)
-	}
-	est, cls, err := plotReadAnnotators(*annPath)
-	if err != nil {
-		return err
-	}
-	if est.Kind != plots.KindConfusion {
-		return fmt.Errorf("%w: %s describes %s annotators; use maslda plot biasprec", framework.ErrBadInput, est.Name, est.Kind)
-	}
-	if c := plotList(*classes); c != nil {
-		cls = c
-	}
-	opt := plots.ConfusionOptions{TrueNames: plotList(*trueNames), Select: plotList(*sel), Classes: cls, PerRow: *perRow, Title: *pf.title}
-	switch {
-	case *trueConf != "":
-		if opt.Truth, err = confusion.ReadMatrices(*trueConf); err != nil {
-			return err
-		}
-		opt.TruthName = *trueConf
-	case *trueAcc != "":
-		a, err := floatList("--true-accuracies", *trueAcc)
-		if err != nil {
-			return err
-		}
-		if opt.Truth, err = confusion.FromAccuracies(a, est.C()); err != nil {
-			return err
-		}
-		opt.TruthName = "--true-accuracies"
-	}
-	f, err := plots.ConfusionFigure(est, opt)
-	if err != nil {
-		return err
-	}
-	return pf.write(e, f)
+	return e.runPlotKind("confusion", "--annotators annotators.json|DIR [--true-confusions FILE.json | --true-accuracies A,B,... | (--answers FILE | --answers-wide FILE) (--truth FILE | --truth-column FILE)] [--select a0,a1] [--classes c1,...]", args, func(fs *flag.FlagSet, pf plotFlags) plotSpec {
+		annPath := fs.String("annotators", "", "annotators.json of maslda train, or the model directory (required)")
+		trueConf := fs.String("true-confusions", "", "the true matrices: JSON list of C×C matrices, as given to simulate --confusions")
+		trueAcc := fs.String("true-accuracies", "", "the true accuracies, as given to simulate --accuracies (the rest of each row spread evenly)")
+		trueNames := fs.String("true-names", "", "names of the true annotators, comma-separated (default a0, a1, ...: simulate's names)")
+		ef := defineEmpiricalFlags(fs, "confusion matrix (row = true class, answers per row normalised)")
+		sel := fs.String("select", "", "annotators to draw, comma-separated (default: up to 6 with the most answers)")
+		classes := fs.String("classes", "", "class names in matrix order (default: model.json beside annotators.json, else 0, 1, ...)")
+		perRow := fs.Int("per-row", 2, "annotators per row of panels")
+		return plotSpec{required: map[string]*string{"annotators": annPath}, build: func() (*plots.Figure, error) {
+			if *trueConf != "" && *trueAcc != "" {
+				return nil, fmt.Errorf("%w: give --true-confusions or --true-accuracies, not both", errUsage)
+			}
+			if (*trueConf != "" || *trueAcc != "") && ef.given() {
+				return nil, fmt.Errorf("%w: give one truth: --true-confusions, --true-accuracies, or the answers with the ground truth (--answers/--answers-wide with --truth/--truth-column)", errUsage)
+			}
+			if *perRow < 1 {
+				return nil, fmt.Errorf("%w: --per-row %d, want ≥ 1", errUsage, *perRow)
+			}
+			ans, tt, err := ef.load()
+			if err != nil {
+				return nil, err
+			}
+			est, cls, err := plotReadAnnotators(*annPath)
+			if err != nil {
+				return nil, err
+			}
+			if est.Kind != plots.KindConfusion {
+				return nil, fmt.Errorf("%w: %s describes %s annotators; use maslda plot biasprec", framework.ErrBadInput, est.Name, est.Kind)
+			}
+			if c := plotList(*classes); c != nil {
+				cls = c
+			}
+			opt := plots.ConfusionOptions{TrueNames: plotList(*trueNames), Select: plotList(*sel), Classes: cls, PerRow: *perRow, Title: *pf.title}
+			switch {
+			case *trueConf != "":
+				if opt.Truth, err = confusion.ReadMatrices(*trueConf); err != nil {
+					return nil, err
+				}
+				opt.TruthName = *trueConf
+			case *trueAcc != "":
+				a, err := floatList("--true-accuracies", *trueAcc)
+				if err != nil {
+					return nil, err
+				}
+				if opt.Truth, err = confusion.FromAccuracies(a, est.C()); err != nil {
+					return nil, err
+				}
+				opt.TruthName = "--true-accuracies"
+			case ans != nil:
+				if cls == nil {
+					// maslda train's class order: the distinct answers, sorted.
+					labels := make([]string, len(ans.Rows))
+					for i, r := range ans.Rows {
+						labels[i] = r.Label
+					}
+					cls = corpus.SortLabels(labels)
+					e.log.Warn("no class names (model.json beside annotators.json, or --classes): taking the answers' labels in maslda train's order", "classes", strings.Join(cls, ","))
+				}
+				if opt.Empirical, err = plots.EmpiricalConfusions(ans, tt, cls); err != nil {
+					return nil, err
+				}
+				logEmpirical(e, opt.Empirical)
+			}
+			return plots.ConfusionFigure(est, opt)
+		}}
+	})
 }
 
 func plotBiasPrec(e *env, args []string) error {
-	fs, level, pf := e.plotFlagSet("biasprec", "--annotators annotators.json|DIR [--true-bias B,... --true-precision P,...] [--select a0,a1]")
-	annPath := fs.String("annotators", "", "annotators.json of maslda train (bias-precision annotators), or the model directory (required)")
-	trueBias := fs.String("true-bias", "", "the true biases, as given to simulate --bias")
-	truePrec := fs.String("true-precision", "", "the true precisions, as given to simulate --precision")
-	trueNames := fs.String("true-names", "", "names of the true annotators, comma-separated (default a0, a1, ...: simulate's names)")
-	sel := fs.String("select", "", "annotators to draw, comma-separated (default: all, with a truth when given)")
-	if err := e.parse(fs, level, args); err != nil {
-		return err
-	}
-	if err := need(map[string]string{"annotators": *annPath}); err != nil {
-		return err
-	}
-	if err := pf.check(); err != nil {
-		return err
-	}
-	if (*trueBias == "") != (*truePrec == "") {
-		return fmt.Errorf("%w: give --true-bias and --true-precision together", errUsage)
-	}
-	est, _, err := plotReadAnnotators(*annPath)
-	if err != nil {
-		return err
-	}
-	opt := plots.BiasPrecisionOptions{TrueNames: plotList(*trueNames), Select: plotList(*sel), Title: *pf.title}
-	if *trueBias != "" {
-		if opt.TrueBias, err = floatList("--true-bias", *trueBias); err != nil {
-			return err
-		}
-		if opt.TruePrecision, err = floatList("--true-precision", *truePrec); err != nil {
-			return err
-		}
-	}
-	f, err := plots.BiasPrecisionFigure(est, opt)
-	if err != nil {
-		return err
-	}
-	return pf.write(e, f)
+	return e.runPlotKind("biasprec", "--annotators annotators.json|DIR [--true-bias B,... --true-precision P,... | (--answers FILE | --answers-wide FILE) (--truth FILE | --truth-column FILE)] [--select a0,a1] [--style auto|bars|scatter]", args, func(fs *flag.FlagSet, pf plotFlags) plotSpec {
+		annPath := fs.String("annotators", "", "annotators.json of maslda train (bias-precision annotators), or the model directory (required)")
+		trueBias := fs.String("true-bias", "", "the true biases, as given to simulate --bias")
+		truePrec := fs.String("true-precision", "", "the true precisions, as given to simulate --precision")
+		trueNames := fs.String("true-names", "", "names of the true annotators, comma-separated (default a0, a1, ...: simulate's names)")
+		ef := defineEmpiricalFlags(fs, "bias (mean of answer − truth) and precision (n / Σ(answer − truth − bias)²)")
+		minAnswers := fs.Int("min-answers", 10, "with --answers/--answers-wide: leave out annotators with fewer answers on tasks with a truth (the caption says how many)")
+		style := fs.String("style", plots.StyleAuto, "bars (annotators on the x axis), scatter (estimated against true, one point per annotator, with y = x), or auto: scatter when there is a truth and more than 12 annotators are drawn")
+		sel := fs.String("select", "", "annotators to draw, comma-separated (default: all, with a truth when given)")
+		return plotSpec{required: map[string]*string{"annotators": annPath}, build: func() (*plots.Figure, error) {
+			if (*trueBias == "") != (*truePrec == "") {
+				return nil, fmt.Errorf("%w: give --true-bias and --true-precision together", errUsage)
+			}
+			if *trueBias != "" && ef.given() {
+				return nil, fmt.Errorf("%w: give one truth: --true-bias with --true-precision, or the answers with the ground truth (--answers/--answers-wide with --truth/--truth-column)", errUsage)
+			}
+			if !slices.Contains(plots.Styles, *style) {
+				return nil, fmt.Errorf("%w: --style %q; valid: %s", errUsage, *style, strings.Join(plots.Styles, ", "))
+			}
+			if *style == plots.StyleScatter && *trueBias == "" && !ef.given() {
+				return nil, fmt.Errorf("%w: --style scatter needs a truth: --true-bias/--true-precision, or --answers/--answers-wide with --truth/--truth-column", errUsage)
+			}
+			if *minAnswers < 0 {
+				return nil, fmt.Errorf("%w: --min-answers %d, want ≥ 0", errUsage, *minAnswers)
+			}
+			ans, tt, err := ef.load()
+			if err != nil {
+				return nil, err
+			}
+			est, _, err := plotReadAnnotators(*annPath)
+			if err != nil {
+				return nil, err
+			}
+			opt := plots.BiasPrecisionOptions{TrueNames: plotList(*trueNames), Select: plotList(*sel), Title: *pf.title, Style: *style, MinAnswers: *minAnswers}
+			if *trueBias != "" {
+				if opt.TrueBias, err = floatList("--true-bias", *trueBias); err != nil {
+					return nil, err
+				}
+				if opt.TruePrecision, err = floatList("--true-precision", *truePrec); err != nil {
+					return nil, err
+				}
+			}
+			if ans != nil {
+				if est.Kind != plots.KindBiasPrecision {
+					return nil, fmt.Errorf("%w: %s describes %s annotators; use maslda plot confusion", framework.ErrBadInput, est.Name, est.Kind)
+				}
+				if opt.Empirical, err = plots.EmpiricalBiasPrecisions(ans, tt); err != nil {
+					return nil, err
+				}
+				logEmpirical(e, opt.Empirical)
+			}
+			return plots.BiasPrecisionFigure(est, opt)
+		}}
+	})
 }
 
 func plotBoxes(e *env, args []string) error {
-	fs, level, pf := e.plotFlagSet("boxes", "[--annotators annotators.json|DIR] [--answers FILE.csv [--truth FILE | --truth-column FILE]]")
-	annPath := fs.String("annotators", "", "annotators.json of maslda train, or the model directory (estimated accuracy or noise s.d.)")
-	ansPath := fs.String("answers", "", "answers CSV task,worker,label (answers per annotator; with a truth, empirical accuracy)")
-	truthPath := fs.String("truth", "", "ground truth CSV task,label (with --answers: each annotator's empirical accuracy)")
-	truthCol := fs.String("truth-column", "", "ground truth, one label per line; task = line number from 0")
-	target := fs.String("target", "auto", "without --annotators: categorical (accuracy), numeric (s.d. of answer − truth), or auto (numeric when every label is a number and some is fractional or there are more than 20 distinct ones)")
-	if err := e.parse(fs, level, args); err != nil {
-		return err
-	}
-	if err := pf.check(); err != nil {
-		return err
-	}
-	if *target != "auto" && *target != "categorical" && *target != "numeric" {
-		return fmt.Errorf("%w: --target %q; valid: auto, categorical, numeric", errUsage, *target)
-	}
-	if *annPath == "" && *ansPath == "" {
-		return fmt.Errorf("%w: missing --annotators or --answers", errUsage)
-	}
-	var est *plots.Annotators
-	if *annPath != "" {
-		var err error
-		if est, _, err = plotReadAnnotators(*annPath); err != nil {
-			return err
-		}
-	}
-	var ans *corpus.AnswerTable
-	if *ansPath != "" {
-		var err error
-		if ans, err = withFile(*ansPath, corpus.ReadAnswers); err != nil {
-			return err
-		}
-	}
-	tt, err := readTruthTable(*truthPath, *truthCol)
-	if err != nil {
-		return err
-	}
-	if tt != nil && ans == nil {
-		return fmt.Errorf("%w: --truth needs --answers (it gives each annotator's empirical accuracy)", errUsage)
-	}
-	numeric := *target == "numeric" || (*target == "auto" && ans != nil && plots.LooksNumeric(ans))
-	panels, err := plots.AnnotatorBoxes(est, ans, tt, numeric)
-	if err != nil {
-		return err
-	}
-	f, err := plots.BoxFigure(panels, plots.BoxOptions{Title: *pf.title})
-	if err != nil {
-		return err
-	}
-	return pf.write(e, f)
+	return e.runPlotKind("boxes", "[--annotators annotators.json|DIR] [--answers FILE.csv [--truth FILE | --truth-column FILE]]", args, func(fs *flag.FlagSet, pf plotFlags) plotSpec {
+		annPath := fs.String("annotators", "", "annotators.json of maslda train, or the model directory (estimated accuracy or noise s.d.)")
+		ansPath := fs.String("answers", "", "answers CSV task,worker,label (answers per annotator; with a truth, empirical accuracy)")
+		truthPath := fs.String("truth", "", "ground truth CSV task,label (with --answers: each annotator's empirical accuracy)")
+		truthCol := fs.String("truth-column", "", "ground truth, one label per line; task = line number from 0")
+		target := fs.String("target", "auto", "without --annotators: categorical (accuracy), numeric (s.d. of answer − truth), or auto (numeric when every label is a number and some is fractional or there are more than 20 distinct ones)")
+		return plotSpec{build: func() (*plots.Figure, error) {
+			if *target != "auto" && *target != "categorical" && *target != "numeric" {
+				return nil, fmt.Errorf("%w: --target %q; valid: auto, categorical, numeric", errUsage, *target)
+			}
+			if *annPath == "" && *ansPath == "" {
+				return nil, fmt.Errorf("%w: missing --annotators or --answers", errUsage)
+			}
+			var est *plots.Annotators
+			if *annPath != "" {
+				var err error
+				if est, _, err = plotReadAnnotators(*annPath); err != nil {
+					return nil, err
+				}
+			}
+			var ans *corpus.AnswerTable
+			if *ansPath != "" {
+				var err error
+				if ans, err = withFile(*ansPath, corpus.ReadAnswers); err != nil {
+					return nil, err
+				}
+			}
+			tt, err := readTruthTable(*truthPath, *truthCol)
+			if err != nil {
+				return nil, err
+			}
+			if tt != nil && ans == nil {
+				return nil, fmt.Errorf("%w: --truth needs --answers (it gives each annotator's empirical accuracy)", errUsage)
+			}
+			numeric := *target == "numeric" || (*target == "auto" && ans != nil && plots.LooksNumeric(ans))
+			panels, err := plots.AnnotatorBoxes(est, ans, tt, numeric)
+			if err != nil {
+				return nil, err
+			}
+			return plots.BoxFigure(panels, plots.BoxOptions{Title: *pf.title})
+		}}
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -238,6 +239,11 @@ type ConfusionOptions struct {
 	Title     string
 	Width     vg.Length // default from the number of panels
 	Height    vg.Length
+
+	// Empirical is the other kind of truth: each annotator's empirical
+	// matrix from its answers and the ground truth (EmpiricalConfusions,
+	// in the model's class order). At most one of Truth and Empirical.
+	Empirical *Empirical
 }
 
 // MaxDefaultAnnotators is how many annotators ConfusionFigure and
@@ -250,13 +256,30 @@ const MaxDefaultAnnotators = 6
 // scale with a colour bar), true and estimated side by side for each
 // selected annotator. Without Select: the annotators with the most
 // answers (at most MaxDefaultAnnotators, with a true matrix when Truth is
-// given), in name order.
+// given, with an answer on a task with a truth when Empirical is), in
+// name order. An empirical panel's title gives the annotator's answers on
+// tasks with a truth and its row labels the answers per true class; a row
+// without answers is grey.
 func ConfusionFigure(est *Annotators, opt ConfusionOptions) (*Figure, error) {
 	if est.Kind != KindConfusion {
 		return nil, fmt.Errorf("%w: %s describes %s annotators; confusion matrices need confusion annotators", framework.ErrBadInput, est.Name, est.Kind)
 	}
 	C := est.C()
 	classes := opt.Classes
+	emp := opt.Empirical
+	if emp != nil {
+		if opt.Truth != nil {
+			return nil, fmt.Errorf("%w: two truths: the true matrices of %s and the empirical ones of %s; give one", framework.ErrBadInput, opt.TruthName, emp.AnswersName)
+		}
+		if err := emp.Match(est); err != nil {
+			return nil, err
+		}
+		if classes == nil {
+			classes = emp.Classes
+		} else if !slices.Equal(classes, emp.Classes) {
+			return nil, fmt.Errorf("%w: the class names (%s) differ from those of the empirical matrices (%s)", framework.ErrBadInput, strings.Join(classes, ", "), strings.Join(emp.Classes, ", "))
+		}
+	}
 	if classes == nil {
 		classes = make([]string, C)
 		for i := range classes {
@@ -289,9 +312,26 @@ func ConfusionFigure(est *Annotators, opt ConfusionOptions) (*Figure, error) {
 		}
 		return nil
 	}
+	empOf := func(name string) *EmpiricalAnnotator {
+		if a := emp.Find(name); a != nil && a.WithTruth > 0 {
+			return a
+		}
+		return nil
+	}
 	sel := opt.Select
 	if sel == nil {
-		sel = defaultSelection(est, func(n string) bool { return opt.Truth == nil || trueOf(n) != nil })
+		sel = defaultSelection(est, func(n string) bool {
+			switch {
+			case opt.Truth != nil:
+				return trueOf(n) != nil
+			case emp != nil:
+				return empOf(n) != nil
+			}
+			return true
+		})
+		if len(sel) == 0 && emp != nil {
+			return nil, fmt.Errorf("%w: no annotator of %s has an answer in %s on a task with a truth in %s", framework.ErrBadInput, est.Name, emp.AnswersName, emp.TruthName)
+		}
 		if len(sel) == 0 {
 			return nil, fmt.Errorf("%w: no annotator of %s (%s) has a true matrix in %s (named %s)", framework.ErrBadInput, est.Name, quoteList(est.names()), opt.TruthName, quoteList(trueNames))
 		}
@@ -310,22 +350,39 @@ func ConfusionFigure(est *Annotators, opt ConfusionOptions) (*Figure, error) {
 	}
 	withLabels := C <= 8
 	rotate := rotateLabels(classes, C)
+	paired := opt.Truth != nil || emp != nil
 	var panels [][]*plot.Plot
 	var rowPanels []*plot.Plot
+	labelled := map[*plot.Plot]bool{} // empirical panels keep their row labels (with counts)
+	longestRow := 0
 	for _, n := range sel {
 		a, err := est.Find(n)
 		if err != nil {
 			return nil, err
 		}
-		if opt.Truth != nil {
+		switch {
+		case opt.Truth != nil:
 			t := trueOf(n)
 			if t == nil {
 				return nil, fmt.Errorf("%w: annotator %q has no true matrix: %s names %s", framework.ErrBadInput, n, opt.TruthName, quoteList(trueNames))
 			}
-			rowPanels = append(rowPanels, heatPanel(n+": true", t, classes, pal, withLabels, rotate))
+			rowPanels = append(rowPanels, heatPanel(n+": true", t, classes, nil, pal, withLabels, rotate))
+		case emp != nil:
+			ea := empOf(n)
+			if ea == nil {
+				return nil, fmt.Errorf("%w: annotator %q has no answer in %s on a task with a truth in %s", framework.ErrBadInput, n, emp.AnswersName, emp.TruthName)
+			}
+			rows := make([]string, C)
+			for c := range rows {
+				rows[c] = fmt.Sprintf("%s (%d)", classes[c], ea.RowAnswers[c])
+				longestRow = max(longestRow, len([]rune(rows[c])))
+			}
+			p := heatPanel(fmt.Sprintf("%s: empirical (%d answers)", n, ea.WithTruth), ea.Confusion, classes, rows, pal, withLabels, rotate)
+			labelled[p] = true
+			rowPanels = append(rowPanels, p)
 		}
-		rowPanels = append(rowPanels, heatPanel(fmt.Sprintf("%s: estimated (%d answers)", n, a.Answers), a.Confusion, classes, pal, withLabels, rotate))
-		if len(rowPanels) == perRow*panelsPer(opt.Truth != nil) {
+		rowPanels = append(rowPanels, heatPanel(fmt.Sprintf("%s: estimated (%d answers)", n, a.Answers), a.Confusion, classes, nil, pal, withLabels, rotate))
+		if len(rowPanels) == perRow*panelsPer(paired) {
 			panels = append(panels, rowPanels)
 			rowPanels = nil
 		}
@@ -342,9 +399,13 @@ func ConfusionFigure(est *Annotators, opt ConfusionOptions) (*Figure, error) {
 	bar.BackgroundColor = nil
 	bar.Add(colorStrip{cmap: cmap, n: 100})
 	// The class names are the same on every panel: only the first column
-	// shows them on the y axis.
+	// shows them on the y axis (and every empirical panel, whose labels
+	// give its own answers per row).
 	for _, r := range panels {
 		for _, p := range r[1:] {
+			if labelled[p] {
+				continue
+			}
 			p.Y.Label.Text = ""
 			p.Y.Tick.Marker = plot.ConstantTicks{}
 		}
@@ -361,10 +422,15 @@ func ConfusionFigure(est *Annotators, opt ConfusionOptions) (*Figure, error) {
 	if rotate {
 		xLabels += 0.72 * charW * float64(longest)
 	}
-	cols := perRow * panelsPer(opt.Truth != nil)
+	cols := perRow * panelsPer(paired)
+	extra := 0.0 // the row labels of the empirical panels after the first column
+	if emp != nil {
+		yLabels = max(yLabels, charW*float64(longestRow)+0.45)
+		extra = float64(perRow-1) * yLabels
+	}
 	w, h := opt.Width, opt.Height
 	if w == 0 {
-		w = inches(yLabels + float64(cols)*(ds+0.25) + 0.3)
+		w = inches(yLabels + extra + float64(cols)*(ds+0.25) + 0.3)
 	}
 	if h == 0 {
 		h = inches(float64(len(panels))*(ds+xLabels+0.45) + 1.1)
@@ -376,9 +442,18 @@ func ConfusionFigure(est *Annotators, opt ConfusionOptions) (*Figure, error) {
 			f.Width += f.PadX * vg.Length(cols-1)
 		}
 	}
+	var caption []string
 	if opt.Select == nil && len(sel) < len(est.List) {
-		f.Caption = fmt.Sprintf("The %d annotators with the most answers (of %d).", len(sel), len(est.List))
+		caption = append(caption, fmt.Sprintf("The %d annotators with the most answers (of %d).", len(sel), len(est.List)))
 	}
+	if emp != nil {
+		c := fmt.Sprintf("Empirical: the answers of %s against the truth of %s; in brackets, the answers per true class (grey: none).", filepath.Base(emp.AnswersName), filepath.Base(emp.TruthName))
+		if emp.NoTruth > 0 {
+			c += fmt.Sprintf(" %d answers on tasks without a truth are not counted.", emp.NoTruth)
+		}
+		caption = append(caption, c)
+	}
+	f.Caption = strings.Join(caption, "\n")
 	return f, nil
 }
 
@@ -455,17 +530,22 @@ func probabilityColors() (palette.ColorMap, palette.Palette, error) {
 }
 
 // heatPanel is one confusion matrix: true class on y (first class at the
-// top), answer on x.
-func heatPanel(title string, m [][]float64, classes []string, pal palette.Palette, withLabels, rotate bool) *plot.Plot {
+// top, labelled rows, default classes), answer on x. NaN cells (an
+// empirical row without answers) are grey and labelled "–".
+func heatPanel(title string, m [][]float64, classes, rows []string, pal palette.Palette, withLabels, rotate bool) *plot.Plot {
 	C := len(m)
 	p := newPanel(title, "answer", "true class")
 	g := matrixGrid(m)
 	hm := plotter.NewHeatMap(g, pal)
 	hm.Min, hm.Max = 0, 1
 	hm.Overflow = pal.Colors()[len(pal.Colors())-1] // rounding above 1
+	hm.NaN = color.Gray{Y: 215}
 	p.Add(hm)
 	p.NominalX(classes...)
-	rev := slices.Clone(classes)
+	if rows == nil {
+		rows = classes
+	}
+	rev := slices.Clone(rows)
 	slices.Reverse(rev)
 	p.NominalY(rev...)
 	p.X.Padding, p.Y.Padding = 0, 0
@@ -483,7 +563,11 @@ func heatPanel(title string, m [][]float64, classes []string, pal palette.Palett
 		for i := range C {
 			for j := range C {
 				xys = append(xys, plotter.XY{X: float64(j), Y: float64(C - 1 - i)})
-				labels = append(labels, strconv.FormatFloat(m[i][j], 'f', 2, 64))
+				l := strconv.FormatFloat(m[i][j], 'f', 2, 64)
+				if math.IsNaN(m[i][j]) {
+					l = "–"
+				}
+				labels = append(labels, l)
 				sty := textStyle(vg.Points(max(6, 11-float64(C)/2)))
 				sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
 				if m[i][j] > 0.55 {
@@ -517,23 +601,80 @@ func (g matrixGrid) Z(c, r int) float64 { return g[len(g)-1-r][c] }
 func (g matrixGrid) X(c int) float64    { return float64(c) }
 func (g matrixGrid) Y(r int) float64    { return float64(r) }
 
+// Styles of BiasPrecisionFigure.
+const (
+	StyleAuto    = "auto"    // StyleScatter with a truth and more than ScatterAbove annotators, else StyleBars
+	StyleBars    = "bars"    // annotators on the x axis, truth and estimate side by side
+	StyleScatter = "scatter" // estimate against truth, one point per annotator, with y = x
+)
+
+// Styles are the valid BiasPrecisionOptions.Style values.
+var Styles = []string{StyleAuto, StyleBars, StyleScatter}
+
+// ScatterAbove is the most annotators StyleAuto draws as bars: their
+// names on the x axis stay legible up to about a dozen.
+const ScatterAbove = 12
+
 // BiasPrecisionOptions configure BiasPrecisionFigure.
 type BiasPrecisionOptions struct {
 	TrueBias, TruePrecision []float64 // as for simulate --bias/--precision; nil: estimates only
 	TrueNames               []string  // default DefaultTrueNames
-	Select                  []string  // default: every annotator (with a truth when given), in name order
-	Title                   string
-	Width, Height           vg.Length
+	// Empirical is the other kind of truth: each annotator's empirical bias
+	// and precision from its answers and the ground truth
+	// (EmpiricalBiasPrecisions). At most one of TrueBias and Empirical.
+	Empirical *Empirical
+	// MinAnswers: with Empirical, annotators with fewer answers on tasks
+	// with a truth are left out, and the caption says how many (≤ 1: those
+	// with at least one).
+	MinAnswers int
+	Style      string   // one of Styles; "" is StyleAuto
+	Select     []string // default: every annotator (with a truth when given), in name order
+	Title      string
+	Width      vg.Length // default from the style and the number of annotators
+	Height     vg.Length
 }
 
-// BiasPrecisionFigure draws, per annotator (x axis, by name), the true
-// (open circle) and estimated (filled) bias, and the same for the
-// precision on a log scale, in two panels side by side.
+// bpItem is one drawn annotator: its estimate and its truth (NaN: none).
+type bpItem struct {
+	name       string
+	est        *Annotator
+	bias, prec float64 // true or empirical
+	n          int     // empirical: answers with a truth
+}
+
+// BiasPrecisionFigure draws the estimated bias and precision of each
+// selected annotator next to the truth, when one is given: the true
+// values of a simulation (TrueBias, TruePrecision) or the empirical ones
+// (Empirical). Two panels side by side, bias on a linear axis and
+// precision on a log axis, in one of two styles:
+//
+//   - bars: annotators on the x axis (by name), truth as an open ring and
+//     estimate as a filled dot beside it;
+//   - scatter: estimate (y) against truth (x), one point per annotator,
+//     with the diagonal y = x and equal axes (precision on log–log axes),
+//     each panel's title giving the correlation over its points (of the
+//     logarithms for the precision).
+//
+// StyleAuto picks the scatter when there is a truth and more than
+// ScatterAbove annotators are drawn; a scatter without a truth is an
+// error. With Empirical the caption says how many annotators were left
+// out (MinAnswers; no finite empirical precision) and compares the
+// answer-weighted mean biases, whose common offset the model does not
+// identify (annotators/biasprecision).
 func BiasPrecisionFigure(est *Annotators, opt BiasPrecisionOptions) (*Figure, error) {
 	if est.Kind != KindBiasPrecision {
 		return nil, fmt.Errorf("%w: %s describes %s annotators; biases and precisions need bias-precision annotators", framework.ErrBadInput, est.Name, est.Kind)
 	}
 	truth := opt.TrueBias != nil || opt.TruePrecision != nil
+	emp := opt.Empirical
+	if emp != nil {
+		if truth {
+			return nil, fmt.Errorf("%w: two truths: true biases and precisions, and the empirical ones of %s; give one", framework.ErrBadInput, emp.AnswersName)
+		}
+		if err := emp.Match(est); err != nil {
+			return nil, err
+		}
+	}
 	trueNames := opt.TrueNames
 	if truth {
 		if len(opt.TrueBias) != len(opt.TruePrecision) {
@@ -551,6 +692,16 @@ func BiasPrecisionFigure(est *Annotators, opt BiasPrecisionOptions) (*Figure, er
 			}
 		}
 	}
+	style := opt.Style
+	if style == "" {
+		style = StyleAuto
+	}
+	if !slices.Contains(Styles, style) {
+		return nil, fmt.Errorf("%w: style %q; valid: %s", framework.ErrBadInput, style, strings.Join(Styles, ", "))
+	}
+	if style == StyleScatter && !truth && emp == nil {
+		return nil, fmt.Errorf("%w: a scatter of estimated against true values needs a truth (true or empirical biases and precisions)", framework.ErrBadInput)
+	}
 	sel := opt.Select
 	if sel == nil {
 		for _, a := range est.List {
@@ -566,27 +717,137 @@ func BiasPrecisionFigure(est *Annotators, opt BiasPrecisionOptions) (*Figure, er
 	if len(sel) == 0 {
 		return nil, fmt.Errorf("%w: no annotator selected", framework.ErrBadInput)
 	}
-	var estB, estP, trB, trP plotter.XYs
-	for i, n := range sel {
+	minN := max(1, opt.MinAnswers)
+	var items []bpItem
+	few := 0
+	for _, n := range sel {
 		a, err := est.Find(n)
 		if err != nil {
 			return nil, err
 		}
-		off := 0.0
-		if truth {
-			off = 0.15
+		it := bpItem{name: n, est: a, bias: math.NaN(), prec: math.NaN()}
+		switch {
+		case truth:
 			t := slices.Index(trueNames, n)
 			if t < 0 {
 				return nil, fmt.Errorf("%w: annotator %q has no true bias and precision (true annotators: %s)", framework.ErrBadInput, n, quoteList(trueNames))
 			}
-			trB = append(trB, plotter.XY{X: float64(i) - off, Y: opt.TrueBias[t]})
-			trP = append(trP, plotter.XY{X: float64(i) - off, Y: opt.TruePrecision[t]})
+			it.bias, it.prec = opt.TrueBias[t], opt.TruePrecision[t]
+		case emp != nil:
+			ea := emp.Find(n) // Match: every annotator of est is there
+			if ea == nil || ea.WithTruth < minN {
+				few++
+				continue
+			}
+			it.bias, it.prec, it.n = ea.Bias, ea.Precision, ea.WithTruth
 		}
-		estB = append(estB, plotter.XY{X: float64(i) + off, Y: a.Bias})
-		estP = append(estP, plotter.XY{X: float64(i) + off, Y: a.Precision})
+		items = append(items, it)
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("%w: none of the %d annotators has %d or more answers in %s on tasks with a truth in %s", framework.ErrBadInput, len(sel), minN, emp.AnswersName, emp.TruthName)
+	}
+	if style == StyleAuto {
+		style = StyleBars
+		if (truth || emp != nil) && len(items) > ScatterAbove {
+			style = StyleScatter
+		}
+	}
+	truthLabel := "true"
+	if emp != nil {
+		truthLabel = "empirical"
+	}
+	var f *Figure
+	var err error
+	if style == StyleScatter {
+		f, err = biasPrecisionScatter(items, truthLabel)
+	} else {
+		f, err = biasPrecisionBars(items, truth || emp != nil, truthLabel)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", est.Name, err)
+	}
+	f.Title = opt.Title
+	if opt.Width != 0 {
+		f.Width = opt.Width
+	}
+	if opt.Height != 0 {
+		f.Height = opt.Height
+	}
+	if emp != nil {
+		f.Caption = empiricalCaption(emp, items, few, len(sel), minN, style == StyleScatter)
+	} else if style == StyleScatter {
+		f.Caption = "One point per annotator; the line is y = x."
+	}
+	return f, nil
+}
+
+// empiricalCaption says where the empirical truth comes from, who was
+// left out, and the mean biases.
+func empiricalCaption(emp *Empirical, items []bpItem, few, selected, minN int, scatter bool) string {
+	answers := 0
+	var wEmp, wEst float64
+	noPrec := 0
+	for _, it := range items {
+		answers += it.n
+		wEmp += float64(it.n) * it.bias
+		wEst += float64(it.n) * it.est.Bias
+		if math.IsNaN(it.prec) {
+			noPrec++
+		}
+	}
+	line := fmt.Sprintf("Empirical: the answers of %s against the truth of %s (%d answers on tasks with a truth",
+		filepath.Base(emp.AnswersName), filepath.Base(emp.TruthName), answers)
+	if emp.NoTruth > 0 {
+		line += fmt.Sprintf("; %d on tasks without one not counted", emp.NoTruth)
+	}
+	line += ")."
+	if scatter {
+		line += " One point per annotator; the line is y = x."
+	}
+	lines := []string{line}
+	var out []string
+	if few > 0 {
+		out = append(out, fmt.Sprintf("%d of the %d annotators have fewer than %d answers with a truth and are left out", few, selected, minN))
+	}
+	if noPrec > 0 {
+		out = append(out, fmt.Sprintf("%d without a finite empirical precision (under 2 answers, or the same error every time) are left out of the precision %s", noPrec, map[bool]string{true: "panel", false: "rings"}[scatter]))
+	}
+	if out != nil {
+		lines = append(lines, strings.Join(out, "; ")+".")
+	}
+	lines = append(lines, fmt.Sprintf("Mean bias weighted by answers: empirical %s, estimated %s (the model identifies the biases only up to a common offset).",
+		formatSigned(wEmp/float64(answers)), formatSigned(wEst/float64(answers))))
+	return strings.Join(lines, "\n")
+}
+
+// formatSigned writes x with 3 significant digits and a true minus sign.
+func formatSigned(x float64) string {
+	return strings.Replace(strconv.FormatFloat(x, 'g', 3, 64), "-", "−", 1)
+}
+
+// biasPrecisionBars draws the annotators on the x axis: truth (ring, when
+// given) and estimate (dot) of the bias, and of the precision on a log
+// scale.
+func biasPrecisionBars(items []bpItem, truth bool, truthLabel string) (*Figure, error) {
+	var estB, estP, trB, trP plotter.XYs
+	names := make([]string, len(items))
+	for i, it := range items {
+		names[i] = it.name
+		off := 0.0
+		if truth {
+			off = 0.15
+			if !math.IsNaN(it.bias) {
+				trB = append(trB, plotter.XY{X: float64(i) - off, Y: it.bias})
+			}
+			if !math.IsNaN(it.prec) {
+				trP = append(trP, plotter.XY{X: float64(i) - off, Y: it.prec})
+			}
+		}
+		estB = append(estB, plotter.XY{X: float64(i) + off, Y: it.est.Bias})
+		estP = append(estP, plotter.XY{X: float64(i) + off, Y: it.est.Precision})
 	}
 	leg := newLegend()
-	rotate := len(sel) > 8
+	rotate := len(items) > 8
 	mk := func(title, ylabel string, est, tr plotter.XYs, log bool) (*plot.Plot, error) {
 		p := newPanel(title, "annotator", ylabel)
 		p.Add(plotter.NewGrid())
@@ -601,7 +862,7 @@ func BiasPrecisionFigure(est *Annotators, opt BiasPrecisionOptions) (*Figure, er
 			p.Y.Min, p.Y.Max = logRange(lo, hi)
 		} else {
 			p.Y.Tick.Marker = niceTicks{}
-			zero, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 0}, {X: float64(len(sel)) - 0.5, Y: 0}})
+			zero, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 0}, {X: float64(len(items)) - 0.5, Y: 0}})
 			if err != nil {
 				return nil, err
 			}
@@ -609,7 +870,7 @@ func BiasPrecisionFigure(est *Annotators, opt BiasPrecisionOptions) (*Figure, er
 			p.Add(zero)
 		}
 		first := ylabel == "bias"
-		if tr != nil {
+		if truth {
 			s, err := plotter.NewScatter(tr)
 			if err != nil {
 				return nil, err
@@ -617,7 +878,7 @@ func BiasPrecisionFigure(est *Annotators, opt BiasPrecisionOptions) (*Figure, er
 			s.Shape, s.Color, s.Radius = draw.RingGlyph{}, color.Black, vg.Points(4)
 			p.Add(s)
 			if first {
-				leg.Add("true", s)
+				leg.Add(truthLabel, s)
 			}
 		}
 		s, err := plotter.NewScatter(est)
@@ -629,32 +890,128 @@ func BiasPrecisionFigure(est *Annotators, opt BiasPrecisionOptions) (*Figure, er
 		if first {
 			leg.Add("estimated", s)
 		}
-		p.NominalX(sel...)
-		p.X.Min, p.X.Max = -0.5, float64(len(sel))-0.5
+		p.NominalX(names...)
+		p.X.Min, p.X.Max = -0.5, float64(len(items))-0.5
 		if rotate {
 			p.X.Tick.Label.Rotation = math.Pi / 2
 			p.X.Tick.Label.XAlign = draw.XRight
 			p.X.Tick.Label.YAlign = draw.YCenter
-			p.X.Tick.Label.Font.Size = vg.Points(max(5, 9-float64(len(sel))/40))
+			p.X.Tick.Label.Font.Size = vg.Points(max(5, 9-float64(len(items))/40))
 		}
 		return p, nil
 	}
 	pb, err := mk("bias (answer − truth, mean)", "bias", estB, trB, false)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", est.Name, err)
+		return nil, err
 	}
 	pp, err := mk("precision (1 / noise variance; log scale)", "precision", estP, trP, true)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", est.Name, err)
+		return nil, err
 	}
-	w, h := opt.Width, opt.Height
-	if w == 0 {
-		w = inches(max(9, 2*(0.12*float64(len(sel))+1.2)+1.2))
+	w := inches(max(9, 2*(0.12*float64(len(items))+1.2)+1.2))
+	return &Figure{Width: w, Height: inches(4), Panels: [][]*plot.Plot{{pb, pp}}, Legend: leg}, nil
+}
+
+// biasPrecisionScatter draws estimate against truth, bias on linear and
+// precision on log–log axes, with the diagonal.
+func biasPrecisionScatter(items []bpItem, truthLabel string) (*Figure, error) {
+	var b, p plotter.XYs
+	for _, it := range items {
+		b = append(b, plotter.XY{X: it.bias, Y: it.est.Bias})
+		if !math.IsNaN(it.prec) {
+			p = append(p, plotter.XY{X: it.prec, Y: it.est.Precision})
+		}
 	}
-	if h == 0 {
-		h = inches(4)
+	pb, err := scatterPanel("bias", truthLabel+" bias (mean of answer − truth)", "estimated bias", b, false)
+	if err != nil {
+		return nil, err
 	}
-	return &Figure{Width: w, Height: h, Title: opt.Title, Panels: [][]*plot.Plot{{pb, pp}}, Legend: leg}, nil
+	panels := []*plot.Plot{pb}
+	if len(p) > 0 {
+		pp, err := scatterPanel("precision (log scales)", truthLabel+" precision (1 / variance of answer − truth)", "estimated precision", p, true)
+		if err != nil {
+			return nil, err
+		}
+		panels = append(panels, pp)
+	}
+	return &Figure{Width: inches(4.6*float64(len(panels)) + 0.4), Height: inches(5), Panels: [][]*plot.Plot{panels}}, nil
+}
+
+// scatterPanel is one panel of points (x truth, y estimate) on equal axes
+// with the diagonal y = x; its title gets the number of points and their
+// correlation (of the logarithms on log axes).
+func scatterPanel(title, xlabel, ylabel string, pts plotter.XYs, log bool) (*plot.Plot, error) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, xy := range pts {
+		lo, hi = min(lo, xy.X, xy.Y), max(hi, xy.X, xy.Y)
+	}
+	xs, ys := make([]float64, len(pts)), make([]float64, len(pts))
+	for i, xy := range pts {
+		xs[i], ys[i] = xy.X, xy.Y
+		if log {
+			xs[i], ys[i] = math.Log(xy.X), math.Log(xy.Y)
+		}
+	}
+	title = fmt.Sprintf("%s: %d annotators", title, len(pts))
+	if r := pearson(xs, ys); !math.IsNaN(r) {
+		title += ", r = " + strings.Replace(strconv.FormatFloat(r, 'f', 3, 64), "-", "−", 1)
+		if log {
+			title += " (of the logs)"
+		}
+	}
+	p := newPanel(title, xlabel, ylabel)
+	p.Add(plotter.NewGrid())
+	if log {
+		lo, hi = logRange(lo, hi)
+		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+		p.X.Tick.Marker, p.Y.Tick.Marker = logTicks{}, logTicks{}
+	} else {
+		pad := 0.05 * (hi - lo)
+		if pad == 0 {
+			pad = max(0.1*math.Abs(hi), 0.1)
+		}
+		lo, hi = lo-pad, hi+pad
+		p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
+	}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
+	diag, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
+	if err != nil {
+		return nil, err
+	}
+	diag.LineStyle = draw.LineStyle{Color: color.Gray{110}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+	p.Add(diag)
+	s, err := plotter.NewScatter(pts)
+	if err != nil {
+		return nil, err
+	}
+	s.Shape, s.Color, s.Radius = draw.CircleGlyph{}, withAlpha(lineColor(0), 150), vg.Points(3)
+	p.Add(s)
+	return p, nil
+}
+
+// pearson is the correlation of x and y (NaN with fewer than 3 points or
+// a constant series).
+func pearson(x, y []float64) float64 {
+	n := float64(len(x))
+	if len(x) < 3 || len(x) != len(y) {
+		return math.NaN()
+	}
+	mx, my := 0.0, 0.0
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx, my = mx/n, my/n
+	sxy, sxx, syy := 0.0, 0.0, 0.0
+	for i := range x {
+		sxy += (x[i] - mx) * (y[i] - my)
+		sxx += (x[i] - mx) * (x[i] - mx)
+		syy += (y[i] - my) * (y[i] - my)
+	}
+	if sxx == 0 || syy == 0 {
+		return math.NaN()
+	}
+	return sxy / math.Sqrt(sxx*syy)
 }
 
 // colorStrip is a horizontal colour bar drawn as n rectangles (vector
