@@ -259,8 +259,7 @@ func empirical(answers *corpus.AnswerTable, truth *corpus.TruthTable, regression
 		a := per[w]
 		if regression {
 			if len(a.diffs) >= 2 {
-				_, sd := meanSD(a.diffs)
-				g.Values = append(g.Values, sd)
+				g.Values = append(g.Values, noiseSD(a.diffs))
 			}
 		} else {
 			g.Values = append(g.Values, float64(a.right)/float64(a.n))
@@ -298,3 +297,20 @@ func LooksNumeric(answers *corpus.AnswerTable) bool {
 // MaxClasses is the most distinct whole-number labels LooksNumeric still
 // takes for classes.
 const MaxClasses = 20
+
+// noiseSD is the standard deviation of answer − truth around its mean with
+// n in the denominator: 1/√precision with the precision the bias-precision
+// M-step (and EmpiricalBiasPrecisions) defines, so that the empirical box
+// and the estimated one measure the same thing.
+func noiseSD(d []float64) float64 {
+	m := 0.0
+	for _, x := range d {
+		m += x
+	}
+	m /= float64(len(d))
+	v := 0.0
+	for _, x := range d {
+		v += (x - m) * (x - m)
+	}
+	return math.Sqrt(v / float64(len(d)))
+}

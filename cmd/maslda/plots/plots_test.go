@@ -468,12 +468,13 @@ func TestAnnotatorBoxesRegression(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// a0: answer − truth = 0, 1, −1: s.d. 1; a1 has one answer with a truth: left out.
+	// a0: answer − truth = 0, 1, −1: s.d. √(2/3) (n in the denominator, as the
+	// model's precision); a1 has one answer with a truth: left out.
 	want := []BoxPanel{
 		{Title: "answers per annotator", YLabel: "answers", Groups: []BoxGroup{{Label: "answers.csv", Values: []float64{3, 1}}}},
 		{Title: "annotator noise s.d.", YLabel: "s.d. of answer − truth", Groups: []BoxGroup{
 			{Label: "estimated", Values: []float64{0.35, 1.41}},
-			{Label: "empirical (vs truth)", Values: []float64{1}},
+			{Label: "empirical (vs truth)", Values: []float64{math.Sqrt(2.0 / 3)}},
 		}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
