@@ -200,7 +200,11 @@ func readManifest(t *testing.T, dir string) models.Manifest {
 func checkHistory(t *testing.T, dir string, updates int, batch bool) [][]string {
 	t.Helper()
 	recs := readCSV(t, filepath.Join(dir, "history.csv"))
-	if diff := cmp.Diff([]string{"iteration", "epoch", "rho", "elbo", "seconds"}, recs[0]); diff != "" {
+	header := []string{"iteration", "epoch", "rho", "elbo", "seconds"}
+	if batch {
+		header = append(header, "elbo_full") // batch EM: = elbo on every row
+	}
+	if diff := cmp.Diff(header, recs[0]); diff != "" {
 		t.Fatalf("history.csv header (-want +got):\n%s", diff)
 	}
 	rows := recs[1:]
@@ -217,6 +221,9 @@ func checkHistory(t *testing.T, dir string, updates int, batch bool) [][]string 
 			t.Fatalf("history.csv row %d: elbo %q", i+1, r[3])
 		}
 		if batch {
+			if r[5] != r[3] {
+				t.Errorf("history.csv row %d: elbo_full %s, want elbo %s for batch EM", i+1, r[5], r[3])
+			}
 			if r[1] != r[0] || r[2] != "1" {
 				t.Errorf("history.csv row %d: epoch %s rho %s, want epoch = iteration and rho 1 for batch EM", i+1, r[1], r[2])
 			}

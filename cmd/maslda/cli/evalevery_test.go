@@ -42,6 +42,8 @@ func TestTrainEvalEvery(t *testing.T) {
 		{"lda, eval_every 2", lda + svi("  eval_every = 2\n"), nil, append(base, "elbo_full"), []int{6, 9}},
 		{"lda, no eval_every", lda + svi(""), nil, base, nil},
 		{"ma-sldac with truth, eval_every 1", maslda + svi("  eval_every = 1\n"), crowd, append(base, "truth_accuracy", "stage", "elbo_full"), []int{3, 6, 9}},
+		// Batch EM's bound is over every document: elbo_full = elbo on every row.
+		{"lda, batch", lda + "inference \"batch\" {\n  max_iters = 9\n  tol = 0\n}\n", nil, append(base, "elbo_full"), []int{1, 2, 3, 4, 5, 6, 7, 8, 9}},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,6 +71,9 @@ func TestTrainEvalEvery(t *testing.T) {
 				v, err := strconv.ParseFloat(r[col], 64)
 				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v >= 0 {
 					t.Errorf("row %d: elbo_full %q, want a finite negative number", j+1, r[col])
+				}
+				if strings.HasSuffix(tc.name, "batch") && r[col] != r[3] {
+					t.Errorf("row %d: elbo_full %q, want the batch elbo %q", j+1, r[col], r[3])
 				}
 			}
 			if diff := cmp.Diff(tc.full, got); diff != "" {

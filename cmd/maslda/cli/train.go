@@ -190,12 +190,19 @@ type history struct {
 	full   bool      // the column elbo_full (SVI with eval_every > 0)
 }
 
-// evaluatesFull reports whether the schedule evaluates the bound over the
-// whole corpus now and then (SVI with eval_every > 0): history.csv then has
-// the column elbo_full.
+// evaluatesFull reports whether history.csv has the column elbo_full, the
+// bound over the whole corpus: under SVI with eval_every > 0 (evaluated now
+// and then), and under batch EM, whose bound is over every document at
+// every iteration (elbo_full = elbo), so that `plot history --y elbo_full`
+// compares the two.
 func evaluatesFull(s framework.Schedule) bool {
-	svi, ok := s.(*optim.SVI)
-	return ok && svi.EvalEvery > 0
+	switch s := s.(type) {
+	case *optim.SVI:
+		return s.EvalEvery > 0
+	case *optim.Batch:
+		return true
+	}
+	return false
 }
 
 func (h *history) write(w io.Writer) error {
