@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -216,6 +217,7 @@ func WriteSummary(w io.Writer, name string, results []Result) error {
 	bw := &errWriter{w: w}
 	bw.printf("# Experiment %s\n\n", name)
 	bw.printf("%d runs: %d done, %d failed. Each entry is the mean ± sample standard deviation over the seeds of the done runs (the mean alone when n = 1); n counts the runs with a value. Columns as in results.csv.\n", done+failed, done, failed)
+	writeGlance(bw, groups)
 	for _, v := range values {
 		var rows [][]string
 		for _, g := range groups {
@@ -273,6 +275,144 @@ func WriteSummary(w io.Writer, name string, results []Result) error {
 		}
 	}
 	return bw.err
+}
+
+// glance are the metrics of the "At a glance" tables, in order.
+var glance = []string{"heldout_accuracy", "heldout_macro_f1", "truth_accuracy", "heldout_r2", "truth_r2"}
+
+// lowerIsBetter says whether the best setting of a value has the smallest
+// mean.
+func lowerIsBetter(name string) bool {
+	for _, s := range []string{"mae", "rmse", "seconds", "peak_rss_mib", "iters"} {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeGlance writes, for each metric of glance with a value, a wide table:
+// one row per k (numerically; "–" alone when no run has a k), one column
+// per model (in order of appearance), the mean ± s.d. over seeds. For a
+// model with several (alpha, tau, omega) settings at one k the entry is
+// the setting with the best mean (the paper's grid search), named below
+// the table; a model without k (no topics: Dawid–Skene) has the same
+// entry on every row.
+func writeGlance(bw *errWriter, groups []*group) {
+	byName := map[string]value{}
+	for _, v := range values {
+		byName[v.name] = v
+	}
+	first := true
+	for _, name := range glance {
+		v := byName[name]
+		type cell struct {
+			mean, sd float64
+			n        int
+			setting  string
+			settings int
+		}
+		best := map[[2]string]*cell{} // (model, k) → best setting
+		var models []string
+		kset := map[string]bool{}
+		for _, g := range groups {
+			var xs []float64
+			for _, r := range g.runs {
+				if x, ok := v.get(r); ok {
+					xs = append(xs, x)
+				}
+			}
+			if len(xs) == 0 {
+				continue
+			}
+			if !slices.Contains(models, g.model) {
+				models = append(models, g.model)
+			}
+			if g.k != "" {
+				kset[g.k] = true
+			}
+			mean, sd := MeanSD(xs)
+			key := [2]string{g.model, g.k}
+			c := best[key]
+			if c == nil {
+				c = &cell{mean: math.NaN()}
+				best[key] = c
+			}
+			c.settings++
+			if better := mean < c.mean; math.IsNaN(c.mean) || better == lowerIsBetter(name) && mean != c.mean {
+				c.mean, c.sd, c.n = mean, sd, len(xs)
+				c.setting = settingName(g)
+			}
+		}
+		if len(models) == 0 {
+			continue
+		}
+		if first {
+			bw.printf("\n## At a glance\n\nOne row per k, one column per model. A model run at several (alpha, tau, omega) at one k shows the setting with the best mean (%s), named under the table; a model without k (no topics) has the same entry on every row. The tables by column below have every setting.\n", "largest; smallest for errors and costs")
+			first = false
+		}
+		ks := make([]string, 0, len(kset))
+		for k := range kset {
+			ks = append(ks, k)
+		}
+		slices.SortFunc(ks, func(a, b string) int {
+			x, _ := strconv.Atoi(a)
+			y, _ := strconv.Atoi(b)
+			return x - y
+		})
+		if len(ks) == 0 {
+			ks = []string{""}
+		}
+		bw.printf("\n### %s\n\n| k | %s |\n|%s\n", v.name, strings.Join(models, " | "), strings.Repeat(" --- |", len(models)+1))
+		var notes []string
+		for _, k := range ks {
+			row := []string{dash(k)}
+			for _, m := range models {
+				c := best[[2]string{m, k}]
+				if c == nil {
+					c = best[[2]string{m, ""}]
+				} else if c.settings > 1 && k != "" {
+					notes = append(notes, fmt.Sprintf("%s at k %s: %s (best of %d settings)", m, dash(k), c.setting, c.settings))
+				}
+				if c == nil {
+					row = append(row, "–")
+					continue
+				}
+				e := strconv.FormatFloat(c.mean, 'f', v.prec, 64)
+				if !math.IsNaN(c.sd) {
+					e += " ± " + strconv.FormatFloat(c.sd, 'f', v.prec, 64)
+				}
+				row = append(row, e)
+			}
+			bw.printf("| %s |\n", strings.Join(row, " | "))
+		}
+		// Settings of k-less models, once.
+		for _, m := range models {
+			if c := best[[2]string{m, ""}]; c != nil && c.settings > 1 {
+				notes = append(notes, fmt.Sprintf("%s: %s (best of %d settings)", m, c.setting, c.settings))
+			}
+		}
+		if len(notes) > 0 {
+			bw.printf("\n")
+			for _, n := range notes {
+				bw.printf("- %s\n", n)
+			}
+		}
+	}
+}
+
+// settingName names a group's hyper-parameters: "alpha 0.1, tau 1".
+func settingName(g *group) string {
+	var parts []string
+	for i, v := range []string{g.alpha, g.tau, g.omega} {
+		if v != "" {
+			parts = append(parts, []string{"alpha", "tau", "omega"}[i]+" "+v)
+		}
+	}
+	if len(parts) == 0 {
+		return "defaults"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func dash(s string) string {

@@ -56,6 +56,37 @@ func TestExperimentWriteSummary(t *testing.T) {
 
 6 runs: 5 done, 1 failed. Each entry is the mean ± sample standard deviation over the seeds of the done runs (the mean alone when n = 1); n counts the runs with a value. Columns as in results.csv.
 
+## At a glance
+
+One row per k, one column per model. A model run at several (alpha, tau, omega) at one k shows the setting with the best mean (largest; smallest for errors and costs), named under the table; a model without k (no topics) has the same entry on every row. The tables by column below have every setting.
+
+### heldout_accuracy
+
+| k | a |
+| --- | --- |
+| 10 | 0.7000 ± 0.1414 |
+
+### heldout_macro_f1
+
+| k | a |
+| --- | --- |
+| 10 | 0.5000 ± 0.0000 |
+
+### truth_accuracy
+
+| k | a |
+| --- | --- |
+| 10 | 0.6000 ± 0.1414 |
+| 20 | 0.9000 |
+
+### truth_r2
+
+| k | b |
+| --- | --- |
+| – | 0.4000 |
+
+- b: alpha 0.1 (best of 2 settings)
+
 ## truth_accuracy
 
 Accuracy of the inferred truth of the training documents (posterior.csv).
@@ -164,6 +195,39 @@ Peak resident memory of train and predict, in MiB.
 	}
 	if !bytes.Contains(b.Bytes(), []byte("| model | k | mean ± s.d. | n |\n")) {
 		t.Errorf("summary of one setting has hyper-parameter columns:\n%s", b.String())
+	}
+}
+
+// TestExperimentSummaryGlance: the wide tables pick each (model, k)'s best
+// setting (largest for accuracy), repeat a model without k on every row,
+// order k numerically, and leave a model without a run at some k empty.
+func TestExperimentSummaryGlance(t *testing.T) {
+	run := func(model, k, alpha string, seed uint64, acc float64) experiment.Result {
+		return experiment.Result{Experiment: "g", Model: model, K: k, Alpha: alpha, Seed: seed, Status: "done",
+			Heldout: &experiment.Metrics{N: 2, Accuracy: f(acc)}}
+	}
+	results := []experiment.Result{
+		run("m", "10", "0.1", 1, 0.5), run("m", "10", "0.1", 2, 0.7), // mean 0.6
+		run("m", "10", "1", 1, 0.65), run("m", "10", "1", 2, 0.65), // mean 0.65: the best at k 10
+		run("m", "9", "0.1", 1, 0.4),
+		run("ds", "", "", 1, 0.3),
+		run("late", "10", "", 1, 0.8),
+	}
+	var b bytes.Buffer
+	if err := experiment.WriteSummary(&b, "g", results); err != nil {
+		t.Fatal(err)
+	}
+	want := `### heldout_accuracy
+
+| k | m | ds | late |
+| --- | --- | --- | --- |
+| 9 | 0.4000 | 0.3000 | – |
+| 10 | 0.6500 ± 0.0000 | 0.3000 | 0.8000 |
+
+- m at k 10: alpha 1 (best of 2 settings)
+`
+	if !bytes.Contains(b.Bytes(), []byte(want)) {
+		t.Errorf("summary.md lacks the wide table\n%s\ngot:\n%s", want, b.String())
 	}
 }
 
