@@ -78,6 +78,16 @@ func TestSummarize(t *testing.T) {
 			},
 		},
 		{
+			// maslda experiment leaves k empty for a model without topics.
+			name: "empty k (Dawid–Skene) is K 0",
+			csv: resultsHeader +
+				done("a", "10", "", "1", m, "0.5") + done("ds", "", "", "1", m, "0.4"),
+			want: []Series{
+				{Model: "a", Points: []Point{{K: 10, Mean: 0.5, N: 1, Setting: "defaults", Settings: 1}}},
+				{Model: "ds", Points: []Point{{K: 0, Mean: 0.4, N: 1, Setting: "defaults", Settings: 1}}},
+			},
+		},
+		{
 			name: "lower is better for errors",
 			csv: resultsHeader +
 				done("a", "5", "0.1", "1", "heldout_rmse", "2") + done("a", "5", "1", "1", "heldout_rmse", "1"),

@@ -58,7 +58,9 @@ type Results struct {
 // name; model, k, status and metric are required (the error names the
 // file and lists the columns found); experiment, alpha, tau, omega and
 // seed are read when present. k and the metric are parsed only on rows
-// with status "done" (a failed run may have neither).
+// with status "done" (a failed run may have neither); an empty k (a model
+// without topics, as `maslda experiment` writes for Dawid–Skene) reads as
+// K = 0.
 func ReadResults(r io.Reader, name, metric string) (*Results, error) {
 	if slices.Contains(resultKeys, metric) {
 		return nil, fmt.Errorf("%w: %q is not a metric column; metrics: %s", framework.ErrBadInput, metric, strings.Join(metricColumns(), ", "))
@@ -90,11 +92,15 @@ func ReadResults(r io.Reader, name, metric string) (*Results, error) {
 			if x.Model == "" {
 				return nil, framework.Errorf(name, row.line, "empty model")
 			}
-			k, err := strconv.Atoi(get(rec, "k"))
-			if err != nil || k < 0 {
-				return nil, framework.Errorf(name, row.line, "k %q: want a non-negative integer", get(rec, "k"))
+			// An empty k is a model without topics (Dawid–Skene: the runner
+			// leaves its k empty): K = 0, drawn as a horizontal line.
+			if ks := get(rec, "k"); ks != "" {
+				k, err := strconv.Atoi(ks)
+				if err != nil || k < 0 {
+					return nil, framework.Errorf(name, row.line, "k %q: want a non-negative integer, or empty for a model without topics", ks)
+				}
+				x.K = k
 			}
-			x.K = k
 			if v := get(rec, metric); v != "" {
 				f, err := strconv.ParseFloat(v, 64)
 				if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
