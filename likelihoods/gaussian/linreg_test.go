@@ -195,7 +195,7 @@ func TestLinRegTargetTermAndELBO(t *testing.T) {
 }
 
 func TestLinRegMergeIsUnion(t *testing.T) {
-	r := newLinReg(t, Defaults(), 3)
+	r := newLinReg(t, LinRegDefaults(), 3)
 	docs := fixtureDocs()
 	a, b := statsOf(r, docs[:4]), statsOf(r, docs[4:])
 	a.Merge(b)
@@ -309,23 +309,23 @@ func TestLinRegParamsAndInit(t *testing.T) {
 		p  Params
 		ok bool
 	}{
-		{Defaults(), true},
+		{LinRegDefaults(), true},
 		{Params{Sigma2: 0.1, EstimateSigma2: true, L2: 0, Intercept: true}, true},
 		{Params{Sigma2: 0}, false},
 		{Params{Sigma2: math.NaN()}, false},
 		{Params{Sigma2: 1, L2: -1}, false},
 		{Params{Sigma2: 1, L2: math.Inf(1)}, false},
 	} {
-		_, err := New(tc.p)
+		_, err := NewLinReg(tc.p)
 		if tc.ok != (err == nil) || (err != nil && !errors.Is(err, framework.ErrBadInput)) {
-			t.Errorf("New(%+v): err = %v, want ok = %v", tc.p, err, tc.ok)
+			t.Errorf("NewLinReg(%+v): err = %v, want ok = %v", tc.p, err, tc.ok)
 		}
 	}
-	l, err := framework.Default.Likelihood(Name, nil)
-	if err != nil || l.(*Response).Config != Defaults() {
+	l, err := framework.Default.Likelihood(LinRegName, nil)
+	if err != nil || l.(*Response).Config != LinRegDefaults() {
 		t.Errorf("defaults: %v, %v", l, err)
 	}
-	r, _ := New(Defaults())
+	r, _ := NewLinReg(LinRegDefaults())
 	for _, s := range []*framework.Setup{nil, {K: 0}} {
 		if err := r.Init(s); !errors.Is(err, framework.ErrBadInput) {
 			t.Errorf("Init(%+v): err = %v", s, err)
@@ -336,7 +336,7 @@ func TestLinRegParamsAndInit(t *testing.T) {
 		ByDoc:   [][]framework.Answer{{{Worker: 0, Class: -1, Value: 1}, {Worker: 1, Class: -1, Value: 3}}, nil, {{Worker: 0, Class: -1, Value: 5}}},
 	}}
 	for _, icpt := range []bool{false, true} {
-		r, _ := New(Params{Sigma2: 1, Intercept: icpt})
+		r, _ := NewLinReg(Params{Sigma2: 1, Intercept: icpt})
 		if err := r.Init(&framework.Setup{K: 2, Corpus: c}); err != nil {
 			t.Fatal(err)
 		}
