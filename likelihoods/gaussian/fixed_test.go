@@ -90,3 +90,56 @@ func TestFixedFeatures(t *testing.T) {
 		t.Error("the gaussian response loaded linreg's parameters; want a format error")
 	}
 }
+
+// TestDefaultRidgeBoundsAnUnusedTopic: a topic that almost no training
+// document uses has an undetermined coefficient without a ridge: here one
+// document of 201 gives it 1% of its words and has an outlying target, and
+// the unpenalised M-step lets the topic explain that outlier with a large
+// coefficient (the movie-review SVI run of the package documentation had
+// −16.5), which a test document using the topic inherits. The default
+// ridge keeps it small while the used topics' coefficients move by less
+// than 0.5%.
+func TestDefaultRidgeBoundsAnUnusedTopic(t *testing.T) {
+	fit := func(p Params) []float64 {
+		rng := rand.New(rand.NewPCG(31, 32))
+		r := newResp(t, p, 3, []float64{0, 0, 0}, 0)
+		s := r.NewStats().(*Stats)
+		for i := 0; i <= 200; i++ {
+			d := randDoc(rng, 3, 1+rng.IntN(6), 0, 0.01)
+			share := 0.0
+			if i == 200 {
+				share = 0.01
+			}
+			for j := range d.Doc.Counts {
+				row := d.PhiRow(j)
+				z := row[0] + row[1]
+				row[0], row[1], row[2] = (1-share)*row[0]/z, (1-share)*row[1]/z, share
+			}
+			d.UpdatePhiBar()
+			m := d.PhiBar[0] + 2*d.PhiBar[1] + 0.1*rng.NormFloat64()
+			if i == 200 {
+				m = 5 // the outlier the unused topic can explain
+			}
+			d.Target.(*framework.Gaussian).Mean = m
+			r.Accumulate(s, d)
+		}
+		if err := r.Update(t.Context(), s, framework.BatchStep(1)); err != nil {
+			t.Fatal(err)
+		}
+		return r.Eta
+	}
+	noRidge := fit(Params{Sigma2: 1})
+	def := fit(Defaults())
+	t.Logf("η without ridge %v, with the default %v", noRidge, def)
+	if math.Abs(noRidge[2]) < 10 {
+		t.Fatalf("without a ridge the unused topic's η = %v: want |η| ≥ 10, the test's premise", noRidge[2])
+	}
+	if math.Abs(def[2]) > math.Abs(noRidge[2])/4 {
+		t.Errorf("default ridge: unused topic's η = %v, want at most a quarter of the unpenalised %v", def[2], noRidge[2])
+	}
+	for k := 0; k < 2; k++ {
+		if math.Abs(def[k]-noRidge[k]) > 5e-3*math.Abs(noRidge[k]) {
+			t.Errorf("default ridge: used topic's η[%d] = %v, want within 0.5%% of the unpenalised %v", k, def[k], noRidge[k])
+		}
+	}
+}

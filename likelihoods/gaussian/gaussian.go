@@ -46,8 +46,10 @@ type Params struct {
 	// EstimateSigma2 re-estimates σ² at every M-step (sLDA's update, see
 	// Response.Update); false (default) keeps σ² fixed as in the paper.
 	EstimateSigma2 bool `hcl:"estimate_sigma2,optional"`
-	// L2 is the ridge μ ≥ 0 on η (default 0): the M-step maximises the
+	// L2 is the ridge μ ≥ 0 on η (default 0.01): the M-step maximises the
 	// bound minus μ‖η‖²/(2σ²), i.e. η = (Σ_d E[z̄_d z̄_dᵀ] + μI)⁻¹ Σ_d φ̄_d m_d.
+	// 0 is the paper's model; it leaves the coefficient of a topic that no
+	// training document uses undetermined (see the package documentation).
 	L2 float64 `hcl:"l2,optional"`
 	// Intercept adds a free scalar b, unpenalised by L2: x_d ~ N(η·z̄_d + b,
 	// σ²). Default false. See the package documentation for how its
@@ -55,9 +57,9 @@ type Params struct {
 	Intercept bool `hcl:"intercept,optional"`
 }
 
-// Defaults returns the documented defaults: σ² = 1 fixed, no ridge, no
-// intercept (the paper's model).
-func Defaults() Params { return Params{Sigma2: 1} }
+// Defaults returns the documented defaults: σ² = 1 fixed, ridge 0.01, no
+// intercept (the paper's model but for the ridge, which l2 = 0 removes).
+func Defaults() Params { return Params{Sigma2: 1, L2: 0.01} }
 
 // LinRegDefaults returns the documented defaults of "linreg": σ² = 1 fixed,
 // ridge 0.01, no intercept.
