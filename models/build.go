@@ -27,6 +27,7 @@ type Run struct {
 
 	reg    *framework.Registry
 	corpus *framework.Corpus
+	warm   bool // WarmStart: no classifier start
 }
 
 // NewRand is the run's random source for a seed.
@@ -146,11 +147,11 @@ type starting struct {
 	iter, epoch int
 }
 
-// newStarting is nil without a Starter, under a phased schedule or with
-// start_iters 0.
+// newStarting is nil without a Starter, under a phased schedule, with
+// start_iters 0 or after a WarmStart.
 func (r *Run) newStarting(obs framework.Observer) *starting {
 	st, ok := r.Model.Noise.(framework.Starter)
-	if !ok || st.StartIters() <= 0 {
+	if !ok || st.StartIters() <= 0 || r.warm {
 		return nil
 	}
 	if _, phased := r.Schedule.(framework.PhasedSchedule); phased {

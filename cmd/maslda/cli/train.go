@@ -20,7 +20,7 @@ import (
 )
 
 func runTrain(ctx context.Context, e *env, args []string) error {
-	fs, level := e.flags("train", "--docs FILE --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--vocab FILE] [--ids FILE]")
+	fs, level := e.flags("train", "--docs FILE --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--vocab FILE] [--ids FILE] [--init-model DIR]")
 	cfgPath := fs.String("config", "", "configuration file (HCL, or HCL's JSON syntax for .json); default: plain LDA, batch EM")
 	docsPath := fs.String("docs", "", "training documents, LDA-C (required)")
 	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
@@ -35,6 +35,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	seed := fs.Uint64("seed", 0, "override the configuration's seed")
 	workers := fs.Int("workers", -1, "override the configuration's E-step goroutines (0 = all cores)")
 	progress := fs.String("progress", "auto", "progress bar: auto (on a terminal), always, never")
+	initModel := fs.String("init-model", "", "start from this trained model's topics, response and annotators (same k, vocabulary, components, classes and annotators; the schedule may differ) instead of the configured initialisation; skips the classifier start")
 	if err := e.parse(fs, level, args); err != nil {
 		return err
 	}
@@ -98,6 +99,12 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	run, err := models.Build(cfg, nil, c)
 	if err != nil {
 		return err
+	}
+	if *initModel != "" {
+		if err := run.WarmStart(*initModel); err != nil {
+			return err
+		}
+		e.log.Info("warm start", "from", *initModel)
 	}
 	hist := &history{full: evaluatesFull(run.Schedule)}
 	obs := e.observer(*progress, run, hist)

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestTrainInitModel: `train --init-model DIR` continues from a trained
+// model under another schedule (batch → SVI); its first bound is near the
+// saved model's and far above a cold start's, and a model that does not
+// fit the run is refused with what differs.
+func TestTrainInitModel(t *testing.T) {
+	f := newFixture(t)
+	var truth strings.Builder
+	truth.WriteString("task,label\n")
+	for i, id := range f.trainIDs {
+		truth.WriteString(id + "," + []string{"x", "y", "z"}[i%3] + "\n")
+	}
+	truthPath := writeFile(t, filepath.Join(f.dir, "truth.csv"), truth.String())
+	answers := filepath.Join(f.dir, "answers.csv")
+	mustRun(t, "simulate", "--truth", truthPath, "--accuracies", "0.9,0.6,0.4", "--per-doc", "2", "--out", answers, "--log-level", "warn")
+	const maslda = "topics {\n  k = 3\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {}\n"
+	batch := f.config(t, "batch.hcl", maslda+"inference \"batch\" {\n  max_iters = 15\n  tol = 0\n}\n")
+	svi := f.config(t, "svi.hcl", maslda+"inference \"svi\" {\n  batch_size = 130\n  epochs = 2\n  kappa = 0\n  tol = 0\n}\n")
+	train := func(cfg, out string, extra ...string) result {
+		return run(t, append([]string{"train", "--docs", f.docs, "--vocab", f.vocab, "--ids", f.ids, "--answers", answers,
+			"--config", cfg, "--out", filepath.Join(f.dir, out), "--log-level", "warn", "--progress", "never"}, extra...)...)
+	}
+	firstELBO := func(out string) float64 {
+		return parseF(t, readCSV(t, filepath.Join(f.dir, out, "history.csv"))[1][3])
+	}
+	if r := train(batch, "batch"); r.code != ExitOK {
+		t.Fatal(r.stderr)
+	}
+	saved := readManifest(t, filepath.Join(f.dir, "batch")).ELBO
+	if r := train(svi, "cold"); r.code != ExitOK {
+		t.Fatal(r.stderr)
+	}
+	if r := train(svi, "warm", "--init-model", filepath.Join(f.dir, "batch")); r.code != ExitOK {
+		t.Fatal(r.stderr)
+	}
+	cold, warm := firstELBO("cold"), firstELBO("warm")
+	t.Logf("saved %.2f, first SVI update: warm %.2f, cold %.2f", saved, warm, cold)
+	if warm < saved-0.01*-saved || warm <= cold {
+		t.Errorf("first ELBO after the warm start %.2f: want within 1%% of the saved model's %.2f and above the cold start's %.2f", warm, saved, cold)
+	}
+	k4 := f.config(t, "k4.hcl", strings.Replace(maslda, "k = 3", "k = 4", 1))
+	r := train(k4, "bad", "--init-model", filepath.Join(f.dir, "batch"))
+	if r.code != ExitError || !strings.Contains(r.stderr, "the saved model has k = 3, this run 4") {
+		t.Errorf("exit %d, stderr:\n%s\nwant an error naming k", r.code, r.stderr)
+	}
+}
+
+func parseF(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
