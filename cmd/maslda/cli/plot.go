@@ -457,9 +457,11 @@ func plotBiasPrec(e *env, args []string) error {
 }
 
 func plotBoxes(e *env, args []string) error {
-	return e.runPlotKind("boxes", "[--annotators annotators.json|DIR] [--answers FILE.csv [--truth FILE | --truth-column FILE]]", args, func(fs *flag.FlagSet, pf plotFlags) plotSpec {
+	return e.runPlotKind("boxes", "[--annotators annotators.json|DIR] [(--answers FILE.csv | --answers-wide FILE) [--truth FILE | --truth-column FILE]]", args, func(fs *flag.FlagSet, pf plotFlags) plotSpec {
 		annPath := fs.String("annotators", "", "annotators.json of maslda train, or the model directory (estimated accuracy or noise s.d.)")
 		ansPath := fs.String("answers", "", "answers CSV task,worker,label (answers per annotator; with a truth, empirical accuracy)")
+		widePath := fs.String("answers-wide", "", "answers as a wide matrix (row = document, column = annotator a0, a1, ...), instead of --answers")
+		missing := fs.String("missing", "999999999", "missing-value sentinel of --answers-wide")
 		truthPath := fs.String("truth", "", "ground truth CSV task,label (with --answers: each annotator's empirical accuracy)")
 		truthCol := fs.String("truth-column", "", "ground truth, one label per line; task = line number from 0")
 		target := fs.String("target", "auto", "without --annotators: categorical (accuracy), numeric (s.d. of answer − truth), or auto (numeric when every label is a number and some is fractional or there are more than 20 distinct ones)")
@@ -467,8 +469,8 @@ func plotBoxes(e *env, args []string) error {
 			if *target != "auto" && *target != "categorical" && *target != "numeric" {
 				return nil, fmt.Errorf("%w: --target %q; valid: auto, categorical, numeric", errUsage, *target)
 			}
-			if *annPath == "" && *ansPath == "" {
-				return nil, fmt.Errorf("%w: missing --annotators or --answers", errUsage)
+			if *annPath == "" && *ansPath == "" && *widePath == "" {
+				return nil, fmt.Errorf("%w: missing --annotators or --answers (or --answers-wide)", errUsage)
 			}
 			var est *plots.Annotators
 			if *annPath != "" {
@@ -477,19 +479,16 @@ func plotBoxes(e *env, args []string) error {
 					return nil, err
 				}
 			}
-			var ans *corpus.AnswerTable
-			if *ansPath != "" {
-				var err error
-				if ans, err = withFile(*ansPath, corpus.ReadAnswers); err != nil {
-					return nil, err
-				}
+			ans, err := loadAnswers(*ansPath, *widePath, *missing)
+			if err != nil {
+				return nil, err
 			}
 			tt, err := readTruthTable(*truthPath, *truthCol)
 			if err != nil {
 				return nil, err
 			}
 			if tt != nil && ans == nil {
-				return nil, fmt.Errorf("%w: --truth needs --answers (it gives each annotator's empirical accuracy)", errUsage)
+				return nil, fmt.Errorf("%w: --truth needs --answers or --answers-wide (it gives each annotator's empirical accuracy)", errUsage)
 			}
 			numeric := *target == "numeric" || (*target == "auto" && ans != nil && plots.LooksNumeric(ans))
 			panels, err := plots.AnnotatorBoxes(est, ans, tt, numeric)

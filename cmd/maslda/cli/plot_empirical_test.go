@@ -95,6 +95,8 @@ func plotEmpiricalFigures(t *testing.T, m empiricalModels) {
 		{"confusion, one annotator, one per row", []string{"confusion", "--annotators", filepath.Join(m.confModel, "annotators.json"), "--answers", m.ansC, "--truth", m.truthC, "--select", "a2", "--per-row", "1"}, "wrote"},
 		{"biasprec, wide answers and a truth column: bars", []string{"biasprec", "--annotators", m.bpModel, "--answers-wide", m.wide, "--missing", "999999999", "--truth-column", m.truthR}, "annotators=3"},
 		{"biasprec, scatter", []string{"biasprec", "--annotators", m.bpModel, "--answers-wide", m.wide, "--truth-column", m.truthR, "--style", "scatter", "--min-answers", "20", "--title", "a title"}, "wrote"},
+		{"boxes, wide answers and a truth column", []string{"boxes", "--annotators", m.bpModel, "--answers-wide", m.wide, "--missing", "999999999", "--truth-column", m.truthR}, "wrote"},
+		{"boxes, wide answers only", []string{"boxes", "--answers-wide", m.wide}, "wrote"},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,6 +130,7 @@ func plotEmpiricalErrors(t *testing.T, m empiricalModels) {
 		{[]string{"confusion", "--annotators", m.confModel, "--answers", m.ansC}, ExitUsage, "needs the answers (--answers or --answers-wide) and the ground truth (--truth or --truth-column) together"},
 		{[]string{"confusion", "--annotators", m.confModel, "--truth", m.truthC}, ExitUsage, "together"},
 		{[]string{"confusion", "--annotators", m.confModel, "--answers", m.ansC, "--answers-wide", m.wide, "--truth", m.truthC}, ExitUsage, "give --answers or --answers-wide, not both"},
+		{[]string{"boxes", "--answers", m.ansC, "--answers-wide", m.wide}, ExitUsage, "give --answers or --answers-wide, not both"},
 		{[]string{"confusion", "--annotators", m.confModel, "--answers", m.ansC, "--truth", m.truthC, "--truth-column", m.truthR}, ExitUsage, "give --truth or --truth-column, not both"},
 		{[]string{"confusion", "--annotators", m.confModel, "--answers", extra, "--truth", m.truthC}, ExitError, `extra.csv:` + strconv.Itoa(len(readCSV(t, extra))) + `: annotator "z9" is not in`},
 		{[]string{"confusion", "--annotators", m.confModel, "--answers", unknownLabel, "--truth", m.truthC}, ExitError, fmt.Sprintf(`label.csv:%d: label "negative" of annotator`, labelLine)},
