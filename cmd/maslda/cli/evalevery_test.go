@@ -16,14 +16,7 @@ import (
 // such column. `maslda plot history --y elbo_full` draws it.
 func TestTrainEvalEvery(t *testing.T) {
 	f := newFixture(t)
-	var truth strings.Builder
-	truth.WriteString("task,label\n")
-	for i, id := range f.trainIDs {
-		truth.WriteString(id + "," + []string{"x", "y", "z"}[i%3] + "\n")
-	}
-	truthPath := writeFile(t, filepath.Join(f.dir, "truth.csv"), truth.String())
-	answers := filepath.Join(f.dir, "answers.csv")
-	mustRun(t, "simulate", "--truth", truthPath, "--accuracies", "0.9,0.6,0.4", "--per-doc", "2", "--out", answers, "--log-level", "warn")
+	truthPath, answers := f.crowd(t)
 	crowd := []string{"--ids", f.ids, "--answers", answers, "--truth", truthPath}
 	svi := func(every string) string {
 		return "inference \"svi\" {\n  batch_size = 50\n  epochs = 3\n  tol = 0\n" + every + "}\n"

@@ -13,14 +13,7 @@ import (
 // fit the run is refused with what differs.
 func TestTrainInitModel(t *testing.T) {
 	f := newFixture(t)
-	var truth strings.Builder
-	truth.WriteString("task,label\n")
-	for i, id := range f.trainIDs {
-		truth.WriteString(id + "," + []string{"x", "y", "z"}[i%3] + "\n")
-	}
-	truthPath := writeFile(t, filepath.Join(f.dir, "truth.csv"), truth.String())
-	answers := filepath.Join(f.dir, "answers.csv")
-	mustRun(t, "simulate", "--truth", truthPath, "--accuracies", "0.9,0.6,0.4", "--per-doc", "2", "--out", answers, "--log-level", "warn")
+	_, answers := f.crowd(t)
 	const maslda = "topics {\n  k = 3\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {}\n"
 	batch := f.config(t, "batch.hcl", maslda+"inference \"batch\" {\n  max_iters = 15\n  tol = 0\n}\n")
 	svi := f.config(t, "svi.hcl", maslda+"inference \"svi\" {\n  batch_size = 130\n  epochs = 2\n  kappa = 0\n  tol = 0\n}\n")
@@ -60,4 +53,20 @@ func parseF(t *testing.T, s string) float64 {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// crowd writes a truth for the fixture's training documents (classes x, y,
+// z in turn) and simulated answers of three annotators (accuracies 0.9,
+// 0.6, 0.4; two answers per document); it returns both paths.
+func (f *fixture) crowd(t *testing.T) (truthPath, answers string) {
+	t.Helper()
+	var truth strings.Builder
+	truth.WriteString("task,label\n")
+	for i, id := range f.trainIDs {
+		truth.WriteString(id + "," + []string{"x", "y", "z"}[i%3] + "\n")
+	}
+	truthPath = writeFile(t, filepath.Join(f.dir, "truth.csv"), truth.String())
+	answers = filepath.Join(f.dir, "answers.csv")
+	mustRun(t, "simulate", "--truth", truthPath, "--accuracies", "0.9,0.6,0.4", "--per-doc", "2", "--out", answers, "--log-level", "warn")
+	return truthPath, answers
 }
