@@ -31,6 +31,9 @@
 //     (MA-sLDAc/r and the baselines of MODEL.md §6).
 //   - Run.SaveAtomic / Load: versioned model directories published by
 //     rename, rebuilt through the registry.
+//   - Run.WarmStart: a run's initial globals (ζ, and the response's and
+//     annotators' parameters) taken from a saved model, so that another
+//     schedule continues from it (batch EM → SVI, or more iterations).
 //
 // docs/design.md maps every equation to its function and records the
 // measurements behind the defaults (local_init, init, restarts).
