@@ -7,7 +7,7 @@
 # Data: ../shared/data/20newsgroups_bydate (data_root below is relative to
 # this file; --data overrides it). The prepare and simulate steps run once;
 # their output is cached in OUT/data. Cost (docs/experiments.md): about
-# 4–5 hours on 2 cores for one seed; each further seed adds as much.
+# 3 hours on 2 cores for one seed (measured); each further seed adds as much.
 name      = "20ng"
 data_root = "../../shared/data"
 metric    = "classification"
