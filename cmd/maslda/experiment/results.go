@@ -73,6 +73,17 @@ type value struct {
 	get   func(r *Result) (float64, bool)
 }
 
+// of is v's values over g's runs that have one.
+func (v value) of(g *group) []float64 {
+	var xs []float64
+	for _, r := range g.runs {
+		if x, ok := v.get(r); ok {
+			xs = append(xs, x)
+		}
+	}
+	return xs
+}
+
 func metric(which func(*Result) *Metrics, field func(*Metrics) *float64) func(*Result) (float64, bool) {
 	return func(r *Result) (float64, bool) {
 		m := which(r)
@@ -221,12 +232,7 @@ func WriteSummary(w io.Writer, name string, results []Result) error {
 	for _, v := range values {
 		var rows [][]string
 		for _, g := range groups {
-			var xs []float64
-			for _, r := range g.runs {
-				if x, ok := v.get(r); ok {
-					xs = append(xs, x)
-				}
-			}
+			xs := v.of(g)
 			if len(xs) == 0 {
 				continue
 			}
@@ -316,12 +322,7 @@ func writeGlance(bw *errWriter, groups []*group) {
 		var models []string
 		kset := map[string]bool{}
 		for _, g := range groups {
-			var xs []float64
-			for _, r := range g.runs {
-				if x, ok := v.get(r); ok {
-					xs = append(xs, x)
-				}
-			}
+			xs := v.of(g)
 			if len(xs) == 0 {
 				continue
 			}
