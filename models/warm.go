@@ -45,7 +45,11 @@ func (r *Run) WarmStart(dir string) error {
 		if err := src.SaveParams(&buf); err != nil {
 			return fmt.Errorf("warm start from %s: %s: %w", dir, p.name, err)
 		}
-		if err := p.to.(framework.Persister).LoadParams(&buf); err != nil {
+		dst, ok := p.to.(framework.Persister)
+		if !ok {
+			return fmt.Errorf("%w: warm start from %s: this run's %s cannot load saved parameters", framework.ErrBadInput, dir, p.name)
+		}
+		if err := dst.LoadParams(&buf); err != nil {
 			return fmt.Errorf("warm start from %s: %s: %w", dir, p.name, err)
 		}
 	}
