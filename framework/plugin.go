@@ -92,6 +92,22 @@ type LikelihoodLocal interface {
 	WordChanged(d *DocState, j int, old []float64)
 }
 
+// PhiQuadratic is an optional capability of a LikelihoodLocal whose part of
+// the bound in the φ_dv of a repeated word (n_dv tokens sharing φ_dv) is,
+// per token, ρ·φ_dv − c·(u·φ_dv)² with c ≥ 0 and ρ, c, u fixed by the
+// other words (the Gaussian response: ηᵀE[z̄z̄ᵀ]η holds (n_dv² − n_dv)(η·φ_dv)²).
+// PhiTermQuad adds ρ into dst and returns c and u (u is read, not kept).
+// The topic layer then sets φ_dv to the exact maximiser,
+// φ_dvk ∝ exp(E[log θ_dk] + E[log β_kv] + w·(ρ_k − 2c·t·u_k)) with
+// t = u·φ_dv solved by a safeguarded Newton iteration (the left side is
+// decreasing in t, so the root is unique), instead of the linearised
+// PhiTerm, which can lower the bound when the term is large (a strong
+// supervision weight w). PhiTerm must equal ρ − 2c(u·φ_dv)u at the
+// current φ_dv.
+type PhiQuadratic interface {
+	PhiTermQuad(dst []float64, d *DocState, j int) (c float64, u []float64)
+}
+
 // PhiRestorer is an optional capability of a LikelihoodLocal whose response
 // stores every training document's φ (the softmax does, for its M-step):
 // RestorePhi fills d.Phi with document d.Index's φ from its last E-step and
@@ -220,6 +236,16 @@ type Phased interface {
 type PhasedSchedule interface {
 	Schedule
 	FirstPhase() Phase
+}
+
+// Weighted is an optional capability of a Likelihood: its supervision
+// weight w ≥ 1. The model then maximises L_topics + w·(the response's,
+// the annotators' and the target's terms), so the φ update becomes
+// φ_dvk ∝ exp(E[log θ_dk] + E[log β_kv] + w·ρ_dvk) and every other update
+// is unchanged (docs/design.md, "The supervision weight"). A Likelihood
+// without it has w = 1: the exact bound of MODEL.md §4.
+type Weighted interface {
+	SupervisionWeight() float64
 }
 
 // FixedFeatures is an optional capability of a Likelihood. A response

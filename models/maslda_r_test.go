@@ -94,6 +94,9 @@ func newRegModel(t testing.TB, g *regData, gp gaussian.Params, bp biasprecision.
 	cfg.K = 5
 	cfg.Alpha = 0.2
 	cfg.Tau = 0.05
+	if li := os.Getenv("MASLDA_TEST_LOCALINIT"); li != "" {
+		cfg.LocalInit = li
+	}
 	l, err := topics.New(cfg, g.train.V)
 	if err != nil {
 		t.Fatal(err)
@@ -747,23 +750,48 @@ func TestExploreMASLDAr(t *testing.T) {
 		perDoc int
 		gp     gaussian.Params
 	}
-	est := gaussian.Defaults()
-	est.EstimateSigma2 = true
+	weight := func(w float64) gaussian.Params {
+		p := gaussian.Defaults()
+		p.Weight = w
+		return p
+	}
+	fixed := gaussian.Defaults()
+	fixed.Sigma2, fixed.EstimateSigma2 = 1, false
 	ridge := gaussian.Defaults()
 	ridge.L2 = 1
 	icpt := ridge
 	icpt.Intercept = true
 	paper := gaussian.Defaults()
-	paper.Sigma2 = 0.001
-	for _, v := range []variant{
+	paper.Sigma2, paper.EstimateSigma2, paper.Weight = 0.001, false, 1
+	fixedW := func(w float64) gaussian.Params {
+		p := gaussian.Defaults()
+		p.Weight, p.EstimateSigma2 = w, false
+		return p
+	}
+	variants := []variant{
 		{"defaults", 0, gaussian.Defaults()},
-		{"estimate_sigma2", 0, est},
+		{"fixed auto sigma2, weight 1", 0, fixedW(1)},
+		{"fixed auto sigma2, weight 10", 0, fixedW(10)},
+		{"fixed auto sigma2, weight 100", 0, fixedW(100)},
+		{"fixed auto sigma2, weight 1000", 0, fixedW(1000)},
+		{"weight 1 (exact bound)", 0, weight(1)},
+		{"weight 10", 0, weight(10)},
+		{"weight 30", 0, weight(30)},
+		{"weight 100", 0, weight(100)},
+		{"weight 300", 0, weight(300)},
+		{"sigma2 = 1 fixed", 0, fixed},
 		{"l2 = 1", 0, ridge},
 		{"l2 = 1, intercept", 0, icpt},
-		{"sigma2 = 0.001 (published code)", 0, paper},
+		{"sigma2 = 0.001 fixed, weight 1 (published code)", 0, paper},
 		{"two per document", 2, gaussian.Defaults()},
-		{"two per document, estimate_sigma2", 2, est},
-	} {
+		{"two per document, weight 1", 2, weight(1)},
+		{"one per document", 1, gaussian.Defaults()},
+		{"one per document, weight 1", 1, weight(1)},
+	}
+	for _, v := range variants {
+		if f := os.Getenv("MASLDA_EXPLORE_VARIANT"); f != "" && !strings.Contains(v.name, f) {
+			continue
+		}
 		for seed := uint64(1); seed <= 3; seed++ {
 			g := plantedRegression(t, seed, 1000, 500, v.perDoc, 0.1)
 			m := newRegModel(t, g, v.gp, biasprecision.Defaults(), 3)

@@ -37,6 +37,8 @@ type Model struct {
 	phase  framework.Phase // framework.PhaseJoint unless a schedule set another (phase.go)
 	frozen *frozenPhi      // φ of every training document from the last PhaseTopics E-step (nil until SetPhase(PhaseTopics))
 	fixed  bool            // the response has fixed features (framework.FixedFeatures): no PhaseJoint
+	weight float64         // the supervision weight w (framework.Weighted; 1 without it)
+	warm   *frozenPhi      // φ of every training document from its last joint E-step, for warm starts (w > 1 and a response that cannot restore φ itself; nil otherwise)
 }
 
 // NewModel assembles a model over a training corpus (which may be nil for a
@@ -53,9 +55,16 @@ func NewModel(t *topics.Layer, resp framework.Likelihood, noise framework.NoiseM
 			return nil, err
 		}
 	}
-	m := &Model{Topics: t, Response: resp, Noise: noise}
+	m := &Model{Topics: t, Response: resp, Noise: noise, weight: 1}
 	if ff, ok := resp.(framework.FixedFeatures); ok && ff.FixedFeatures() {
 		m.fixed = true
+	}
+	if wr, ok := resp.(framework.Weighted); ok {
+		w := wr.SupervisionWeight()
+		if !(w >= 1) || math.IsInf(w, 0) {
+			return nil, fmt.Errorf("%w: supervision weight %v, want a finite number ≥ 1", framework.ErrBadInput, w)
+		}
+		m.weight = w
 	}
 	m.SetWorkers(workers)
 	if c != nil {
@@ -93,6 +102,13 @@ func (m *Model) setCorpus(c *framework.Corpus) error {
 			m.targets[i] = m.Response.NewTarget()
 		}
 		m.tseen = make([]bool, len(c.Docs))
+		m.warm = nil
+		if _, ok := m.Response.NewLocal().(framework.PhiRestorer); !ok && !m.fixed && m.weight > 1 {
+			// A strong supervision weight makes the unsupervised first
+			// sweep of a warm start (firstPhi) lower the bound noticeably:
+			// resume from the stored φ instead (float32, 4·K·Σ_d L_d bytes).
+			m.warm = newFrozenPhi(c, m.Topics.K)
+		}
 	}
 	m.maxLen = maxLen(c)
 	return nil
@@ -258,7 +274,7 @@ func (m *Model) infer(w *worker, warm []float64) {
 	m.firstPhi(w, warm)
 	for it := 1; it <= t.LocalIters; it++ {
 		m.updateTarget(w)
-		if t.Sweep(ds, w.local, w.scr) < t.LocalTol {
+		if t.SweepWeighted(ds, w.local, m.weight, w.scr) < t.LocalTol {
 			break
 		}
 	}
@@ -276,7 +292,7 @@ func (m *Model) sweepOnce(w *worker, warm []float64) {
 	}
 	m.firstPhi(w, warm)
 	m.updateTarget(w)
-	t.Sweep(ds, w.local, w.scr)
+	t.SweepWeighted(ds, w.local, m.weight, w.scr)
 	m.updateTarget(w)
 }
 
@@ -290,7 +306,16 @@ func (m *Model) sweepOnce(w *worker, warm []float64) {
 func (m *Model) firstPhi(w *worker, warm []float64) {
 	ds, t := w.ds, m.Topics
 	t.Start(ds, warm)
-	if r, ok := w.local.(framework.PhiRestorer); ok && warm != nil && r.RestorePhi(ds) {
+	restored := false
+	if warm != nil {
+		if r, ok := w.local.(framework.PhiRestorer); ok {
+			restored = r.RestorePhi(ds)
+		} else if f := m.warm; f != nil && ds.Index >= 0 && ds.Index < len(f.done) && f.done[ds.Index] {
+			f.restore(ds)
+			restored = true
+		}
+	}
+	if restored {
 		for k := range ds.Gamma {
 			ds.Gamma[k] = t.Alpha
 		}
@@ -306,14 +331,24 @@ func (m *Model) firstPhi(w *worker, warm []float64) {
 	t.Sweep(ds, nil, w.scr)
 }
 
-// docELBO is document d's ELBO at the current globals: the topic layer's
-// terms plus those of the components that implement framework.DocScorer.
+// docELBO is document d's part of the bound L_w at the current globals:
+// the topic layer's terms plus w times those of the components that
+// implement framework.DocScorer (w = 1 unless the response is
+// framework.Weighted).
 func (m *Model) docELBO(w *worker) float64 {
 	ds := w.ds
 	e := m.Topics.DocELBO(ds) + m.Topics.WordELBO(ds)
 	if !m.supervised() {
 		return e
 	}
+	return e + m.weight*m.supDocELBO(w)
+}
+
+// supDocELBO is the response's and the annotators' part of document d's
+// bound (unweighted).
+func (m *Model) supDocELBO(w *worker) float64 {
+	ds := w.ds
+	e := 0.0
 	if sc, ok := w.local.(framework.DocScorer); ok {
 		e += sc.DocELBO(ds)
 	} else if sc, ok := m.Response.(framework.DocScorer); ok {
@@ -366,6 +401,9 @@ func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) 
 			if m.phase != framework.PhaseResponse {
 				copy(m.gamma[i*K:(i+1)*K], w.ds.Gamma)
 				m.seen[i] = true
+			}
+			if m.phase == framework.PhaseJoint && m.warm != nil {
+				m.warm.record(w.ds)
 			}
 			if m.phase == framework.PhaseTopics {
 				m.frozen.record(w.ds)
@@ -520,20 +558,22 @@ func (m *Model) Update(ctx context.Context, s framework.Stats, st framework.Step
 // ELBO is the sum of the bounds after Update (MODEL.md §4) of the
 // components that have statistics in s: in PhaseTopics LDA's ELBO, in
 // PhaseResponse the response's and the annotators' terms (with the target's
-// entropy) at the frozen φ.
+// entropy) at the frozen φ. In the joint phase it is L_w = L_topics +
+// w·(response + annotators), w the supervision weight (1 unless the
+// response is framework.Weighted; docs/design.md).
 func (m *Model) ELBO(s framework.Stats, st framework.Step) float64 {
 	t := s.(*stats)
-	e := 0.0
-	if t.topics != nil {
-		e += m.Topics.ELBO(t.topics, st)
-	}
+	sup := 0.0
 	if t.resp != nil {
-		e += m.Response.ELBO(t.resp, st)
+		sup += m.Response.ELBO(t.resp, st)
 	}
 	if t.noise != nil {
-		e += m.Noise.ELBO(t.noise, st)
+		sup += m.Noise.ELBO(t.noise, st)
 	}
-	return e
+	if t.topics == nil {
+		return sup
+	}
+	return m.Topics.ELBO(t.topics, st) + m.weight*sup
 }
 
 var _ framework.Evaluator = (*Model)(nil)

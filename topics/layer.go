@@ -185,6 +185,14 @@ func ElogDirichlet(dst, a []float64) {
 // supervision term the words are updated one at a time and sup.WordChanged
 // is told of each change, so its caches stay exact.
 func (l *Layer) Sweep(d *framework.DocState, sup framework.LikelihoodLocal, s *Scratch) float64 {
+	return l.SweepWeighted(d, sup, 1, s)
+}
+
+// SweepWeighted is Sweep with the supervision term multiplied by w:
+// φ_dvk ∝ exp(E[log θ_dk] + E[log β_kv] + w·ρ_dvk), the exact coordinate
+// maximiser of L_topics + w·L_supervised, w = weight (the supervision
+// weight; see docs/design.md). w = 1 is Sweep; w is ignored when sup is nil.
+func (l *Layer) SweepWeighted(d *framework.DocState, sup framework.LikelihoodLocal, weight float64, s *Scratch) float64 {
 	K := l.K
 	doc := d.Doc
 	if sup == nil {
@@ -214,14 +222,43 @@ func (l *Layer) Sweep(d *framework.DocState, sup framework.LikelihoodLocal, s *S
 			}
 			softmaxInto(row, s.logit)
 		}
-	} else {
+	} else if q, ok := sup.(framework.PhiQuadratic); ok {
 		for j, w := range doc.Words {
 			row := d.PhiRow(j)
 			eb := l.ElogBeta[int(w)*K : (int(w)+1)*K]
 			for k := range s.logit {
-				s.logit[k] = d.ElogTheta[k] + eb[k]
+				s.logit[k] = 0
 			}
-			sup.PhiTerm(s.logit, d, j)
+			c, u := q.PhiTermQuad(s.logit, d, j)
+			for k, r := range s.logit {
+				s.logit[k] = d.ElogTheta[k] + eb[k] + weight*r
+			}
+			copy(s.old, row)
+			if c > 0 {
+				solveQuadratic(row, s.logit, weight*c, u, dot(u, s.old), s.prev)
+			} else {
+				softmaxInto(row, s.logit)
+			}
+			sup.WordChanged(d, j, s.old)
+		}
+	} else {
+		for j, w := range doc.Words {
+			row := d.PhiRow(j)
+			eb := l.ElogBeta[int(w)*K : (int(w)+1)*K]
+			if weight == 1 {
+				for k := range s.logit {
+					s.logit[k] = d.ElogTheta[k] + eb[k]
+				}
+				sup.PhiTerm(s.logit, d, j)
+			} else {
+				for k := range s.logit {
+					s.logit[k] = 0
+				}
+				sup.PhiTerm(s.logit, d, j)
+				for k, r := range s.logit {
+					s.logit[k] = d.ElogTheta[k] + eb[k] + weight*r
+				}
+			}
 			copy(s.old, row)
 			softmaxInto(row, s.logit)
 			sup.WordChanged(d, j, s.old)
@@ -247,6 +284,58 @@ func (l *Layer) Sweep(d *framework.DocState, sup framework.LikelihoodLocal, s *S
 }
 
 // softmaxInto sets dst = exp(x − logsumexp(x)).
+// solveQuadratic sets dst to the maximiser over the simplex of
+// Σ_k p_k (a_k − log p_k) − c (u·p)², c > 0: p = softmax(a − 2c·t·u) with
+// t = u·p, the root of f(t) = u·softmax(a − 2c·t·u) − t, which is strictly
+// decreasing (f'(t) = −2c·Var_p(u) − 1) and lies in [min u, max u]. Newton
+// steps from t0 (the current u·φ), kept inside a bisection bracket; tmp
+// (length K) is scratch.
+func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp []float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range u {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	t := math.Min(math.Max(t0, lo), hi)
+	eval := func(t float64) (f, fp float64) {
+		for k := range tmp {
+			tmp[k] = a[k] - 2*c*t*u[k]
+		}
+		softmaxInto(dst, tmp)
+		mean, sq := 0.0, 0.0
+		for k, p := range dst {
+			mean += p * u[k]
+			sq += p * u[k] * u[k]
+		}
+		return mean - t, -2*c*math.Max(0, sq-mean*mean) - 1
+	}
+	scale := math.Max(math.Abs(lo), math.Abs(hi))
+	for it := 0; it < 100 && hi-lo > 1e-15*scale; it++ {
+		f, fp := eval(t)
+		if math.Abs(f) <= 1e-14*math.Max(scale, 1e-300) {
+			return
+		}
+		if f > 0 {
+			lo = t
+		} else {
+			hi = t
+		}
+		next := t - f/fp
+		if !(next > lo && next < hi) {
+			next = 0.5 * (lo + hi)
+		}
+		t = next
+	}
+	eval(t)
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for k, x := range a {
+		s += x * b[k]
+	}
+	return s
+}
+
 func softmaxInto(dst, x []float64) {
 	m := math.Inf(-1)
 	for _, v := range x {

@@ -40,11 +40,14 @@ func init() {
 // Params are the settings of the `response "gaussian" { ... }` block.
 type Params struct {
 	// Sigma2 is σ², the variance of the true target around η·z̄_d: its
-	// value when EstimateSigma2 is false, its starting value otherwise
-	// (default 1, > 0).
+	// value when EstimateSigma2 is false, its starting value otherwise.
+	// 0 (the default) is the variance of the documents' mean answers (1
+	// without answers), the variance of the target while the topics
+	// predict nothing yet; so the default scales with the answers.
 	Sigma2 float64 `hcl:"sigma2,optional"`
 	// EstimateSigma2 re-estimates σ² at every M-step (sLDA's update, see
-	// Response.Update); false (default) keeps σ² fixed as in the paper.
+	// Response.Update); true by default; false keeps σ² fixed as in the
+	// paper.
 	EstimateSigma2 bool `hcl:"estimate_sigma2,optional"`
 	// L2 is the ridge μ ≥ 0 on η (default 0.01): the M-step maximises the
 	// bound minus μ‖η‖²/(2σ²), i.e. η = (Σ_d E[z̄_d z̄_dᵀ] + μI)⁻¹ Σ_d φ̄_d m_d.
@@ -55,11 +58,25 @@ type Params struct {
 	// σ²). Default false. See the package documentation for how its
 	// collinearity with the topics is handled.
 	Intercept bool `hcl:"intercept,optional"`
+	// Weight is the supervision weight w ≥ 1 (framework.Weighted): the
+	// model maximises L_topics + w·(response + annotators), so the
+	// response shapes the topics w times as strongly as in the exact bound
+	// while q(x_d), η, σ² and the annotators keep their exact updates.
+	// 1 (the default; 0 in a Params literal means the same) is the exact
+	// bound of MODEL.md §4. Ignored by linreg.
+	Weight float64 `hcl:"weight,optional"`
 }
 
-// Defaults returns the documented defaults: σ² = 1 fixed, ridge 0.01, no
-// intercept (the paper's model but for the ridge, which l2 = 0 removes).
-func Defaults() Params { return Params{Sigma2: 1, L2: 0.01} }
+// DefaultWeight is the default supervision weight of the gaussian response
+// (docs/results-regression.md has the measurements behind it).
+const DefaultWeight = 1
+
+// Defaults returns the documented defaults: σ² estimated, starting from
+// the variance of the mean answers, ridge 0.01, no intercept, supervision
+// weight DefaultWeight.
+func Defaults() Params {
+	return Params{Sigma2: 0, EstimateSigma2: true, L2: 0.01, Weight: DefaultWeight}
+}
 
 // LinRegDefaults returns the documented defaults of "linreg": σ² = 1 fixed,
 // ridge 0.01, no intercept.
@@ -71,8 +88,12 @@ func (p Params) Validate() error { return p.validate(Name) }
 // validate checks the settings of the response registered as name.
 func (p Params) validate(name string) error {
 	switch {
-	case !(p.Sigma2 > 0) || math.IsInf(p.Sigma2, 0):
+	case name == LinRegName && !(p.Sigma2 > 0) || math.IsInf(p.Sigma2, 0):
 		return fmt.Errorf("%w: response %s: sigma2 = %v, want a finite number > 0", framework.ErrBadInput, name, p.Sigma2)
+	case !(p.Sigma2 >= 0):
+		return fmt.Errorf("%w: response %s: sigma2 = %v, want a finite number > 0 (or 0: the variance of the mean answers)", framework.ErrBadInput, name, p.Sigma2)
+	case !(p.Weight >= 1 || p.Weight == 0) || math.IsInf(p.Weight, 0):
+		return fmt.Errorf("%w: response %s: weight = %v, want a finite number ≥ 1", framework.ErrBadInput, name, p.Weight)
 	case !(p.L2 >= 0) || math.IsInf(p.L2, 0):
 		return fmt.Errorf("%w: response %s: l2 = %v, want a finite number ≥ 0", framework.ErrBadInput, name, p.L2)
 	}
@@ -147,11 +168,17 @@ func (r *Response) Init(s *framework.Setup) error {
 	r.K = s.K
 	r.Eta = make([]float64, s.K)
 	r.B = 0
-	r.Sigma2 = r.Config.Sigma2
 	r.run, r.runW = nil, 0
-	ybar := 0.0
+	ybar, yvar := 0.0, 0.0
 	if s.Corpus != nil && s.Corpus.Answers != nil && s.Corpus.Answers.Numeric() {
-		ybar = s.Corpus.Answers.MeanDocMean()
+		ybar, yvar = docMeanMoments(s.Corpus.Answers)
+	}
+	r.Sigma2 = r.Config.Sigma2
+	if r.Sigma2 == 0 {
+		r.Sigma2 = 1
+		if yvar > 0 && !math.IsInf(yvar, 0) {
+			r.Sigma2 = yvar
+		}
 	}
 	if r.Config.Intercept {
 		r.B = ybar
@@ -161,6 +188,41 @@ func (r *Response) Init(s *framework.Setup) error {
 		}
 	}
 	return nil
+}
+
+// docMeanMoments is the mean and the variance (n denominator) of the
+// documents' mean answers, over the documents with answers; 0, 0 without.
+func docMeanMoments(a *framework.Answers) (mean, variance float64) {
+	var ms []float64
+	for _, as := range a.ByDoc {
+		if m, ok := framework.DocMean(as); ok {
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) == 0 {
+		return 0, 0
+	}
+	for _, m := range ms {
+		mean += m
+	}
+	mean /= float64(len(ms))
+	for _, m := range ms {
+		variance += (m - mean) * (m - mean)
+	}
+	variance /= float64(len(ms))
+	if math.IsNaN(mean) || math.IsInf(mean, 0) {
+		return 0, 0
+	}
+	return mean, variance
+}
+
+// SupervisionWeight is the supervision weight w (framework.Weighted): the
+// configured weight, 1 for fixed features (no supervision term).
+func (r *Response) SupervisionWeight() float64 {
+	if r.fixed || r.Config.Weight == 0 {
+		return 1
+	}
+	return r.Config.Weight
 }
 
 // NewTarget returns a *framework.Gaussian.
@@ -291,6 +353,32 @@ func (l *Local) PhiTerm(dst []float64, d *framework.DocState, j int) {
 	for k, e := range r.Eta {
 		dst[k] += c1*e - c2*(em+e)*e
 	}
+}
+
+// PhiTermQuad is the exact form of PhiTerm (framework.PhiQuadratic): with
+// t = η·φ_dv and S = η·s_d − n_dv t, DocELBO's part in φ_dv is n_dv times
+//
+//	((m_d − b)/(N_d σ²)) t − (2S t + (η∘η)·φ_dv)/(2N_d²σ²) − c t²,
+//	c = (n_dv − 1)/(2N_d²σ²),
+//
+// so it adds ρ_k = ((m_d − b)/(N_d σ²)) η_k − (2S + η_k) η_k/(2N_d²σ²) and
+// returns c and η. PhiTerm is ρ − 2c·t·η at the current φ_dv.
+func (l *Local) PhiTermQuad(dst []float64, d *framework.DocState, j int) (float64, []float64) {
+	r := l.r
+	if r.fixed {
+		return 0, nil
+	}
+	N := d.Doc.N
+	n := d.Doc.Counts[j]
+	t := d.Target.(*framework.Gaussian)
+	a := dot(r.Eta, d.PhiRow(j))
+	c1 := (t.Mean - r.B) / (N * r.Sigma2)
+	c2 := 1 / (2 * N * N * r.Sigma2)
+	em := 2 * (l.es - n*a)
+	for k, e := range r.Eta {
+		dst[k] += c1*e - c2*(em+e)*e
+	}
+	return c2 * (n - 1), r.Eta
 }
 
 // WordChanged updates η·s_d after φ of word j changed from old:
@@ -660,6 +748,8 @@ var (
 	_ framework.DocScorer       = (*Response)(nil)
 	_ framework.Persister       = (*Response)(nil)
 	_ framework.FixedFeatures   = (*Response)(nil)
+	_ framework.Weighted        = (*Response)(nil)
 	_ framework.LikelihoodLocal = (*Local)(nil)
+	_ framework.PhiQuadratic    = (*Local)(nil)
 	_ framework.DocScorer       = (*Local)(nil)
 )
