@@ -27,6 +27,15 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if err := need(map[string]string{"model": *modelDir, "docs": *docsPath, "out": *out}); err != nil {
 		return err
 	}
+	if *workers < -1 {
+		return fmt.Errorf("%w: --workers %d, want ≥ 0 (0 = all cores)", errUsage, *workers)
+	}
+	if err := checkOverlap("out", *out, inPath{"model", *modelDir}, inPath{"docs", *docsPath}, inPath{"ids", *idsPath}, inPath{"vocab", *vocabPath}); err != nil {
+		return err
+	}
+	if err := checkOutFile("out", *out); err != nil {
+		return err
+	}
 	s, err := models.Load(*modelDir, nil)
 	if err != nil {
 		return err
@@ -195,6 +204,12 @@ func runImport(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := need(map[string]string{"wide": *wide, "out": *out}); err != nil {
+		return err
+	}
+	if err := checkOverlap("out", *out, inPath{"wide", *wide}); err != nil {
+		return err
+	}
+	if err := checkOutFile("out", *out); err != nil {
 		return err
 	}
 	t, err := loadAnswers("", *wide, *missing)

@@ -33,6 +33,12 @@ func runSimulate(_ context.Context, e *env, args []string) error {
 	if err := need(map[string]string{"out": *out}); err != nil {
 		return err
 	}
+	if err := checkOverlap("out", *out, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"confusions", *confPath}); err != nil {
+		return err
+	}
+	if err := checkOutFile("out", *out); err != nil {
+		return err
+	}
 	tt, err := readTruthTable(*truthPath, *truthCol)
 	if err != nil {
 		return err
