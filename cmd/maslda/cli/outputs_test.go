@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -152,5 +154,82 @@ func TestHistoryGrows(t *testing.T) {
 	}
 	if got := len(readCSV(t, filepath.Join(out, "history.csv"))); got != 6 {
 		t.Errorf("final history.csv: %d lines, want 6", got)
+	}
+}
+
+// TestPredictVocabByTerm: predict --vocab compares the documents'
+// vocabulary with the model's terms and maps words by term (the same
+// documents written with a permuted vocabulary predict the same), counts
+// unknown words, and refuses a model without a vocabulary.
+func TestPredictVocabByTerm(t *testing.T) {
+	f := newFixture(t)
+	model := f.train(t, "model")
+	vocab := strings.Fields(string(readFile(t, f.vocab)))
+	n := len(vocab)
+	// Reverse the vocabulary and add an unknown term at id n.
+	perm := make([]string, n+1)
+	for i, term := range vocab {
+		perm[n-1-i] = term
+	}
+	perm[n] = "zzz-unknown"
+	permVocab := writeFile(t, filepath.Join(f.dir, "perm.txt"), strings.Join(perm, "\n")+"\n")
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(readFile(t, f.test))), "\n") {
+		fields := strings.Fields(line)
+		b.WriteString(strconv.Itoa(len(fields)))
+		for _, p := range fields[1:] {
+			id, count, _ := strings.Cut(p, ":")
+			v, _ := strconv.Atoi(id)
+			fmt.Fprintf(&b, " %d:%s", n-1-v, count)
+		}
+		fmt.Fprintf(&b, " %d:2\n", n) // two unknown tokens per document
+	}
+	permDocs := writeFile(t, filepath.Join(f.dir, "perm.ldac"), b.String())
+	want := filepath.Join(f.dir, "want.csv")
+	got := filepath.Join(f.dir, "got.csv")
+	mustRun(t, "predict", "--model", model, "--docs", f.test, "--vocab", f.vocab, "--out", want, "--log-level", "warn")
+	r := mustRun(t, "predict", "--model", model, "--docs", permDocs, "--vocab", permVocab, "--out", got, "--log-level", "warn")
+	docs := strings.Count(string(readFile(t, f.test)), "\n")
+	if !strings.Contains(r.stderr, fmt.Sprintf("words mapped to the model's ids by term: vocab=%s unknown_terms=1 unknown_tokens=%d", permVocab, 2*docs)) {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	if diff := cmp.Diff(readCSV(t, want), readCSV(t, got)); diff != "" {
+		t.Errorf("predictions with the permuted vocabulary (-same vocabulary +permuted):\n%s", diff)
+	}
+	noVocab := filepath.Join(f.dir, "novocab")
+	mustRun(t, "train", "--docs", f.docs, "--config", f.config(t, "batch.hcl", batchHCL), "--out", noVocab, "--log-level", "off")
+	r = run(t, "predict", "--model", noVocab, "--docs", f.test, "--vocab", f.vocab, "--out", got)
+	if r.code != ExitError || !strings.Contains(r.stderr, "was trained without a vocabulary") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestModelIntegrity: a model file changed after the save is an error
+// naming the file.
+func TestModelIntegrity(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		file  string
+		alter func(b []byte) []byte
+		want  string
+	}{
+		{"topics.bin", func(b []byte) []byte { b[len(b)-1] ^= 1; return b }, `topics\.bin: SHA-256 [0-9a-f]{64} but model\.json records [0-9a-f]{64}: the file was changed or replaced after the model was saved`},
+		{"vocab.txt", func(b []byte) []byte { return append(b, "extra\n"...) }, `vocab\.txt: SHA-256`},
+		{"history.csv", func([]byte) []byte { return nil }, `history\.csv: SHA-256`},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			model := f.train(t, "model-"+tc.file)
+			path := filepath.Join(model, tc.file)
+			os.WriteFile(path, tc.alter(readFile(t, path)), 0o644)
+			r := run(t, "predict", "--model", model, "--docs", f.test, "--out", filepath.Join(f.dir, "p.csv"))
+			if r.code != ExitError || !regexp.MustCompile(tc.want).MatchString(r.stderr) {
+				t.Errorf("exit %d, stderr:\n%s\nwant a match for %s", r.code, r.stderr, tc.want)
+			}
+		})
+	}
+	model := f.train(t, "model-missing")
+	os.Remove(filepath.Join(model, "vocab.txt"))
+	if r := run(t, "topics", "--model", model); r.code != ExitError || !strings.Contains(r.stderr, "vocab.txt: missing: model.json lists it") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
