@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -367,6 +368,11 @@ func (t *AnswerTable) Numeric(docIDs []string) (*framework.Answers, error) {
 	return a, nil
 }
 
+// MaxValue bounds numeric answers and truth: larger magnitudes are
+// refused when read (a value of 1e308 made the Gaussian response's solve
+// fail far from the file).
+const MaxValue = 1e12
+
 func numericLabel(name string, line int, label string) (float64, error) {
 	v, ok := parseNumber(label)
 	if !ok {
@@ -374,6 +380,9 @@ func numericLabel(name string, line int, label string) (float64, error) {
 	}
 	if !finite(v) {
 		return 0, framework.Errorf(name, line, "label %q is not a finite number", label)
+	}
+	if math.Abs(v) > MaxValue {
+		return 0, framework.Errorf(name, line, "label %q is beyond ±%g: sums of squares of such values overflow in the regression; rescale the values", label, MaxValue)
 	}
 	return v, nil
 }

@@ -40,6 +40,9 @@ func loadDocs(docsPath, idsPath, vocabPath string, minV int) (*framework.Corpus,
 	if err != nil {
 		return nil, err
 	}
+	if len(got.docs) == 0 {
+		return nil, framework.Errorf(docsPath, 0, "no documents: the file is empty; expected one LDA-C line per document (M id:count ...)")
+	}
 	c := &framework.Corpus{Docs: got.docs, V: max(got.v, minV, 1)}
 	if idsPath != "" {
 		ids, err := withFile(idsPath, corpus.ReadIDs)

@@ -20,7 +20,7 @@ import (
 )
 
 func runTrain(ctx context.Context, e *env, args []string) error {
-	fs, level := e.flags("train", "--docs FILE --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--vocab FILE] [--ids FILE] [--init-model DIR]")
+	fs, level := e.flags("train", "--docs FILE --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--classes FILE] [--vocab FILE] [--ids FILE] [--init-model DIR]")
 	cfgPath := fs.String("config", "", "configuration file (HCL, or HCL's JSON syntax for .json); default: plain LDA, batch EM")
 	docsPath := fs.String("docs", "", "training documents, LDA-C (required)")
 	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
@@ -32,6 +32,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	out := fs.String("out", "", "output directory for the model and history.csv (required; replaced atomically)")
 	truthPath := fs.String("truth", "", "ground truth of the training documents, CSV task,label: history.csv gets the truth-inference metric per update")
 	truthCol := fs.String("truth-column", "", "ground truth as one label per line in document order (e.g. labels_train.txt)")
+	classesPath := fs.String("classes", "", "the classes of a categorical response, one per line, in order: answers and truth outside them are errors (default: the answers' distinct labels, sorted)")
 	seed := fs.Uint64("seed", 0, "override the configuration's seed")
 	workers := fs.Int("workers", -1, "override the configuration's E-step goroutines (0 = all cores)")
 	progress := fs.String("progress", "auto", "progress bar: auto (on a terminal), always, never")
@@ -55,7 +56,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		initIn = ""
 	}
 	if err := checkOverlap("out", *out, inPath{"docs", *docsPath}, inPath{"ids", *idsPath}, inPath{"vocab", *vocabPath}, inPath{"config", *cfgPath},
-		inPath{"answers", *ansPath}, inPath{"answers-wide", *widePath}, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"init-model", initIn}); err != nil {
+		inPath{"answers", *ansPath}, inPath{"answers-wide", *widePath}, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"classes", *classesPath}, inPath{"init-model", initIn}); err != nil {
 		return err
 	}
 	if err := models.CheckOutDir(*out, models.IsModelDir); err != nil {
@@ -94,11 +95,29 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var classes []string
+	if *classesPath != "" {
+		if table == nil || cfg.Response == nil {
+			return fmt.Errorf("%w: --classes needs answers and a configuration with a categorical response", errUsage)
+		}
+		if classes, err = withFile(*classesPath, corpus.ReadVocab); err != nil {
+			return err
+		}
+		if len(classes) < 2 {
+			return framework.Errorf(*classesPath, 0, "%d classes, want at least 2 (one per line)", len(classes))
+		}
+	}
 	if table != nil {
 		if cfg.Response == nil {
 			e.log.Warn("answers given but the configuration has no response block: training plain LDA and ignoring them")
-		} else if c.Answers, err = resolveAnswers(cfg, table, docIDs(c)); err != nil {
-			return err
+		} else {
+			var warning string
+			if c.Answers, warning, err = resolveAnswers(cfg, table, docIDs(c), classes); err != nil {
+				return err
+			}
+			if warning != "" {
+				e.log.Warn(warning)
+			}
 		}
 	}
 	e.log.Info("corpus", "docs", len(c.Docs), "vocabulary", c.V, "tokens", int64(c.Tokens()))
@@ -197,20 +216,49 @@ func checkProgress(mode string) error {
 	return fmt.Errorf("%w: --progress %q; valid: auto, always, never", errUsage, mode)
 }
 
+// manyNumericClasses: more distinct numeric-looking labels than this under
+// a categorical response are refused (without --classes); fewer are a
+// warning.
+const manyNumericClasses = 100
+
 // resolveAnswers turns raw answers into class indices or numbers, as the
-// configured response's target requires.
-func resolveAnswers(cfg *models.Config, t *corpus.AnswerTable, ids []string) (*framework.Answers, error) {
+// configured response's target requires; classes (nil: the answers'
+// distinct labels) are the declared classes of a categorical response.
+// Numeric-looking answers under a categorical response give a warning, or
+// an error when they would make more than manyNumericClasses classes.
+func resolveAnswers(cfg *models.Config, t *corpus.AnswerTable, ids []string, classes []string) (*framework.Answers, string, error) {
 	lik, err := framework.Default.Likelihood(cfg.Response.Name, cfg.Response.Params)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	switch lik.NewTarget().(type) {
 	case *framework.Categorical:
-		return t.Categorical(ids, nil)
+		warning := ""
+		if classes == nil {
+			labels := make([]string, len(t.Rows))
+			for i, r := range t.Rows {
+				labels[i] = r.Label
+			}
+			if looksNumeric(labels) {
+				distinct := len(corpus.SortLabels(labels))
+				msg := fmt.Sprintf("%s: the answers look numeric (%d distinct numbers, e.g. %q on line %d) but response %q is categorical: each distinct value becomes a class",
+					t.Name, distinct, t.Rows[0].Label, t.Rows[0].Line, cfg.Response.Name)
+				if distinct > manyNumericClasses {
+					return nil, "", fmt.Errorf("%w: %s; refusing %d classes: use a regression configuration (response \"gaussian\"), or declare the classes with --classes", framework.ErrBadInput, msg, distinct)
+				}
+				warning = msg
+			}
+		}
+		a, err := t.Categorical(ids, classes)
+		return a, warning, err
 	case *framework.Gaussian:
-		return t.Numeric(ids)
+		if classes != nil {
+			return nil, "", fmt.Errorf("%w: --classes applies to a categorical response; response %q is numeric", errUsage, cfg.Response.Name)
+		}
+		a, err := t.Numeric(ids)
+		return a, "", err
 	default:
-		return nil, fmt.Errorf("%w: response %q has a target of type %T that answers cannot be read for", framework.ErrIncompatible, cfg.Response.Name, lik.NewTarget())
+		return nil, "", fmt.Errorf("%w: response %q has a target of type %T that answers cannot be read for", framework.ErrIncompatible, cfg.Response.Name, lik.NewTarget())
 	}
 }
 
