@@ -123,7 +123,7 @@ func ReadTruth(r io.Reader, name string) (*TruthTable, error) {
 // (trimmed, non-empty, without line breaks), in the order of want. The
 // slice passed to fn is reused.
 func readCSV(r io.Reader, name string, want []string, fn func(line int, f []string) error) error {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(SkipBOM(r))
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
 	cr.FieldsPerRecord = 0 // the header's count, then enforced
@@ -140,9 +140,6 @@ func readCSV(r io.Reader, name string, want []string, fn func(line int, f []stri
 	}
 	found := make([]string, len(header))
 	for j, h := range header {
-		if j == 0 {
-			h = strings.TrimPrefix(h, "\ufeff") // a byte-order mark
-		}
 		found[j] = trim(h)
 		for k, w := range want {
 			if strings.EqualFold(canonical(found[j]), w) {

@@ -99,7 +99,7 @@ func readPredLabels(path string) (map[string]string, bool, error) {
 		return nil, false, err
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	r := csv.NewReader(corpus.SkipBOM(f))
 	r.ReuseRecord = true
 	header, err := r.Read()
 	if err != nil {
@@ -108,7 +108,7 @@ func readPredLabels(path string) (map[string]string, bool, error) {
 		}
 		return nil, false, framework.Errorf(path, 1, "%v", err)
 	}
-	if len(header) < 2 || strings.TrimPrefix(header[0], "\ufeff") != "task" || header[1] != "label" {
+	if len(header) < 2 || header[0] != "task" || header[1] != "label" {
 		return nil, false, framework.Errorf(path, 1, "header %q, want it to start with task,label (a file from maslda predict or train's posterior.csv)", strings.Join(header, ","))
 	}
 	regression := len(header) > 2 && header[2] == "var"

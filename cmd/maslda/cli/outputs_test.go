@@ -233,3 +233,19 @@ func TestModelIntegrity(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
+
+// TestHugeVocabularyRefused: a vocabulary size that cannot fit is refused
+// with the estimate, not a fatal out-of-memory crash.
+func TestHugeVocabularyRefused(t *testing.T) {
+	f := newFixture(t)
+	huge := writeFile(t, filepath.Join(f.dir, "huge.ldac"), "2 0:1 2147483646:1\n1 3:2\n")
+	for _, args := range [][]string{
+		{"train", "--docs", f.docs, "--vocab-size", "2000000000", "--out", filepath.Join(f.dir, "m1")},
+		{"train", "--docs", huge, "--out", filepath.Join(f.dir, "m2")},
+	} {
+		r := run(t, args...)
+		if r.code != ExitError || !regexp.MustCompile(`the run needs about [0-9.]+ GiB \(topics K·V .*\) but [0-9.]+ [GMK]iB is available`).MatchString(r.stderr) {
+			t.Errorf("%v: exit %d, stderr:\n%s", args, r.code, r.stderr)
+		}
+	}
+}
