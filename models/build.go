@@ -98,6 +98,9 @@ func Build(cfg *Config, reg *framework.Registry, c *framework.Corpus) (*Run, err
 	if cfg.Response == nil && c.Answers != nil {
 		c = &framework.Corpus{Docs: c.Docs, V: c.V, Vocab: c.Vocab} // plain LDA ignores answers
 	}
+	if err := CheckMemory(runMemory(cfg, c.V, c)); err != nil {
+		return nil, err
+	}
 	r := &Run{Config: cfg, Rand: NewRand(cfg.Seed), reg: reg, corpus: c}
 	if c.Answers != nil {
 		r.Classes, r.Workers = c.Answers.Classes, c.Answers.Workers

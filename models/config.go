@@ -1,6 +1,7 @@
 package models
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -136,6 +137,7 @@ func DecodeStrict(body hcl.Body, ctx *hcl.EvalContext, v any, variables string) 
 // ParseConfig parses a configuration from src; name's extension chooses the
 // syntax (".json": HCL's JSON syntax; anything else: native HCL).
 func ParseConfig(src []byte, name string) (*Config, error) {
+	src = bytes.TrimPrefix(src, []byte("\ufeff")) // the rule of every reader: a leading byte-order mark is ignored
 	p := hclparse.NewParser()
 	var f *hcl.File
 	var diags hcl.Diagnostics

@@ -3,7 +3,9 @@ package models
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/maslda/maslda/framework"
@@ -21,7 +24,7 @@ import (
 // incompatible change.
 const (
 	Format        = "maslda-model"
-	FormatVersion = 1
+	FormatVersion = 2
 )
 
 // Manifest is model.json: what is needed to rebuild a trained model.
@@ -40,6 +43,9 @@ type Manifest struct {
 	Vocab      bool     `json:"vocab"`
 	Iters      int      `json:"iterations"`
 	ELBO       float64  `json:"elbo"`
+	// Files maps every other file of the directory to its SHA-256 (hex);
+	// Load refuses a file whose content differs. Version 1 had none.
+	Files map[string]string `json:"files,omitempty"`
 }
 
 // Saved is a model loaded from a directory.
@@ -55,9 +61,11 @@ func (s *Saved) Classes() []string { return s.Manifest.Classes }
 
 const zetaMagic = "MASLDAz1"
 
-// WriteFiles writes the model's files into dir (which must exist): model.json,
-// the configuration, vocab.txt (when the corpus has a vocabulary), topics.bin
-// (ζ) and the plug-ins' parameters. Use SaveAtomic for a crash-safe save.
+// WriteFiles writes the model's files into dir (which must exist): the
+// configuration, vocab.txt (when the corpus has a vocabulary), topics.bin
+// (ζ), the plug-ins' parameters and, last, model.json with the SHA-256 of
+// every regular file then in dir (so files written into dir before, such
+// as history.csv, are covered too). Use SaveAtomic for a crash-safe save.
 func (r *Run) WriteFiles(dir string) error {
 	m := r.Model
 	cfgName := "config.hcl"
@@ -108,6 +116,11 @@ func (r *Run) WriteFiles(dir string) error {
 			}
 		}
 	}
+	sums, err := checksums(dir)
+	if err != nil {
+		return err
+	}
+	man.Files = sums
 	return writeFile(filepath.Join(dir, "model.json"), func(w io.Writer) error {
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
@@ -176,62 +189,115 @@ func readZeta(r io.Reader, name string, l *topics.Layer) error {
 
 // SaveAtomic saves the model into dir so that dir is never half-written:
 // extra (may be nil) adds further files (history, reports) to the same
-// directory before it is published. The files are written to a temporary
-// sibling directory which then replaces dir; a previous dir is moved aside
-// and removed only after the new one is in place.
+// directory, before the model's files. The files are written to a staging
+// sibling directory which then replaces dir (PublishDir); dir may be
+// absent, empty or a saved model (IsModelDir), anything else is refused.
 func (r *Run) SaveAtomic(dir string, extra func(tmp string) error) error {
-	return PublishDir(dir, func(tmp string) error {
-		if err := r.WriteFiles(tmp); err != nil {
-			return err
-		}
+	return PublishDir(dir, IsModelDir, func(tmp string) error {
 		if extra != nil {
-			return extra(tmp)
+			if err := extra(tmp); err != nil {
+				return err
+			}
 		}
-		return nil
+		return r.WriteFiles(tmp)
 	})
 }
 
-// PublishDir fills a temporary sibling of dir and renames it to dir. On any
-// error the temporary directory is removed and dir is left as it was.
-func PublishDir(dir string, fill func(tmp string) error) (err error) {
-	dir = filepath.Clean(dir)
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+// checksums returns the SHA-256 of every regular file in dir but
+// model.json.
+func checksums(dir string) (map[string]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	sums := map[string]string{}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || e.Name() == "model.json" {
+			continue
+		}
+		sum, err := fileSHA256(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		sums[e.Name()] = sum
+	}
+	return sums, nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("reading %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// v1Files are the files a version-1 model directory may hold.
+var v1Files = map[string]bool{"model.json": true, "config.hcl": true, "config.json": true, "vocab.txt": true, "topics.bin": true,
+	"response.params": true, "annotators.params": true, "history.csv": true, "posterior.csv": true, "annotators.csv": true, "annotators.json": true}
+
+// IsModelDir is the Owner of saved models: dir holds a model.json of this
+// format and nothing that the model did not write (every entry is listed
+// in model.json's files; in a version-1 model, one of the files maslda
+// train writes).
+func IsModelDir(dir string) error {
+	raw, err := os.ReadFile(filepath.Join(dir, "model.json"))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return errors.New("no model.json: not a maslda model")
+		}
 		return err
 	}
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return fmt.Errorf("%w: %s exists and is not a directory", framework.ErrBadInput, dir)
+	var man Manifest
+	if err := json.Unmarshal(raw, &man); err != nil || man.Format != Format {
+		return errors.New("its model.json is not a maslda model's")
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
+	for _, e := range ents {
+		name := e.Name()
+		known := name == "model.json"
+		if man.Version == 1 {
+			known = v1Files[name]
+		} else if _, ok := man.Files[name]; ok {
+			known = true
 		}
-	}()
-	if err := fill(tmp); err != nil {
-		return err
+		if !known || !e.Type().IsRegular() {
+			return fmt.Errorf("a maslda model, but it also holds %s, which the model does not list", name)
+		}
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
+	return nil
+}
+
+// verifyFiles checks every listed file against its SHA-256.
+func verifyFiles(dir string, sums map[string]string) error {
+	names := make([]string, 0, len(sums))
+	for name := range sums {
+		names = append(names, name)
 	}
-	var old string
-	if _, err := os.Stat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
+	sort.Strings(names)
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		if name != filepath.Base(name) || name == "." || name == ".." {
+			return framework.Errorf(filepath.Join(dir, "model.json"), 0, "files: %q is not a file name", name)
+		}
+		got, err := fileSHA256(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return framework.Errorf(path, 0, "missing: model.json lists it (the model directory is incomplete)")
+		}
+		if err != nil {
 			return err
 		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			os.Rename(old, dir)
+		if got != sums[name] {
+			return framework.Errorf(path, 0, "SHA-256 %s but model.json records %s: the file was changed or replaced after the model was saved", got, sums[name])
 		}
-		return err
-	}
-	if old != "" {
-		os.RemoveAll(old)
 	}
 	return nil
 }
@@ -258,8 +324,14 @@ func Load(dir string, reg *framework.Registry) (*Saved, error) {
 	if man.Format != Format {
 		return nil, framework.Errorf(mpath, 0, "format %q, want %q", man.Format, Format)
 	}
-	if man.Version != FormatVersion {
-		return nil, framework.Errorf(mpath, 0, "format version %d; this maslda reads version %d", man.Version, FormatVersion)
+	if man.Version != FormatVersion && man.Version != 1 {
+		return nil, framework.Errorf(mpath, 0, "format version %d; this maslda reads versions 1 and %d", man.Version, FormatVersion)
+	}
+	if man.Version >= 2 && len(man.Files) == 0 {
+		return nil, framework.Errorf(mpath, 0, "no \"files\" checksums (format version %d records one per file)", man.Version)
+	}
+	if err := verifyFiles(dir, man.Files); err != nil {
+		return nil, err
 	}
 	if man.K < 1 || man.V < 1 {
 		return nil, framework.Errorf(mpath, 0, "dimensions k=%d v=%d, want ≥ 1", man.K, man.V)
@@ -270,6 +342,9 @@ func Load(dir string, reg *framework.Registry) (*Saved, error) {
 	}
 	if cfg.Topics.K != man.K {
 		return nil, framework.Errorf(mpath, 0, "k = %d but the saved configuration says %d", man.K, cfg.Topics.K)
+	}
+	if err := CheckMemory(runMemory(cfg, man.V, nil)); err != nil {
+		return nil, fmt.Errorf("%s: v = %d, k = %d: %w", mpath, man.V, man.K, err)
 	}
 	layer, err := topics.New(cfg.Topics, man.V)
 	if err != nil {

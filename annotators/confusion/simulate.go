@@ -137,6 +137,7 @@ func ParseMatrices(r io.Reader, name string) ([][][]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", name, err)
 	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a leading byte-order mark is ignored, as by every maslda reader
 	lineAt := func(off int64) int { return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n")) }
 	bad := func(err error, off int64) error {
 		var se *json.SyntaxError

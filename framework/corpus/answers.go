@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,7 +123,7 @@ func ReadTruth(r io.Reader, name string) (*TruthTable, error) {
 // (trimmed, non-empty, without line breaks), in the order of want. The
 // slice passed to fn is reused.
 func readCSV(r io.Reader, name string, want []string, fn func(line int, f []string) error) error {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(SkipBOM(r))
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
 	cr.FieldsPerRecord = 0 // the header's count, then enforced
@@ -139,9 +140,6 @@ func readCSV(r io.Reader, name string, want []string, fn func(line int, f []stri
 	}
 	found := make([]string, len(header))
 	for j, h := range header {
-		if j == 0 {
-			h = strings.TrimPrefix(h, "\ufeff") // a byte-order mark
-		}
 		found[j] = trim(h)
 		for k, w := range want {
 			if strings.EqualFold(canonical(found[j]), w) {
@@ -367,6 +365,11 @@ func (t *AnswerTable) Numeric(docIDs []string) (*framework.Answers, error) {
 	return a, nil
 }
 
+// MaxValue bounds numeric answers and truth: larger magnitudes are
+// refused when read (a value of 1e308 made the Gaussian response's solve
+// fail far from the file).
+const MaxValue = 1e12
+
 func numericLabel(name string, line int, label string) (float64, error) {
 	v, ok := parseNumber(label)
 	if !ok {
@@ -374,6 +377,9 @@ func numericLabel(name string, line int, label string) (float64, error) {
 	}
 	if !finite(v) {
 		return 0, framework.Errorf(name, line, "label %q is not a finite number", label)
+	}
+	if math.Abs(v) > MaxValue {
+		return 0, framework.Errorf(name, line, "label %q is beyond ±%g: sums of squares of such values overflow in the regression; rescale the values", label, MaxValue)
 	}
 	return v, nil
 }

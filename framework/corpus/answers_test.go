@@ -170,6 +170,7 @@ func TestNumericBad(t *testing.T) {
 		{"NaN", "task,worker,label\n0,a,NaN\n", `label "NaN" is not a finite number`, 2},
 		{"Inf", "task,worker,label\n0,a,1\n1,a,-Inf\n", `label "-Inf" is not a finite number`, 3},
 		{"overflow", "task,worker,label\n0,a,1e400\n", `label "1e400" is not a finite number`, 2},
+		{"huge", "task,worker,label\n0,a,1\n1,a,1e308\n", `label "1e308" is beyond ±1e+12: sums of squares of such values overflow in the regression; rescale the values`, 3},
 		{"unknown document", "task,worker,label\n9,a,1\n", `task "9" is not a document`, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -297,6 +298,7 @@ func TestReadTruthBad(t *testing.T) {
 	for _, tc := range []badCase{
 		{"NaN", "task,label\n0,nan\n", `label "nan" is not a finite number`, 2},
 		{"Inf", "task,label\n0,1\n1,+Inf\n", `label "+Inf" is not a finite number`, 3},
+		{"huge", "task,label\n0,-2e12\n", `label "-2e12" is beyond ±1e+12`, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tab, err := ReadTruth(strings.NewReader(tc.in), "truth.csv")

@@ -38,7 +38,7 @@ func fields(s string) []string { return strings.FieldsFunc(s, isBlank) }
 // A read error that is not about the input's content is returned wrapped
 // with the file name (it is not a *framework.LineError).
 func readLines(r io.Reader, name, blankMsg string, fn func(line int, text string) error) error {
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(SkipBOM(r))
 	sc.Buffer(make([]byte, 0, min(64<<10, maxLineBytes)), maxLineBytes)
 	line, firstBlank := 0, 0
 	for sc.Scan() {
@@ -137,4 +137,22 @@ func QuoteList(ss []string) string {
 		b.WriteString(strconv.Quote(s))
 	}
 	return b.String()
+}
+
+// BOM is the UTF-8 byte-order mark.
+const BOM = "\ufeff"
+
+// SkipBOM returns r without a UTF-8 byte-order mark at its very start.
+// The rule of every maslda reader: a byte-order mark at the start of a
+// file is ignored (editors on Windows write one); anywhere else it is an
+// ordinary character, which the file's format then accepts or rejects.
+func SkipBOM(r io.Reader) io.Reader {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	if b, err := br.Peek(len(BOM)); err == nil && string(b) == BOM {
+		br.Discard(len(BOM))
+	}
+	return br
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -282,9 +283,12 @@ func TestTrainTopicsPredict(t *testing.T) {
 		Config: "config.hcl", Inference: "batch", Vocab: true}
 	if diff := cmp.Diff(wantMan, man, cmp.FilterPath(func(p cmp.Path) bool {
 		n := p.Last().String()
-		return n == ".Iters" || n == ".ELBO"
+		return n == ".Iters" || n == ".ELBO" || n == ".Files"
 	}, cmp.Ignore())); diff != "" {
 		t.Errorf("model.json (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"config.hcl", "history.csv", "topics.bin", "vocab.txt"}, slices.Sorted(maps.Keys(man.Files))); diff != "" {
+		t.Errorf("model.json's files (-want +got):\n%s", diff)
 	}
 	if man.Iters < 2 || man.Iters > 30 {
 		t.Errorf("model.json: %d iterations, want 2..30", man.Iters)
@@ -477,6 +481,10 @@ func TestErrors(t *testing.T) {
 	w := func(name, content string) string { return writeFile(t, filepath.Join(d, name), content) }
 	out := filepath.Join(d, "out")
 	pred := filepath.Join(d, "pred.csv")
+	notModel := filepath.Join(d, "notmodel")
+	if err := os.Mkdir(notModel, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	quiet := []string{"--log-level", "warn"}
 	for _, tc := range []struct {
 		name string
@@ -523,9 +531,9 @@ func TestErrors(t *testing.T) {
 			ExitError, `big\.ldac uses word id 99 but the model's vocabulary has 60 words`},
 		{"predict word id beyond --vocab", []string{"predict", "--model", model, "--vocab", f.vocab, "--docs", filepath.Join(d, "big.ldac"), "--out", pred},
 			ExitError, `big\.ldac:2: word id 99 is out of vocabulary`},
-		{"predict with another vocabulary", []string{"predict", "--model", model, "--vocab", w("v3.txt", "a\nb\nc\n"), "--docs", w("small.ldac", "1 0:1\n"), "--out", pred},
-			ExitError, `v3\.txt has 3 terms, the model's vocabulary has 60`},
-		{"predict on a directory that is not a model", []string{"predict", "--model", d, "--docs", f.test, "--out", pred},
+		{"predict with another vocabulary, strict", []string{"predict", "--strict", "--model", model, "--vocab", w("v3.txt", "a\nb\nc\n"), "--docs", w("small.ldac", "1 0:1\n"), "--out", pred},
+			ExitError, `small\.ldac: 1 terms \(1 tokens\) of --vocab .*v3\.txt are not in the model's vocabulary`},
+		{"predict on a directory that is not a model", []string{"predict", "--model", notModel, "--docs", f.test, "--out", pred},
 			ExitError, `is not a trained model \(no model\.json\)`},
 		{"topics on a directory that is not a model", []string{"topics", "--model", d},
 			ExitError, `is not a trained model \(no model\.json\)`},

@@ -40,14 +40,21 @@ func runEval(_ context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: missing --truth or --truth-column", errUsage)
 	}
 	var predL, truthL []string
+	var lines []int
 	for _, r := range tt.Rows {
 		if p, ok := pred[r.Task]; ok {
 			predL = append(predL, p)
 			truthL = append(truthL, r.Label)
+			lines = append(lines, r.Line)
 		}
 	}
 	if len(predL) == 0 {
 		return fmt.Errorf("%w: no task of %s is in the truth file", framework.ErrBadInput, *predPath)
+	}
+	if !regression {
+		if err := checkClassTruth(*predPath, predL, truthL, lines, tt.Name); err != nil {
+			return err
+		}
 	}
 	if regression {
 		m, err := regressionMetrics(predL, truthL, *predPath)
@@ -92,7 +99,7 @@ func readPredLabels(path string) (map[string]string, bool, error) {
 		return nil, false, err
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	r := csv.NewReader(corpus.SkipBOM(f))
 	r.ReuseRecord = true
 	header, err := r.Read()
 	if err != nil {
@@ -101,7 +108,7 @@ func readPredLabels(path string) (map[string]string, bool, error) {
 		}
 		return nil, false, framework.Errorf(path, 1, "%v", err)
 	}
-	if len(header) < 2 || strings.TrimPrefix(header[0], "\ufeff") != "task" || header[1] != "label" {
+	if len(header) < 2 || header[0] != "task" || header[1] != "label" {
 		return nil, false, framework.Errorf(path, 1, "header %q, want it to start with task,label (a file from maslda predict or train's posterior.csv)", strings.Join(header, ","))
 	}
 	regression := len(header) > 2 && header[2] == "var"
@@ -121,6 +128,43 @@ func readPredLabels(path string) (map[string]string, bool, error) {
 		out[rec[0]] = rec[1]
 	}
 	return out, regression, nil
+}
+
+// checkClassTruth refuses a classification file scored against a truth
+// none of whose labels is a predicted class (numeric truth, or another
+// task's labels): its accuracy would be 0 by construction.
+func checkClassTruth(predPath string, pred, truth []string, lines []int, truthName string) error {
+	classes := map[string]bool{}
+	for _, p := range pred {
+		classes[p] = true
+	}
+	for _, t := range truth {
+		if classes[t] {
+			return nil
+		}
+	}
+	kind := "labels"
+	if looksNumeric(truth) {
+		kind = "numbers (a regression truth?)"
+	}
+	return framework.Errorf(truthName, lines[0], "label %q: none of the truth's labels is a class predicted in %s (the truth's labels are %s): a classification file cannot be scored against this truth", truth[0], predPath, kind)
+}
+
+// looksNumeric reports whether every label is a finite number and the
+// labels look like measurements rather than class codes: some has a
+// fraction, or there are more than 20 distinct values.
+func looksNumeric(labels []string) bool {
+	distinct := map[string]bool{}
+	fraction := false
+	for _, l := range labels {
+		v, err := strconv.ParseFloat(strings.TrimSpace(l), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+		fraction = fraction || v != math.Trunc(v)
+		distinct[l] = true
+	}
+	return len(labels) > 0 && (fraction || len(distinct) > 20)
 }
 
 // ClassMetrics are the classification scores `eval --json` prints.

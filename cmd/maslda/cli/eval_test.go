@@ -69,6 +69,8 @@ func TestEvalCommand(t *testing.T) {
 		{[]string{"--pred", bad, "--truth", truth}, ExitError, "bad.csv:1: header"},
 		{[]string{"--pred", cls}, ExitUsage, "missing --truth"},
 		{[]string{"--pred", cls, "--truth-column", col}, ExitError, "no task of"},
+		{[]string{"--pred", write("pred0.csv", "task,label,p:a,p:b\n0,a,0.9,0.1\n1,b,0.2,0.8\n2,a,0.6,0.4\n"), "--truth-column", write("num.txt", "0.5\n0.25\n0.75\n")}, ExitError,
+			`num.txt:1: label "0.5": none of the truth's labels is a class predicted in`},
 	}
 	for _, tc := range tests {
 		var out, errb bytes.Buffer

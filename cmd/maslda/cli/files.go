@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/maslda/maslda/cmd/maslda/internal/atomicfile"
 	"github.com/maslda/maslda/framework"
@@ -37,6 +39,9 @@ func loadDocs(docsPath, idsPath, vocabPath string, minV int) (*framework.Corpus,
 	})
 	if err != nil {
 		return nil, err
+	}
+	if len(got.docs) == 0 {
+		return nil, framework.Errorf(docsPath, 0, "no documents: the file is empty; expected one LDA-C line per document (M id:count ...)")
 	}
 	c := &framework.Corpus{Docs: got.docs, V: max(got.v, minV, 1)}
 	if idsPath != "" {
@@ -114,4 +119,75 @@ func readTruthTable(csvPath, colPath string) (*corpus.TruthTable, error) {
 		return t, nil
 	}
 	return nil, nil
+}
+
+// input is a command's input path and the flag that named it.
+type inPath struct{ flag, path string }
+
+// checkOverlap refuses an output that is one of the inputs, lies inside an
+// input (a model directory), or contains one (the output directory is
+// replaced as a whole). Paths are compared after resolving symbolic links.
+func checkOverlap(outFlag, out string, inputs ...inPath) error {
+	ro := resolvePath(out)
+	if filepath.Dir(ro) == ro {
+		return fmt.Errorf("%w: --%s %s is the file-system root, which cannot be replaced; name a new directory or file", framework.ErrBadInput, outFlag, out)
+	}
+	for _, in := range inputs {
+		if in.path == "" {
+			continue
+		}
+		ri := resolvePath(in.path)
+		switch {
+		case ri == ro:
+			return fmt.Errorf("%w: --%s %s is --%s: the output would overwrite the input", errUsage, outFlag, out, in.flag)
+		case pathWithin(ro, ri):
+			return fmt.Errorf("%w: --%s %s contains --%s %s: the output would replace the input", errUsage, outFlag, out, in.flag, in.path)
+		case pathWithin(ri, ro):
+			return fmt.Errorf("%w: --%s %s is inside --%s %s: write the output elsewhere", errUsage, outFlag, out, in.flag, in.path)
+		}
+	}
+	return nil
+}
+
+// resolvePath is path made absolute with symbolic links resolved as far
+// as it exists.
+func resolvePath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	parent := filepath.Dir(abs)
+	if parent == abs {
+		return abs
+	}
+	return filepath.Join(resolvePath(parent), filepath.Base(abs))
+}
+
+// pathWithin reports whether path is strictly inside dir (both resolved).
+func pathWithin(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// checkOutFile fails early when an output file cannot be written: it is a
+// directory, or its directory cannot be created or written (a temporary
+// file is created there and removed).
+func checkOutFile(outFlag, path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%w: --%s %s is a directory; name a file", framework.ErrBadInput, outFlag, path)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--%s %s: %w", outFlag, path, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".check-")
+	if err != nil {
+		return fmt.Errorf("--%s %s: cannot write in %s: %w", outFlag, path, dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }

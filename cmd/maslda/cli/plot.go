@@ -79,8 +79,11 @@ func (pf plotFlags) check() error {
 	if err := need(map[string]string{"out": *pf.out}); err != nil {
 		return err
 	}
-	if *pf.width < 0 || *pf.height < 0 {
+	if !(*pf.width >= 0 && *pf.height >= 0) {
 		return fmt.Errorf("%w: --width/--height must be ≥ 0 (inches)", errUsage)
+	}
+	if w, h := pf.size(); w > plots.MaxSide || h > plots.MaxSide || (w > 0 && h > 0 && w*h > plots.MaxArea) {
+		return fmt.Errorf("%w: --width %g --height %g: at most %g inches a side and %g square inches", errUsage, *pf.width, *pf.height, float64(plots.MaxSide/vg.Inch), float64(plots.MaxArea/vg.Inch/vg.Inch))
 	}
 	for _, f := range strings.Split(*pf.formats, ",") {
 		if !slices.Contains(plots.Formats, strings.ToLower(strings.TrimSpace(f))) {

@@ -142,6 +142,8 @@ func TestPlotErrors(t *testing.T) {
 		{[]string{"confusion", "--annotators", in("b10"), "--true-accuracies", "0.9,0.8,0.7", "--true-names", "a0,a1", "--out", o}, ExitError, "3 true matrices in --true-accuracies but 2 true names"},
 		{[]string{"confusion", "--annotators", in("bp.json"), "--out", o}, ExitError, "describes bias-precision annotators; use maslda plot biasprec"},
 		{[]string{"biasprec", "--annotators", in("bp.json"), "--true-bias", "1", "--out", o}, ExitUsage, "--true-bias and --true-precision together"},
+		{[]string{"metric", "--results", in("results.csv"), "--metric", "truth_accuracy", "--out", o, "--width", "100000", "--height", "100000"}, ExitUsage, "--width 100000 --height 100000: at most 200 inches a side and 1000 square inches"},
+		{[]string{"metric", "--results", in("results.csv"), "--metric", "truth_accuracy", "--out", o, "--width", "NaN"}, ExitUsage, "--width/--height must be ≥ 0"},
 		{[]string{"boxes", "--out", o}, ExitUsage, "missing --annotators or --answers"},
 		{[]string{"boxes", "--annotators", in("b10"), "--truth", in("truth.csv"), "--out", o}, ExitUsage, "--truth needs --answers"},
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -17,7 +18,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	modelDir := fs.String("model", "", "trained model directory (required)")
 	docsPath := fs.String("docs", "", "documents to predict, LDA-C, with the model's word ids (required)")
 	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
-	vocabPath := fs.String("vocab", "", "the documents' vocabulary; must be the model's")
+	vocabPath := fs.String("vocab", "", "the documents' vocabulary: compared with the model's terms, and words mapped to the model's ids by term when they differ (with a warning counting unknown words)")
 	out := fs.String("out", "", "output CSV (required; written atomically)")
 	workers := fs.Int("workers", -1, "E-step goroutines (default: the model's configuration; 0 = all cores)")
 	strict := fs.Bool("strict", false, "fail on word ids outside the model's vocabulary instead of dropping them (with a warning and counts)")
@@ -27,6 +28,15 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if err := need(map[string]string{"model": *modelDir, "docs": *docsPath, "out": *out}); err != nil {
 		return err
 	}
+	if *workers < -1 {
+		return fmt.Errorf("%w: --workers %d, want ≥ 0 (0 = all cores)", errUsage, *workers)
+	}
+	if err := checkOverlap("out", *out, inPath{"model", *modelDir}, inPath{"docs", *docsPath}, inPath{"ids", *idsPath}, inPath{"vocab", *vocabPath}); err != nil {
+		return err
+	}
+	if err := checkOutFile("out", *out); err != nil {
+		return err
+	}
 	s, err := models.Load(*modelDir, nil)
 	if err != nil {
 		return err
@@ -34,9 +44,22 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if *workers >= 0 {
 		s.Model.SetWorkers(*workers)
 	}
-	c, err := loadDocs(*docsPath, *idsPath, *vocabPath, s.Manifest.V)
+	c, err := loadDocs(*docsPath, *idsPath, *vocabPath, 0)
 	if err != nil {
 		return err
+	}
+	if c.Vocab != nil {
+		switch {
+		case s.Vocab == nil:
+			return fmt.Errorf("%w: --vocab %s given but the model %s was trained without a vocabulary: its word ids cannot be checked against terms (drop --vocab if the documents use the training ids)", framework.ErrBadInput, *vocabPath, *modelDir)
+		case !slices.Equal(c.Vocab, s.Vocab):
+			types, tokens := remapByTerm(c, s.Vocab)
+			if *strict && tokens > 0 {
+				return fmt.Errorf("%w: %s: %d terms (%d tokens) of --vocab %s are not in the model's vocabulary", framework.ErrBadInput, *docsPath, types, tokens, *vocabPath)
+			}
+			e.log.Warn("the documents' vocabulary differs from the model's: words mapped to the model's ids by term", "vocab", *vocabPath,
+				"unknown_terms", types, "unknown_tokens", tokens)
+		}
 	}
 	if c.V > s.Manifest.V {
 		if *strict {
@@ -55,6 +78,42 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	}
 	e.log.Info("predicted", "docs", len(preds), "out", *out)
 	return nil
+}
+
+// remapByTerm rewrites every document's word ids from c.Vocab's to
+// vocab's, by term, dropping words whose term vocab lacks, and returns the
+// number of distinct such terms and of their tokens. c then uses vocab.
+func remapByTerm(c *framework.Corpus, vocab []string) (types, tokens int) {
+	index := make(map[string]int32, len(vocab))
+	for i, t := range vocab {
+		index[t] = int32(i)
+	}
+	to := make([]int32, len(c.Vocab))
+	for i, t := range c.Vocab {
+		if j, ok := index[t]; ok {
+			to[i] = j
+		} else {
+			to[i] = -1
+		}
+	}
+	seen := map[int32]bool{}
+	for i := range c.Docs {
+		d := &c.Docs[i]
+		j := 0
+		for k, w := range d.Words {
+			if to[w] < 0 {
+				seen[w] = true
+				tokens += int(d.Counts[k])
+				d.N -= d.Counts[k]
+				continue
+			}
+			d.Words[j], d.Counts[j] = to[w], d.Counts[k]
+			j++
+		}
+		d.Words, d.Counts = d.Words[:j], d.Counts[:j]
+	}
+	c.Vocab, c.V = vocab, len(vocab)
+	return len(seen), tokens
 }
 
 // dropUnknown removes word ids ≥ v from every document (they carry no
@@ -195,6 +254,12 @@ func runImport(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := need(map[string]string{"wide": *wide, "out": *out}); err != nil {
+		return err
+	}
+	if err := checkOverlap("out", *out, inPath{"wide", *wide}); err != nil {
+		return err
+	}
+	if err := checkOutFile("out", *out); err != nil {
 		return err
 	}
 	t, err := loadAnswers("", *wide, *missing)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -119,10 +118,10 @@ func runPrepare(ctx context.Context, e *env, args []string) error {
 	case *labelMap != "" && !in.Labeled():
 		return fmt.Errorf("%w: --label-map needs labels (--label-column, --label-dir or a label line field)", errUsage)
 	}
-	if err := checkOutDir(*out); err != nil {
+	if err := checkOverlap("out", *out, inPath{"input", *input}, inPath{"stopwords", *stopPath}, inPath{"label-map", *labelMap}, inPath{"vocab", *vocabPath}); err != nil {
 		return err
 	}
-	if err := checkNotInside(*input, *out); err != nil {
+	if err := models.CheckOutDir(*out, textprep.IsPrepared); err != nil {
 		return err
 	}
 
@@ -175,7 +174,7 @@ func runPrepare(ctx context.Context, e *env, args []string) error {
 	pr := e.prepareProgress(*progress)
 	cfg.Progress = pr.report
 	var man *textprep.Manifest
-	err = models.PublishDir(*out, func(tmp string) error {
+	err = models.PublishDir(*out, textprep.IsPrepared, func(tmp string) error {
 		var err error
 		man, err = textprep.Prepare(ctx, src, cfg, tmp)
 		return err
@@ -206,20 +205,6 @@ func runPrepare(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	e.log.Info("saved", "dir", *out)
-	return nil
-}
-
-// checkNotInside refuses an output directory that contains the input:
-// publishing it would delete the input.
-func checkNotInside(input, out string) error {
-	ai, err1 := filepath.Abs(input)
-	ao, err2 := filepath.Abs(out)
-	if err1 != nil || err2 != nil {
-		return nil
-	}
-	if rel, err := filepath.Rel(ao, ai); err == nil && (rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))) {
-		return fmt.Errorf("%w: --out %s contains --input %s; it would be replaced", errUsage, out, input)
-	}
 	return nil
 }
 

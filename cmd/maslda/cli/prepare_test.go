@@ -237,7 +237,7 @@ func TestPrepareUsageErrors(t *testing.T) {
 		{append(base, "--format", "csv", "--encoding", "utf16"), "maslda prepare: --encoding \"utf16\"; valid: utf8, latin1\n"},
 		{append(base, "--format", "csv", "--label-map", "m.txt"), "maslda prepare: --label-map needs labels (--label-column, --label-dir or a label line field)\n"},
 		{append(base, "--format", "csv", "--stopwords", "s.txt", "--no-stopwords"), "maslda prepare: give --stopwords or --no-stopwords, not both\n"},
-		{[]string{"prepare", "--input", in, "--format", "csv", "--out", dir}, "maslda prepare: --out " + dir + " contains --input " + in + "; it would be replaced\n"},
+		{[]string{"prepare", "--input", in, "--format", "csv", "--out", dir}, "maslda prepare: --out " + dir + " contains --input " + in + ": the output would replace the input\n"},
 	} {
 		r := run(t, tc.args...)
 		if r.code != ExitUsage || r.stderr != tc.want {

@@ -33,6 +33,12 @@ func runSimulate(_ context.Context, e *env, args []string) error {
 	if err := need(map[string]string{"out": *out}); err != nil {
 		return err
 	}
+	if err := checkOverlap("out", *out, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"confusions", *confPath}); err != nil {
+		return err
+	}
+	if err := checkOutFile("out", *out); err != nil {
+		return err
+	}
 	tt, err := readTruthTable(*truthPath, *truthCol)
 	if err != nil {
 		return err
@@ -60,8 +66,13 @@ func runSimulate(_ context.Context, e *env, args []string) error {
 			classes = strings.Split(*classList, ",")
 		} else {
 			labels := map[string]bool{}
+			var all []string
 			for _, r := range tt.Rows {
 				labels[r.Label] = true
+				all = append(all, r.Label)
+			}
+			if looksNumeric(all) {
+				return framework.Errorf(tt.Name, tt.Rows[0].Line, "the truth looks numeric (%d distinct numbers, e.g. %q): --accuracies and --confusions simulate answers to classes; for numbers use --bias and --precision, or name the classes with --classes", len(labels), tt.Rows[0].Label)
 			}
 			for l := range labels {
 				classes = append(classes, l)

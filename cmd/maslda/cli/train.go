@@ -20,7 +20,7 @@ import (
 )
 
 func runTrain(ctx context.Context, e *env, args []string) error {
-	fs, level := e.flags("train", "--docs FILE --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--vocab FILE] [--ids FILE] [--init-model DIR]")
+	fs, level := e.flags("train", "--docs FILE --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--classes FILE] [--vocab FILE] [--ids FILE] [--init-model DIR]")
 	cfgPath := fs.String("config", "", "configuration file (HCL, or HCL's JSON syntax for .json); default: plain LDA, batch EM")
 	docsPath := fs.String("docs", "", "training documents, LDA-C (required)")
 	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
@@ -32,6 +32,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	out := fs.String("out", "", "output directory for the model and history.csv (required; replaced atomically)")
 	truthPath := fs.String("truth", "", "ground truth of the training documents, CSV task,label: history.csv gets the truth-inference metric per update")
 	truthCol := fs.String("truth-column", "", "ground truth as one label per line in document order (e.g. labels_train.txt)")
+	classesPath := fs.String("classes", "", "the classes of a categorical response, one per line, in order: answers and truth outside them are errors (default: the answers' distinct labels, sorted)")
 	seed := fs.Uint64("seed", 0, "override the configuration's seed")
 	workers := fs.Int("workers", -1, "override the configuration's E-step goroutines (0 = all cores)")
 	progress := fs.String("progress", "auto", "progress bar: auto (on a terminal), always, never")
@@ -45,7 +46,20 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := checkProgress(*progress); err != nil {
 		return err
 	}
-	if err := checkOutDir(*out); err != nil {
+	if *workers < -1 {
+		return fmt.Errorf("%w: --workers %d, want ≥ 0 (0 = all cores)", errUsage, *workers)
+	}
+	// --init-model may be --out itself (continue a run in place: it is read
+	// before the output is replaced), but not inside or around it.
+	initIn := *initModel
+	if initIn != "" && resolvePath(initIn) == resolvePath(*out) {
+		initIn = ""
+	}
+	if err := checkOverlap("out", *out, inPath{"docs", *docsPath}, inPath{"ids", *idsPath}, inPath{"vocab", *vocabPath}, inPath{"config", *cfgPath},
+		inPath{"answers", *ansPath}, inPath{"answers-wide", *widePath}, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"classes", *classesPath}, inPath{"init-model", initIn}); err != nil {
+		return err
+	}
+	if err := models.CheckOutDir(*out, models.IsModelDir); err != nil {
 		return err
 	}
 	cfg := models.DefaultConfig()
@@ -81,11 +95,29 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var classes []string
+	if *classesPath != "" {
+		if table == nil || cfg.Response == nil {
+			return fmt.Errorf("%w: --classes needs answers and a configuration with a categorical response", errUsage)
+		}
+		if classes, err = withFile(*classesPath, corpus.ReadVocab); err != nil {
+			return err
+		}
+		if len(classes) < 2 {
+			return framework.Errorf(*classesPath, 0, "%d classes, want at least 2 (one per line)", len(classes))
+		}
+	}
 	if table != nil {
 		if cfg.Response == nil {
 			e.log.Warn("answers given but the configuration has no response block: training plain LDA and ignoring them")
-		} else if c.Answers, err = resolveAnswers(cfg, table, docIDs(c)); err != nil {
-			return err
+		} else {
+			var warning string
+			if c.Answers, warning, err = resolveAnswers(cfg, table, docIDs(c), classes); err != nil {
+				return err
+			}
+			if warning != "" {
+				e.log.Warn(warning)
+			}
 		}
 	}
 	e.log.Info("corpus", "docs", len(c.Docs), "vocabulary", c.V, "tokens", int64(c.Tokens()))
@@ -106,14 +138,34 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 		e.log.Info("warm start", "from", *initModel)
 	}
-	hist := &history{full: evaluatesFull(run.Schedule)}
-	obs := e.observer(*progress, run, hist)
-	if tr != nil {
-		hist.metric, obs.truth = tr.metric, tr
+	// The output is staged now, before training: this checks that it can
+	// be written, and history.csv grows in the staging directory as the
+	// run goes.
+	st, err := models.Stage(*out, models.IsModelDir)
+	if err != nil {
+		return err
 	}
+	defer st.Abort()
+	for _, r := range st.Recovered {
+		e.log.Warn("leftover of an interrupted run", "action", r)
+	}
+	hist := &history{full: evaluatesFull(run.Schedule)}
+	if tr != nil {
+		hist.metric = tr.metric
+	}
+	if err := hist.open(filepath.Join(st.Tmp, "history.csv")); err != nil {
+		return err
+	}
+	defer hist.close()
+	e.log.Info("history", "file", hist.path)
+	obs := e.observer(*progress, run, hist)
+	obs.truth = tr
 	res, err := run.Fit(ctx, obs.observe)
 	obs.finish()
 	if err != nil {
+		return err
+	}
+	if err := hist.close(); err != nil {
 		return err
 	}
 	e.log.Info("trained", "iterations", res.Iters, "epochs", res.Epochs, "elbo", res.ELBO, "converged", res.Converged, "seconds", res.Elapsed.Seconds())
@@ -126,22 +178,22 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			e.log.Info("truth inference", tr.metric, tr.score(func(i int) framework.Target { return post[i].Target }))
 		}
 	}
-	if err := run.SaveAtomic(*out, func(tmp string) error {
-		if err := writeFileAtomic(filepath.Join(tmp, "history.csv"), hist.write); err != nil {
+	if post != nil {
+		if err := writeFileAtomic(filepath.Join(st.Tmp, "posterior.csv"), func(w io.Writer) error {
+			return writePosterior(w, c, post, run.Classes)
+		}); err != nil {
 			return err
 		}
-		if post != nil {
-			if err := writeFileAtomic(filepath.Join(tmp, "posterior.csv"), func(w io.Writer) error {
-				return writePosterior(w, c, post, run.Classes)
-			}); err != nil {
-				return err
-			}
+	}
+	if run.Model.Noise != nil {
+		if err := writeAnnotators(st.Tmp, run.Model.Noise); err != nil {
+			return err
 		}
-		if run.Model.Noise != nil {
-			return writeAnnotators(tmp, run.Model.Noise)
-		}
-		return nil
-	}); err != nil {
+	}
+	if err := run.WriteFiles(st.Tmp); err != nil {
+		return err
+	}
+	if err := st.Publish(); err != nil {
 		return err
 	}
 	e.log.Info("saved", "dir", *out)
@@ -155,14 +207,6 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// checkOutDir fails early when an output directory path is taken by a file.
-func checkOutDir(dir string) error {
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return fmt.Errorf("%w: --out %s exists and is not a directory", framework.ErrBadInput, dir)
-	}
-	return nil
-}
-
 // checkProgress validates a --progress value.
 func checkProgress(mode string) error {
 	switch mode {
@@ -172,20 +216,49 @@ func checkProgress(mode string) error {
 	return fmt.Errorf("%w: --progress %q; valid: auto, always, never", errUsage, mode)
 }
 
+// manyNumericClasses: more distinct numeric-looking labels than this under
+// a categorical response are refused (without --classes); fewer are a
+// warning.
+const manyNumericClasses = 100
+
 // resolveAnswers turns raw answers into class indices or numbers, as the
-// configured response's target requires.
-func resolveAnswers(cfg *models.Config, t *corpus.AnswerTable, ids []string) (*framework.Answers, error) {
+// configured response's target requires; classes (nil: the answers'
+// distinct labels) are the declared classes of a categorical response.
+// Numeric-looking answers under a categorical response give a warning, or
+// an error when they would make more than manyNumericClasses classes.
+func resolveAnswers(cfg *models.Config, t *corpus.AnswerTable, ids []string, classes []string) (*framework.Answers, string, error) {
 	lik, err := framework.Default.Likelihood(cfg.Response.Name, cfg.Response.Params)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	switch lik.NewTarget().(type) {
 	case *framework.Categorical:
-		return t.Categorical(ids, nil)
+		warning := ""
+		if classes == nil {
+			labels := make([]string, len(t.Rows))
+			for i, r := range t.Rows {
+				labels[i] = r.Label
+			}
+			if looksNumeric(labels) {
+				distinct := len(corpus.SortLabels(labels))
+				msg := fmt.Sprintf("%s: the answers look numeric (%d distinct numbers, e.g. %q on line %d) but response %q is categorical: each distinct value becomes a class",
+					t.Name, distinct, t.Rows[0].Label, t.Rows[0].Line, cfg.Response.Name)
+				if distinct > manyNumericClasses {
+					return nil, "", fmt.Errorf("%w: %s; refusing %d classes: use a regression configuration (response \"gaussian\"), or declare the classes with --classes", framework.ErrBadInput, msg, distinct)
+				}
+				warning = msg
+			}
+		}
+		a, err := t.Categorical(ids, classes)
+		return a, warning, err
 	case *framework.Gaussian:
-		return t.Numeric(ids)
+		if classes != nil {
+			return nil, "", fmt.Errorf("%w: --classes applies to a categorical response; response %q is numeric", errUsage, cfg.Response.Name)
+		}
+		a, err := t.Numeric(ids)
+		return a, "", err
 	default:
-		return nil, fmt.Errorf("%w: response %q has a target of type %T that answers cannot be read for", framework.ErrIncompatible, cfg.Response.Name, lik.NewTarget())
+		return nil, "", fmt.Errorf("%w: response %q has a target of type %T that answers cannot be read for", framework.ErrIncompatible, cfg.Response.Name, lik.NewTarget())
 	}
 }
 
@@ -195,6 +268,13 @@ type history struct {
 	metric string    // truth metric column name ("" without --truth)
 	truth  []float64 // its value after each update
 	full   bool      // the column elbo_full (SVI with eval_every > 0)
+
+	// Streaming to a file (open): each update is written and flushed.
+	file    *os.File
+	path    string
+	csv     *csv.Writer
+	headed  bool
+	written int
 }
 
 // evaluatesFull reports whether history.csv has the column elbo_full, the
@@ -212,41 +292,101 @@ func evaluatesFull(s framework.Schedule) bool {
 	return false
 }
 
-func (h *history) write(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	// Staged training (two-stage, or the annotators' classifier start) adds
-	// a column "stage": the bound is monotone within a stage only. SVI with
-	// eval_every > 0 adds a last column "elbo_full": the bound over the
-	// whole corpus (Progress.FullELBO), empty where not evaluated. Both come
-	// after the fixed columns, so that those keep their positions.
-	staged := len(h.rows) > 0 && h.rows[0].Stage > 0
+// header is history.csv's header, from the first row: staged training
+// (two-stage, or the annotators' classifier start) adds a column "stage"
+// (the bound is monotone within a stage only); a schedule with the full
+// bound adds a last column "elbo_full" (Progress.FullELBO), empty where
+// not evaluated. Both come after the fixed columns, so that those keep
+// their positions.
+func (h *history) header() []string {
 	hdr := historyHeader(h.metric)
-	if staged {
+	if h.staged() {
 		hdr = append(hdr, "stage")
 	}
 	if h.full {
 		hdr = append(hdr, "elbo_full")
 	}
-	cw.Write(hdr)
-	for i, p := range h.rows {
-		row := []string{strconv.Itoa(p.Iter), strconv.Itoa(p.Epoch), ftoa(p.Rho), strconv.FormatFloat(p.ELBO, 'g', -1, 64), strconv.FormatFloat(p.Elapsed.Seconds(), 'f', 3, 64)}
-		if h.metric != "" {
-			row = append(row, ftoa(h.truth[i]))
+	return hdr
+}
+
+func (h *history) staged() bool { return len(h.rows) > 0 && h.rows[0].Stage > 0 }
+
+func (h *history) row(i int) []string {
+	p := h.rows[i]
+	row := []string{strconv.Itoa(p.Iter), strconv.Itoa(p.Epoch), ftoa(p.Rho), strconv.FormatFloat(p.ELBO, 'g', -1, 64), strconv.FormatFloat(p.Elapsed.Seconds(), 'f', 3, 64)}
+	if h.metric != "" {
+		row = append(row, ftoa(h.truth[i]))
+	}
+	if h.staged() {
+		row = append(row, strconv.Itoa(p.Stage))
+	}
+	if h.full {
+		full := ""
+		if !math.IsNaN(p.FullELBO) {
+			full = strconv.FormatFloat(p.FullELBO, 'g', -1, 64)
 		}
-		if staged {
-			row = append(row, strconv.Itoa(p.Stage))
-		}
-		if h.full {
-			full := ""
-			if !math.IsNaN(p.FullELBO) {
-				full = strconv.FormatFloat(p.FullELBO, 'g', -1, 64)
-			}
-			row = append(row, full)
-		}
-		cw.Write(row)
+		row = append(row, full)
+	}
+	return row
+}
+
+// write writes the whole history.
+func (h *history) write(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write(h.header())
+	for i := range h.rows {
+		cw.Write(h.row(i))
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// open makes the history stream into path: the header with the first row,
+// then each row as it comes, flushed to the file at once.
+func (h *history) open(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	h.file, h.path, h.csv = f, path, csv.NewWriter(f)
+	return nil
+}
+
+// flush writes the rows not yet written (and the header before the first).
+func (h *history) flush() error {
+	if h.csv == nil {
+		return nil
+	}
+	if !h.headed && len(h.rows) > 0 {
+		h.csv.Write(h.header())
+		h.headed = true
+	}
+	for ; h.written < len(h.rows); h.written++ {
+		h.csv.Write(h.row(h.written))
+	}
+	h.csv.Flush()
+	if err := h.csv.Error(); err != nil {
+		return fmt.Errorf("writing %s: %w", h.path, err)
+	}
+	return nil
+}
+
+// close writes what is left (the header alone when there were no rows)
+// and closes the file; it may be called again.
+func (h *history) close() error {
+	if h.file == nil {
+		return nil
+	}
+	if !h.headed {
+		h.csv.Write(h.header())
+		h.headed = true
+	}
+	err := h.flush()
+	if cerr := h.file.Close(); err == nil {
+		err = cerr
+	}
+	h.file, h.csv = nil, nil
+	return err
 }
 
 // observer logs, records history and drives the progress bar.
@@ -290,6 +430,9 @@ func (o *observer) observe(p framework.Progress) error {
 		v := o.truth.score(o.run.Model.Target)
 		o.h.truth = append(o.h.truth, v)
 		o.e.log.Debug("truth", o.truth.metric, v)
+	}
+	if err := o.h.flush(); err != nil {
+		return err
 	}
 	if o.h.full && !math.IsNaN(p.FullELBO) {
 		o.fullELBO = p.FullELBO

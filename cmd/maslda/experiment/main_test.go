@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asMain) == "1" {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	if os.Getenv(asParent) == "1" {
+		parentMain()
+	}
 	os.Exit(m.Run())
 }
 

@@ -311,6 +311,15 @@ func (r *Runner) runStep(ctx context.Context, st Step) error {
 	return writeJSONAtomic(r.markerPath(st), stepMarker{Command: st.Command, Args: st.Args})
 }
 
+// childCommand is exec.CommandContext for a child that dies with the
+// runner (childAttr: a parent-death signal on Linux), so that killing
+// maslda experiment, even with SIGKILL, leaves no train running.
+func childCommand(ctx context.Context, exe string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.SysProcAttr = childAttr()
+	return cmd
+}
+
 // childRun is what a finished child process cost.
 type childRun struct {
 	seconds float64 // wall time
@@ -333,7 +342,7 @@ func (r *Runner) child(ctx context.Context, stdout io.Writer, logPath string, ar
 		return childRun{}, err
 	}
 	defer logf.Close()
-	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd := childCommand(ctx, exe, args...)
 	cmd.Env = append(os.Environ(), r.Env...)
 	cmd.Stderr = logf
 	cmd.Stdout = logf

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/corpus"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
@@ -95,6 +96,7 @@ func ReadAnnotators(r io.Reader, name string) (*Annotators, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", name, err)
 	}
+	data = bytes.TrimPrefix(data, []byte(corpus.BOM)) // a leading byte-order mark is ignored
 	lineAt := func(off int64) int { return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n")) }
 	bad := func(err error, off int64) error {
 		var se *json.SyntaxError

@@ -23,6 +23,25 @@ var Formats = []string{"png", "svg"}
 // PNGDPI is the resolution of PNG output.
 const PNGDPI = 150
 
+// Size limits of a figure: each side at most MaxSide, the area at most
+// MaxArea (at PNGDPI, 40 × 25 inches is 22.5 million pixels, 90 MB of
+// RGBA: gonum's image canvas allocates it at once, and a request for
+// 100000 × 100000 inches would exhaust memory).
+const (
+	MaxSide = 200 * vg.Inch
+	MaxArea = 1000 * vg.Inch * vg.Inch
+)
+
+// CheckSize refuses a figure size beyond MaxSide or MaxArea.
+func CheckSize(w, h vg.Length) error {
+	if w > MaxSide || h > MaxSide || w*h > MaxArea {
+		return fmt.Errorf("%w: figure size %.4g × %.4g inches is too large: at most %g inches a side and %g square inches (%.0f megapixels at %d dpi)",
+			framework.ErrBadInput, float64(w/vg.Inch), float64(h/vg.Inch), float64(MaxSide/vg.Inch), float64(MaxArea/vg.Inch/vg.Inch),
+			float64(MaxArea/vg.Inch/vg.Inch)*PNGDPI*PNGDPI/1e6, PNGDPI)
+	}
+	return nil
+}
+
 // Figure is a drawing: panels on a grid (rows × columns; a nil panel
 // leaves its cell empty), with an optional title above, a legend to the
 // right, a colour bar and a caption below.
@@ -40,6 +59,9 @@ type Figure struct {
 func (f *Figure) Encode(w io.Writer, format string) error {
 	if f.Width <= 0 || f.Height <= 0 {
 		return fmt.Errorf("%w: figure size %v × %v, want positive", framework.ErrBadInput, f.Width, f.Height)
+	}
+	if err := CheckSize(f.Width, f.Height); err != nil {
+		return err
 	}
 	var c vg.CanvasWriterTo
 	switch strings.ToLower(format) {

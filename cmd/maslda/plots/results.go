@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/corpus"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -440,7 +441,7 @@ type row struct {
 // readTable reads a CSV file with a header; every record must have the
 // header's number of fields.
 func readTable(r io.Reader, name string) ([]string, []row, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(corpus.SkipBOM(r))
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, nil, framework.Errorf(name, 1, "empty file: expected a header line")
@@ -449,9 +450,6 @@ func readTable(r io.Reader, name string) ([]string, []row, error) {
 		return nil, nil, csvErr(name, err)
 	}
 	header = slices.Clone(header)
-	if len(header) > 0 {
-		header[0] = strings.TrimPrefix(header[0], "\ufeff")
-	}
 	for i := range header {
 		header[i] = strings.TrimSpace(header[i])
 	}

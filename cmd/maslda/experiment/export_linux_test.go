@@ -1,0 +1,4 @@
+package experiment
+
+// ChildCommand exports childCommand to the external tests.
+var ChildCommand = childCommand

@@ -1,0 +1,123 @@
+package models
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/maslda/maslda/framework"
+)
+
+// Memory is an estimate of the memory a run allocates, in bytes, before
+// it allocates it.
+type Memory struct {
+	Topics  float64 // ζ, E[log β], exp(E[log β]): 3·K·V float64
+	Stats   float64 // the E-step's statistics: (2·workers + 1)·K·V float64
+	PerDoc  float64 // γ (D·K float64) and per-word stores (softmax φ, frozen φ: K·ΣL_d float32 each)
+	Workers int
+}
+
+// Total is the sum of the parts.
+func (m Memory) Total() float64 { return m.Topics + m.Stats + m.PerDoc }
+
+// EstimateMemory estimates the memory of a run with k topics over a
+// vocabulary of v words, on docs documents with uniq distinct words in all
+// (Σ_d L_d; 0 without a corpus), workers E-step goroutines (≤ 0: all
+// cores) and phiStores per-word φ stores (the softmax response and the
+// two-stage schedule keep one each). Products are in float64, so absurd
+// sizes do not overflow.
+func EstimateMemory(k, v, docs int, uniq int64, workers, phiStores int) Memory {
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	kv := float64(k) * float64(v)
+	return Memory{
+		Topics:  3 * 8 * kv,
+		Stats:   float64(2*workers+1) * 8 * kv,
+		PerDoc:  8*float64(docs)*float64(k) + float64(phiStores)*4*float64(k)*float64(uniq),
+		Workers: workers,
+	}
+}
+
+// memoryLimit returns the memory a run may use and where the figure comes
+// from (0: unknown); replaced in tests.
+var memoryLimit = systemMemoryLimit
+
+// CheckMemory refuses an estimate above the memory available, with the
+// estimate, its parts and the limit (framework.ErrBadInput).
+func CheckMemory(m Memory) error {
+	limit, source := memoryLimit()
+	if limit <= 0 || m.Total() <= limit {
+		return nil
+	}
+	return fmt.Errorf("%w: the run needs about %s (topics K·V %s, E-step statistics for %d workers %s, per-document state %s) but %s is available (%s): lower k, the vocabulary size V (1 + the largest word id, or --vocab-size) or the workers",
+		framework.ErrBadInput, bytesText(m.Total()), bytesText(m.Topics), m.Workers, bytesText(m.Stats), bytesText(m.PerDoc), bytesText(limit), source)
+}
+
+func bytesText(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return strconv.FormatFloat(b/(1<<30), 'f', 1, 64) + " GiB"
+	case b >= 1<<20:
+		return strconv.FormatFloat(b/(1<<20), 'f', 1, 64) + " MiB"
+	}
+	return strconv.FormatFloat(b/(1<<10), 'f', 1, 64) + " KiB"
+}
+
+// systemMemoryLimit is the smallest of GOMEMLIMIT (when set), the cgroup
+// v2 limit (memory.max) and MemAvailable from /proc/meminfo; 0 when none
+// is known.
+func systemMemoryLimit() (float64, string) {
+	limit, source := 0.0, ""
+	take := func(v float64, s string) {
+		if v > 0 && (limit == 0 || v < limit) {
+			limit, source = v, s
+		}
+	}
+	if l := debug.SetMemoryLimit(-1); l > 0 && l < math.MaxInt64 {
+		take(float64(l), "GOMEMLIMIT")
+	}
+	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+		if v, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64); err == nil {
+			take(v, "the cgroup's memory.max")
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			if len(f) >= 2 && f[0] == "MemAvailable:" {
+				if v, err := strconv.ParseFloat(f[1], 64); err == nil {
+					take(v*1024, "MemAvailable in /proc/meminfo")
+				}
+			}
+		}
+	}
+	return limit, source
+}
+
+// runMemory estimates the memory of cfg on corpus c (nil: a loaded model,
+// topics only).
+func runMemory(cfg *Config, v int, c *framework.Corpus) Memory {
+	docs, uniq := 0, int64(0)
+	stores := 0
+	if c != nil {
+		docs = len(c.Docs)
+		for i := range c.Docs {
+			uniq += int64(len(c.Docs[i].Words))
+		}
+		if cfg.Response != nil && cfg.Response.Name == "softmax" {
+			stores++
+		}
+		if cfg.Inference.Name == "two-stage" {
+			stores++
+		}
+	}
+	return EstimateMemory(cfg.Topics.K, v, docs, uniq, cfg.Workers, stores)
+}

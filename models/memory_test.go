@@ -1,0 +1,53 @@
+package models
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/maslda/maslda/framework"
+)
+
+// TestMemoryGuard: a run or a model whose K·V cannot fit is refused before
+// anything is allocated, with the estimate and the limit.
+func TestMemoryGuard(t *testing.T) {
+	defer func(f func() (float64, string)) { memoryLimit = f }(memoryLimit)
+	memoryLimit = func() (float64, string) { return 1 << 30, "the test's limit" }
+
+	m := EstimateMemory(20, 2_000_000_000, 10, 100, 2, 1)
+	if got, want := m.Topics, 3*8*20*2e9; got != want {
+		t.Errorf("topics %v, want %v", got, want)
+	}
+	if got, want := m.Stats, 5*8*20*2e9; got != want {
+		t.Errorf("stats %v, want %v", got, want)
+	}
+	c := &framework.Corpus{V: 2_147_483_647, Docs: []framework.Doc{{Words: []int32{2_147_483_646}, Counts: []float64{1}, N: 1}}}
+	_, err := Build(mustConfig(t, "workers = 2\ntopics {\nk = 20\n}\n"), nil, c)
+	want := "the run needs about 2560.0 GiB (topics K·V 960.0 GiB, E-step statistics for 2 workers 1600.0 GiB"
+	if err == nil || !errors.Is(err, framework.ErrBadInput) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "but 1.0 GiB is available (the test's limit)") {
+		t.Fatalf("Build: %v\nwant ErrBadInput containing %q", err, want)
+	}
+
+	// A model.json claiming v = 2e9.
+	small, _ := plantedCorpus(t, 2, 20, 10, 2)
+	r, err := Build(mustConfig(t, "topics {\nk = 2\n}\ninference \"batch\" {\nmax_iters = 1\n}\n"), nil, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "m")
+	if err := r.SaveAtomic(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "model.json"))
+	var man map[string]any
+	json.Unmarshal(raw, &man)
+	man["v"] = 2_000_000_000
+	raw, _ = json.Marshal(man)
+	os.WriteFile(filepath.Join(dir, "model.json"), raw, 0o644)
+	if _, err := Load(dir, nil); err == nil || !strings.Contains(err.Error(), "model.json: v = 2000000000, k = 2: bad input: the run needs about") {
+		t.Fatalf("Load: %v", err)
+	}
+}
