@@ -37,6 +37,12 @@ const (
 	InitUniform    = "uniform"    // the prior: ξ^r_{c,l} = ω + diagonal·[c = l] (default, with diagonal 2)
 )
 
+// Whom the classifier start judges each answer against (Config.StartLabels).
+const (
+	StartOthers     = "others"     // the classifier and the document's other answers (default)
+	StartClassifier = "classifier" // the classifier alone
+)
+
 // Config holds the settings of the `annotators "confusion" { ... }` block.
 // The zero value is not valid; start from Defaults.
 type Config struct {
@@ -60,6 +66,12 @@ type Config struct {
 	// (exactly one batch M-step from λ = majority vote); smaller values give
 	// a softer first E-step. ≥ 0; ignored by "uniform".
 	InitStrength float64 `hcl:"init_strength,optional"`
+	// StartLabels chooses whom each answer is judged against by the
+	// "classifier" start (Model.Start): "others" (default) the classifier's
+	// prediction combined with the other answers to the same document
+	// (leave-one-out; with one answer per document the classifier alone),
+	// or "classifier" the classifier alone.
+	StartLabels string `hcl:"start_labels,optional"`
 	// Estimate is "variational" (default: the Dirichlet posterior of
 	// MODEL.md §2) or "point": MAP point estimates π̂^r_{c,l} ∝ ξ^r_{c,l} − 1
 	// of the same ξ (the EM of Dawid–Skene and of Raykar et al. 2010 when
@@ -69,7 +81,7 @@ type Config struct {
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8}
+	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartLabels: StartOthers}
 }
 
 // Validate checks the settings; errors wrap framework.ErrBadInput.
@@ -91,6 +103,11 @@ func (c Config) Validate() error {
 		}
 	default:
 		return fmt.Errorf("%w: annotators.init = %q; valid: %s, %s, %s", framework.ErrBadInput, c.Init, InitClassifier, InitMajority, InitUniform)
+	}
+	switch c.StartLabels {
+	case StartOthers, StartClassifier:
+	default:
+		return fmt.Errorf("%w: annotators.start_labels = %q; valid: %s, %s", framework.ErrBadInput, c.StartLabels, StartOthers, StartClassifier)
 	}
 	switch c.Estimate {
 	case EstimateVariational:
@@ -272,6 +289,16 @@ func (m *Model) StartIters() int {
 // "every annotator is perfect", docs/design.md). Hard labels rather than
 // the predictive probabilities: a classifier fitted to noisy answers is
 // flat, and its probabilities would make every annotator look like chance.
+//
+// With start_labels = "others" (default) the label an answer y_dr is
+// counted against is, when d has other answers, the leave-one-out class
+//
+//	argmax_c [ log pred_dc + Σ_{r'∈R_d, r'≠r} E[log π^{r'}_{c,y_dr'}] ]
+//
+// at the current ξ: still independent of annotator r's own answer, and as
+// good as the crowd where the crowd is large (with one answer per document
+// it is the classifier's label). "classifier" always counts against
+// argmax pred_d.
 func (m *Model) Start(pred []framework.Target) error {
 	if m.byDoc == nil {
 		return fmt.Errorf("%w: confusion annotators: no training answers to start from", framework.ErrBadInput)
@@ -288,7 +315,9 @@ func (m *Model) Start(pred []framework.Target) error {
 			}
 		}
 	}
-	labels := make(map[int]bool)
+	labels := make(map[int]bool) // the classifier's labels
+	others := m.cfg.StartLabels == StartOthers
+	base, score := make([]float64, C), make([]float64, C)
 	for d, as := range m.byDoc {
 		if len(as) == 0 {
 			continue
@@ -299,8 +328,32 @@ func (m *Model) Start(pred []framework.Target) error {
 		}
 		c := t.Argmax()
 		labels[c] = true
+		if !others || len(as) == 1 {
+			for _, a := range as {
+				xi[(int(a.Worker)*C+c)*C+int(a.Class)]++
+			}
+			continue
+		}
+		// base = log p_clf + every answer's message; each answer then
+		// removes its own.
+		for l, p := range t.P {
+			base[l] = math.Log(max(p, 1e-300))
+		}
 		for _, a := range as {
-			xi[(int(a.Worker)*C+c)*C+int(a.Class)]++
+			for l, e := range m.elogT[(int(a.Worker)*C+int(a.Class))*C:][:C] {
+				base[l] += e
+			}
+		}
+		for _, a := range as {
+			row := m.elogT[(int(a.Worker)*C+int(a.Class))*C:][:C]
+			best := 0
+			for l := range score {
+				score[l] = base[l] - row[l]
+				if score[l] > score[best] {
+					best = l
+				}
+			}
+			xi[(int(a.Worker)*C+best)*C+int(a.Class)]++
 		}
 	}
 	if len(labels) == 1 && C > 1 {

@@ -690,6 +690,7 @@ func TestConfig(t *testing.T) {
 		{func(c *Config) { c.Diagonal = math.Inf(1) }, "diagonal"},
 		{func(c *Config) { c.InitStrength = -1 }, "init_strength"},
 		{func(c *Config) { c.Init = "random" }, "majority, uniform"},
+		{func(c *Config) { c.StartLabels = "crowd" }, "start_labels"},
 	} {
 		cfg := Defaults()
 		c.mod(&cfg)
@@ -705,7 +706,7 @@ func TestConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := n.(*Model).Config(); got != (Config{Omega: 1, Diagonal: 3, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8}) {
+	if got := n.(*Model).Config(); got != (Config{Omega: 1, Diagonal: 3, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartLabels: StartOthers}) {
 		t.Errorf("decoded config %+v", got)
 	}
 	if _, err := framework.Default.Noise("confusion", framework.ParamsFunc(func(into any) error {

@@ -13,31 +13,58 @@ func catTarget(p ...float64) *framework.Categorical {
 	return t
 }
 
-// TestStartFixture: the classifier start counts each answer against the
-// classifier's most probable class, on top of the prior (ω = 1, diagonal =
-// 0.5), whatever ξ was before.
+// TestStartFixture: the classifier start counts each answer, on top of the
+// prior (ω = 1, diagonal = 0.5), against the classifier's most probable
+// class (start_labels = "classifier"), or against the class that the
+// classifier and the document's other answers, weighed by the current ξ,
+// make most probable (start_labels = "others", leave-one-out; a document
+// with one answer is judged by the classifier alone).
 func TestStartFixture(t *testing.T) {
-	cfg := Defaults()
-	cfg.Diagonal, cfg.Init = 0.5, InitClassifier
-	m := newModel(t, cfg, 3, 2, fixtureAnswers)
-	if got := m.StartIters(); got != 8 {
-		t.Errorf("StartIters = %d, want the default 8", got)
-	}
 	// The classifier says d0 → 1, d1 → 0, d2 → 1, d3 → 0.
 	pred := []framework.Target{catTarget(0.4, 0.6), catTarget(0.9, 0.1), catTarget(0.2, 0.8), catTarget(0.55, 0.45)}
-	if err := m.Start(pred); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		labels string
+		want   [][][]float64
+	}{
+		// a0 answered 0 on d0 (class 1), 1 on d1 (class 0), 0 on d3 (class 0):
+		//   [0][0] += 1, [0][1] += 1, [1][0] += 1
+		// a1 answered 0 on d0 (1) and d1 (0): [1][0] += 1, [0][0] += 1
+		// a2 answered 1 on d0 (1), 0 on d2 (1) and d3 (0): [1][1] += 1, [1][0] += 1, [0][0] += 1
+		{StartClassifier, [][][]float64{
+			{{1.5 + 1, 1 + 1}, {1 + 1, 1.5}},
+			{{1.5 + 1, 1}, {1 + 1, 1.5}},
+			{{1.5 + 1, 1}, {1 + 1, 1.5 + 1}},
+		}},
+		// Every annotator at ξ = [[9, 1], [1, 9]]: another answer carries
+		// ψ(9) − ψ(1) = 2.718 nats for its class, more than the classifier's
+		// largest log-odds (log 9 = 2.197); two that disagree cancel.
+		// d0 (a0 0, a1 0, a2 1; classifier 1): a0 → 1 (others cancel), a1 → 1, a2 → 0.
+		// d1 (a0 1, a1 0; classifier 0): a0 → 0, a1 → 1.
+		// d2 (a2 0 alone): the classifier, 1. d3 (a0 0, a2 0): 0 and 0.
+		// a0: [1][0], [0][1], [0][0]; a1: [1][0] twice; a2: [0][1], [1][0], [0][0].
+		{StartOthers, [][][]float64{
+			{{1.5 + 1, 1 + 1}, {1 + 1, 1.5}},
+			{{1.5, 1}, {1 + 2, 1.5}},
+			{{1.5 + 1, 1 + 1}, {1 + 1, 1.5}},
+		}},
+	} {
+		t.Run(tc.labels, func(t *testing.T) {
+			cfg := Defaults()
+			cfg.Diagonal, cfg.Init, cfg.StartLabels = 0.5, InitClassifier, tc.labels
+			m := newModel(t, cfg, 3, 2, fixtureAnswers)
+			if got := m.StartIters(); got != 8 {
+				t.Errorf("StartIters = %d, want the default 8", got)
+			}
+			xi := [][]float64{{9, 1}, {1, 9}}
+			if err := m.SetXi([][][]float64{xi, xi, xi}); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Start(pred); err != nil {
+				t.Fatal(err)
+			}
+			checkXi(t, m, tc.want, 1e-15)
+		})
 	}
-	// a0 answered 0 on d0 (class 1), 1 on d1 (class 0), 0 on d3 (class 0):
-	//   [0][0] += 1, [0][1] += 1, [1][0] += 1
-	// a1 answered 0 on d0 (1) and d1 (0): [1][0] += 1, [0][0] += 1
-	// a2 answered 1 on d0 (1), 0 on d2 (1) and d3 (0): [1][1] += 1, [1][0] += 1, [0][0] += 1
-	want := [][][]float64{
-		{{1.5 + 1, 1 + 1}, {1 + 1, 1.5}},
-		{{1.5 + 1, 1}, {1 + 1, 1.5}},
-		{{1.5 + 1, 1}, {1 + 1, 1.5 + 1}},
-	}
-	checkXi(t, m, want, 1e-15)
 	// Other starts have no warm-up.
 	for _, init := range []string{InitMajority, InitUniform} {
 		c := Defaults()
