@@ -29,8 +29,9 @@ func (m Memory) Total() float64 { return m.Topics + m.Stats + m.PerDoc }
 // EstimateMemory estimates the memory of a run with k topics over a
 // vocabulary of v words, on docs documents with uniq distinct words in all
 // (Σ_d L_d; 0 without a corpus), workers E-step goroutines (≤ 0: all
-// cores) and phiStores per-word φ stores (the softmax response and the
-// two-stage schedule keep one each). Products are in float64, so absurd
+// cores) and phiStores per-word φ stores (the softmax response, the
+// gaussian with a supervision weight > 1 and the two-stage schedule keep
+// one each). Products are in float64, so absurd
 // sizes do not overflow.
 func EstimateMemory(k, v, docs int, uniq int64, workers, phiStores int) Memory {
 	if workers <= 0 {
@@ -112,7 +113,11 @@ func runMemory(cfg *Config, v int, c *framework.Corpus) Memory {
 		for i := range c.Docs {
 			uniq += int64(len(c.Docs[i].Words))
 		}
-		if cfg.Response != nil && cfg.Response.Name == "softmax" {
+		if cfg.Response != nil && (cfg.Response.Name == "softmax" || cfg.Response.Name == "gaussian") {
+			// The softmax keeps every document's φ for its M-step; the
+			// gaussian's default supervision weight (> 1) makes the model
+			// keep it for warm starts (Model.warm); with weight = 1 this
+			// over-estimates.
 			stores++
 		}
 		if cfg.Inference.Name == "two-stage" {
