@@ -29,6 +29,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	ansPath := fs.String("answers", "", "annotators' answers, CSV task,worker,label")
 	widePath := fs.String("answers-wide", "", "annotators' answers as a wide matrix (row = document, column = annotator)")
 	missing := fs.String("missing", "999999999", "missing-value sentinel of --answers-wide")
+	dupFlag := fs.String("duplicates", "keep", "a worker's repeated answers to a task in --answers: keep (count each), first, last, or error")
 	out := fs.String("out", "", "output directory for the model and history.csv (required; replaced atomically)")
 	truthPath := fs.String("truth", "", "ground truth of the training documents, CSV task,label: history.csv gets the truth-inference metric per update")
 	truthCol := fs.String("truth-column", "", "ground truth as one label per line in document order (e.g. labels_train.txt)")
@@ -45,6 +46,10 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	if err := checkProgress(*progress); err != nil {
 		return err
+	}
+	dup, err := corpus.ParseDuplicates(*dupFlag)
+	if err != nil {
+		return fmt.Errorf("%w: --duplicates %q; valid: keep, first, last, error", errUsage, *dupFlag)
 	}
 	if *workers < -1 {
 		return fmt.Errorf("%w: --workers %d, want ≥ 0 (0 = all cores)", errUsage, *workers)
@@ -91,9 +96,12 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 		c.V = *vocabSize
 	}
-	table, err := loadAnswers(*ansPath, *widePath, *missing)
+	table, err := loadTrainAnswers(*ansPath, *widePath, *missing, dup)
 	if err != nil {
 		return err
+	}
+	if table != nil && table.Repeats > 0 {
+		e.log.Info("repeated answers", "file", table.Name, "repeats", table.Repeats, "duplicates", dup.String())
 	}
 	var classes []string
 	if *classesPath != "" {
