@@ -161,6 +161,20 @@ type Model interface {
 	ELBO(s Stats, st Step) float64
 }
 
+// ConvergenceScaler is an optional capability of a Model: the magnitude
+// against which a batch schedule judges the relative change of the bound
+// (|ΔL| ≤ tol·scale). A model whose bound holds a large part that cannot
+// change between iterations returns the magnitude of the rest, so that the
+// constant does not hide the change of the part that moves: with one
+// topic (k = 1) φ ≡ 1, so the topic layer's part of the bound is fixed by
+// the word counts after the first update (−2.9e8 on a real bag of words,
+// which made a relative tolerance of 1e-5 stop Dawid–Skene after two
+// iterations). ok false means the whole bound (|L|), as without the
+// capability. The change judged is always that of the whole bound.
+type ConvergenceScaler interface {
+	ConvergenceScale(s Stats, st Step) (scale float64, ok bool)
+}
+
 // Evaluator is an optional capability of a Model: the bound over the whole
 // training corpus at the current global parameters, which an SVI schedule
 // reports every eval_every epochs (Progress.FullELBO) because its own
