@@ -80,6 +80,16 @@ type Likelihood interface {
 	Predict(d *DocState)
 }
 
+// DocumentFree is an optional capability of a Likelihood whose target
+// does not depend on the documents (the class prior, p(c_d) = π_{c_d}):
+// its prior message, statistics and bound never read φ̄_d, so a model
+// with it can be trained on answers alone, over documents without words
+// (`maslda train` without --docs).
+type DocumentFree interface {
+	// IgnoresDocuments reports whether the response ignores the documents.
+	IgnoresDocuments() bool
+}
+
 // LikelihoodLocal is a response's per-goroutine part of the local step.
 type LikelihoodLocal interface {
 	// Begin caches per-document terms (for example log B_dl) from d.Phi.

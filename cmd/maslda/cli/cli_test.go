@@ -600,7 +600,7 @@ func TestHelp(t *testing.T) {
 	}
 	// A command's -h prints its flags to stderr and exits 0.
 	r := run(t, "train", "-h")
-	if r.code != ExitOK || !strings.Contains(r.stderr, "Usage: maslda train --docs FILE --out DIR") || !strings.Contains(r.stderr, "-vocab string") {
+	if r.code != ExitOK || !strings.Contains(r.stderr, "Usage: maslda train [--docs FILE] --out DIR") || !strings.Contains(r.stderr, "-vocab string") {
 		t.Errorf("train -h: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
