@@ -80,6 +80,16 @@ type Likelihood interface {
 	Predict(d *DocState)
 }
 
+// DocumentFree is an optional capability of a Likelihood whose target
+// does not depend on the documents (the class prior, p(c_d) = π_{c_d}):
+// its prior message, statistics and bound never read φ̄_d, so a model
+// with it can be trained on answers alone, over documents without words
+// (`maslda train` without --docs).
+type DocumentFree interface {
+	// IgnoresDocuments reports whether the response ignores the documents.
+	IgnoresDocuments() bool
+}
+
 // LikelihoodLocal is a response's per-goroutine part of the local step.
 type LikelihoodLocal interface {
 	// Begin caches per-document terms (for example log B_dl) from d.Phi.
@@ -159,6 +169,20 @@ type Model interface {
 	// ELBO is the evidence lower bound after Update (an estimate scaled by
 	// st.Scale when s covers a mini-batch).
 	ELBO(s Stats, st Step) float64
+}
+
+// ConvergenceScaler is an optional capability of a Model: the magnitude
+// against which a batch schedule judges the relative change of the bound
+// (|ΔL| ≤ tol·scale). A model whose bound holds a large part that cannot
+// change between iterations returns the magnitude of the rest, so that the
+// constant does not hide the change of the part that moves: with one
+// topic (k = 1) φ ≡ 1, so the topic layer's part of the bound is fixed by
+// the word counts after the first update (−2.9e8 on a real bag of words,
+// which made a relative tolerance of 1e-5 stop Dawid–Skene after two
+// iterations). ok false means the whole bound (|L|), as without the
+// capability. The change judged is always that of the whole bound.
+type ConvergenceScaler interface {
+	ConvergenceScale(s Stats, st Step) (scale float64, ok bool)
 }
 
 // Evaluator is an optional capability of a Model: the bound over the whole

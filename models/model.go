@@ -576,6 +576,31 @@ func (m *Model) ELBO(s framework.Stats, st framework.Step) float64 {
 	return m.Topics.ELBO(t.topics, st) + m.weight*sup
 }
 
+var _ framework.ConvergenceScaler = (*Model)(nil)
+
+// ConvergenceScale is the magnitude against which the batch schedule
+// judges the bound's relative change (framework.ConvergenceScaler): with
+// one topic (k = 1) the topic layer's part of the bound is the same after
+// every update (φ ≡ 1 and E[log θ_d] = 0 whatever the response, so its
+// statistics are the word counts and ζ = τ + counts from the first update
+// on), so the scale is |w·(response + annotators)|, the part that moves;
+// otherwise (k > 1, or a phase of a two-stage fit whose bound is one part
+// alone) ok is false: the whole bound.
+func (m *Model) ConvergenceScale(s framework.Stats, st framework.Step) (float64, bool) {
+	t := s.(*stats)
+	if t.topics == nil || m.Topics.K != 1 || (t.resp == nil && t.noise == nil) {
+		return 0, false // the bound is the supervised part alone, or the topics' alone
+	}
+	sup := 0.0
+	if t.resp != nil {
+		sup += m.Response.ELBO(t.resp, st)
+	}
+	if t.noise != nil {
+		sup += m.Noise.ELBO(t.noise, st)
+	}
+	return math.Abs(m.weight * sup), true
+}
+
 var _ framework.Evaluator = (*Model)(nil)
 
 // EvalELBO is the bound over every training document at the current global

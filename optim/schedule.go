@@ -35,6 +35,11 @@ type Batch struct {
 	Tol      float64 `hcl:"tol,optional"`       // relative ELBO change (default 1e-5); 0 runs max_iters
 }
 
+// The batch schedule stops when |L_t − L_{t−1}| ≤ tol·scale_{t−1}, where
+// the scale is |L_{t−1}|, or for a model with
+// framework.ConvergenceScaler the magnitude of the part of its bound that
+// moves (the supervised part when k = 1).
+
 // DefaultBatch returns the documented defaults.
 func DefaultBatch() Batch { return Batch{MaxIters: 100, MinIters: 2, Tol: 1e-5} }
 
@@ -61,7 +66,8 @@ func (b *Batch) Fit(ctx context.Context, m framework.Model, _ *rand.Rand, obs fr
 		all[i] = i
 	}
 	res := &framework.Result{ELBO: math.NaN()}
-	prev := math.NaN()
+	prev, prevScale := math.NaN(), math.NaN()
+	scaler, _ := m.(framework.ConvergenceScaler)
 	for it := 1; it <= b.MaxIters; it++ {
 		s, err := m.EStep(ctx, all)
 		if err != nil {
@@ -80,20 +86,29 @@ func (b *Batch) Fit(ctx context.Context, m framework.Model, _ *rand.Rand, obs fr
 				return res, err
 			}
 		}
-		if it >= max(b.MinIters, 2) && converged(prev, e, b.Tol) {
+		scale := math.Abs(e)
+		if scaler != nil {
+			if v, ok := scaler.ConvergenceScale(s, st); ok {
+				scale = v
+			}
+		}
+		if it >= max(b.MinIters, 2) && convergedAt(prev, e, b.Tol, prevScale) {
 			res.Converged = true
 			break
 		}
-		prev = e
+		prev, prevScale = e, scale
 	}
 	return res, nil
 }
 
-func converged(prev, cur, tol float64) bool {
+func converged(prev, cur, tol float64) bool { return convergedAt(prev, cur, tol, math.Abs(prev)) }
+
+// convergedAt: |cur − prev| ≤ tol·scale.
+func convergedAt(prev, cur, tol, scale float64) bool {
 	if tol <= 0 || math.IsNaN(prev) {
 		return false
 	}
-	return math.Abs(cur-prev) <= tol*math.Abs(prev)
+	return math.Abs(cur-prev) <= tol*scale
 }
 
 // SVI is stochastic variational inference (the `inference "svi" { ... }`

@@ -39,6 +39,10 @@ type AnswerTable struct {
 	// document ids are, and the number of rows must equal the number of
 	// documents. Nil for CSV tables, whose tasks are document ids.
 	Wide *WideShape
+	// Repeats is the number of answers read that repeat an earlier answer
+	// of the same worker for the same task (ReadAnswersWith), whether they
+	// were kept or dropped.
+	Repeats int
 }
 
 // TruthRow is one ground-truth label as read.
@@ -72,28 +76,102 @@ func canonical(h string) string {
 	return h
 }
 
+// Duplicates is what ReadAnswersWith does with a repeated answer: a
+// second (or later) answer of the same worker for the same task.
+type Duplicates int
+
+const (
+	// DupKeep keeps every answer: each counts as evidence (what the usual
+	// aggregators do with repeated judgments).
+	DupKeep Duplicates = iota
+	// DupFirst keeps the first answer of each worker for each task.
+	DupFirst
+	// DupLast keeps the last answer of each worker for each task, at the
+	// position in the file of that last answer.
+	DupLast
+	// DupError refuses the file at the first repeat.
+	DupError
+)
+
+var dupNames = []string{"keep", "first", "last", "error"}
+
+func (d Duplicates) String() string {
+	if d < 0 || int(d) >= len(dupNames) {
+		return fmt.Sprintf("Duplicates(%d)", int(d))
+	}
+	return dupNames[d]
+}
+
+// ParseDuplicates parses keep, first, last or error.
+func ParseDuplicates(s string) (Duplicates, error) {
+	for i, n := range dupNames {
+		if s == n {
+			return Duplicates(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: duplicates %q; valid: %s", framework.ErrBadInput, s, strings.Join(dupNames, ", "))
+}
+
 // ReadAnswers reads crowd answers from CSV with a header naming the columns
 // task, worker and label (the crowd-kit convention), in any order and in
 // any letter case; question or item stand for task, annotator for worker
 // and answer for label; other columns are ignored. Every record must have as
 // many fields as the header. Fields have surrounding whitespace removed; an
 // empty task, worker or label, one containing a line break, and a second
-// answer of the same worker for the same task are errors.
+// answer of the same worker for the same task are errors (ReadAnswersWith
+// chooses what to do with repeats).
 func ReadAnswers(r io.Reader, name string) (*AnswerTable, error) {
+	return ReadAnswersWith(r, name, DupError)
+}
+
+// ReadAnswersWith is ReadAnswers with a choice of what to do with repeated
+// answers (a worker answering the same task again): keep them all, keep
+// the first or the last, or refuse the file. The table's Repeats counts
+// the repeats found, whatever was done with them.
+func ReadAnswersWith(r io.Reader, name string, dup Duplicates) (*AnswerTable, error) {
+	if dup < DupKeep || dup > DupError {
+		return nil, fmt.Errorf("%w: %v", framework.ErrBadInput, dup)
+	}
 	t := &AnswerTable{Name: name}
 	type key struct{ task, worker string }
-	first := map[key]int{}
+	first := map[key]int{} // the line of the first answer (keep, error), or the row kept (first, last)
+	var dropped []bool     // DupLast: rows replaced by a later answer
 	err := readCSV(r, name, answerColumns, func(line int, f []string) error {
 		k := key{f[0], f[1]}
-		if l, dup := first[k]; dup {
-			return framework.Errorf(name, line, "duplicate answer of worker %q for task %q (first on line %d)", f[1], f[0], l)
+		if at, rep := first[k]; rep {
+			t.Repeats++
+			switch dup {
+			case DupError:
+				return framework.Errorf(name, line, "duplicate answer of worker %q for task %q (first on line %d)", f[1], f[0], at)
+			case DupFirst:
+				return nil
+			case DupLast:
+				dropped[at] = true
+			}
 		}
-		first[k] = line
+		switch dup {
+		case DupKeep, DupError:
+			if _, rep := first[k]; !rep {
+				first[k] = line
+			}
+		case DupFirst, DupLast:
+			first[k] = len(t.Rows)
+			dropped = append(dropped, false)
+		}
 		t.Rows = append(t.Rows, RawAnswer{Task: f[0], Worker: f[1], Label: f[2], Line: line})
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if dup == DupLast && t.Repeats > 0 {
+		kept := t.Rows[:0]
+		for i, row := range t.Rows {
+			if !dropped[i] {
+				kept = append(kept, row)
+			}
+		}
+		t.Rows = kept
 	}
 	return t, nil
 }

@@ -187,6 +187,10 @@ func (r *Response) Mean() []float64 {
 // NewTarget returns q(c_d) = Cat(λ_d) over the C classes.
 func (r *Response) NewTarget() framework.Target { return framework.NewCategorical(r.C) }
 
+// IgnoresDocuments is true: the class prior never reads the documents
+// (framework.DocumentFree), so it trains on answers alone.
+func (r *Response) IgnoresDocuments() bool { return true }
+
 // NewLocal returns the local step's part (stateless).
 func (r *Response) NewLocal() framework.LikelihoodLocal { return local{r} }
 

@@ -29,7 +29,9 @@
 //
 // PhiTerm adds nothing and Begin/WordChanged keep no cache: the response
 // does not depend on φ, so the topic layer's sweeps are those of plain LDA
-// and the joint bound is LDA's plus Dawid–Skene's. The response owns the
+// and the joint bound is LDA's plus Dawid–Skene's. The response is
+// framework.DocumentFree: `maslda train` runs it on answers alone, over
+// one document without words per task (no word term in the bound). The response owns the
 // entropy H(λ_d) of q(c_d), as the softmax response does (annotator models
 // add only their evidence terms), so it is counted exactly once.
 //

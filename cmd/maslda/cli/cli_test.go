@@ -522,8 +522,10 @@ func TestErrors(t *testing.T) {
 			ExitError, `resp\.hcl:1: unknown component: response "nonesuch"; registered: `},
 		{"malformed answers CSV", []string{"train", "--docs", f.docs, "--out", out, "--answers", w("ans.csv", "task,worker\n0,a\n")},
 			ExitError, `ans\.csv:1: .*missing label`},
-		{"duplicate answer", []string{"train", "--docs", f.docs, "--out", out, "--answers", w("dup.csv", "task,worker,label\n0,a,1\n0,a,2\n")},
+		{"duplicate answer", []string{"train", "--docs", f.docs, "--out", out, "--duplicates", "error", "--answers", w("dup.csv", "task,worker,label\n0,a,1\n0,a,2\n")},
 			ExitError, `dup\.csv:3: duplicate answer`},
+		{"bad --duplicates", []string{"train", "--docs", f.docs, "--out", out, "--duplicates", "all", "--answers", w("dup.csv", "task,worker,label\n0,a,1\n0,a,2\n")},
+			ExitUsage, `--duplicates "all"; valid: keep, first, last, error`},
 		{"--out is a file", []string{"train", "--docs", f.docs, "--out", f.vocab},
 			ExitError, `vocab\.txt exists and is not a directory`},
 
@@ -598,7 +600,7 @@ func TestHelp(t *testing.T) {
 	}
 	// A command's -h prints its flags to stderr and exits 0.
 	r := run(t, "train", "-h")
-	if r.code != ExitOK || !strings.Contains(r.stderr, "Usage: maslda train --docs FILE --out DIR") || !strings.Contains(r.stderr, "-vocab string") {
+	if r.code != ExitOK || !strings.Contains(r.stderr, "Usage: maslda train [--docs FILE] --out DIR") || !strings.Contains(r.stderr, "-vocab string") {
 		t.Errorf("train -h: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }

@@ -77,13 +77,24 @@ func docIDs(c *framework.Corpus) []string {
 	return ids
 }
 
-// loadAnswers reads answers (CSV task,worker,label, or a wide matrix).
+// loadAnswers reads answers (CSV task,worker,label, or a wide matrix),
+// refusing a repeated answer of a worker for a task (loadTrainAnswers
+// chooses).
 func loadAnswers(csvPath, widePath, missing string) (*corpus.AnswerTable, error) {
+	return loadTrainAnswers(csvPath, widePath, missing, corpus.DupError)
+}
+
+// loadTrainAnswers is loadAnswers with dup deciding what becomes of
+// repeated answers in a CSV file (a wide matrix has one cell per worker
+// and task, so none).
+func loadTrainAnswers(csvPath, widePath, missing string, dup corpus.Duplicates) (*corpus.AnswerTable, error) {
 	switch {
 	case csvPath != "" && widePath != "":
 		return nil, fmt.Errorf("%w: give --answers or --answers-wide, not both", errUsage)
 	case csvPath != "":
-		return withFile(csvPath, corpus.ReadAnswers)
+		return withFile(csvPath, func(r io.Reader, name string) (*corpus.AnswerTable, error) {
+			return corpus.ReadAnswersWith(r, name, dup)
+		})
 	case widePath != "":
 		return withFile(widePath, func(r io.Reader, name string) (*corpus.AnswerTable, error) {
 			return corpus.ReadWideAnswers(r, name, missing)

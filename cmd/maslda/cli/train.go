@@ -20,15 +20,16 @@ import (
 )
 
 func runTrain(ctx context.Context, e *env, args []string) error {
-	fs, level := e.flags("train", "--docs FILE --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--classes FILE] [--vocab FILE] [--ids FILE] [--init-model DIR]")
+	fs, level := e.flags("train", "[--docs FILE] --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--classes FILE] [--vocab FILE] [--ids FILE] [--init-model DIR]")
 	cfgPath := fs.String("config", "", "configuration file (HCL, or HCL's JSON syntax for .json); default: plain LDA, batch EM")
-	docsPath := fs.String("docs", "", "training documents, LDA-C (required)")
+	docsPath := fs.String("docs", "", "training documents, LDA-C (required unless the response ignores the documents, e.g. model = \"dawid-skene\": then the answers alone)")
 	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
 	vocabPath := fs.String("vocab", "", "vocabulary, one term per line (fixes V; enables words in maslda topics)")
 	vocabSize := fs.Int("vocab-size", 0, "vocabulary size V when there is no --vocab (default: 1 + the largest word id); set it to cover test documents' ids")
 	ansPath := fs.String("answers", "", "annotators' answers, CSV task,worker,label")
 	widePath := fs.String("answers-wide", "", "annotators' answers as a wide matrix (row = document, column = annotator)")
 	missing := fs.String("missing", "999999999", "missing-value sentinel of --answers-wide")
+	dupFlag := fs.String("duplicates", "keep", "a worker's repeated answers to a task in --answers: keep (count each), first, last, or error")
 	out := fs.String("out", "", "output directory for the model and history.csv (required; replaced atomically)")
 	truthPath := fs.String("truth", "", "ground truth of the training documents, CSV task,label: history.csv gets the truth-inference metric per update")
 	truthCol := fs.String("truth-column", "", "ground truth as one label per line in document order (e.g. labels_train.txt)")
@@ -40,11 +41,19 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := e.parse(fs, level, args); err != nil {
 		return err
 	}
-	if err := need(map[string]string{"docs": *docsPath, "out": *out}); err != nil {
+	required := map[string]string{"docs": *docsPath, "out": *out}
+	if *ansPath != "" || *widePath != "" {
+		delete(required, "docs") // answers alone, if the response allows (answersOnly)
+	}
+	if err := need(required); err != nil {
 		return err
 	}
 	if err := checkProgress(*progress); err != nil {
 		return err
+	}
+	dup, err := corpus.ParseDuplicates(*dupFlag)
+	if err != nil {
+		return fmt.Errorf("%w: --duplicates %q; valid: keep, first, last, error", errUsage, *dupFlag)
 	}
 	if *workers < -1 {
 		return fmt.Errorf("%w: --workers %d, want ≥ 0 (0 = all cores)", errUsage, *workers)
@@ -81,19 +90,37 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if *vocabSize < 0 || (*vocabSize > 0 && *vocabPath != "") {
 		return fmt.Errorf("%w: --vocab-size must be positive and cannot be combined with --vocab", errUsage)
 	}
-	c, err := loadDocs(*docsPath, *idsPath, *vocabPath, 0)
-	if err != nil {
-		return err
-	}
-	if *vocabSize > 0 {
-		if *vocabSize < c.V {
-			return fmt.Errorf("%w: --vocab-size %d but %s uses word id %d", framework.ErrBadInput, *vocabSize, *docsPath, c.V-1)
+	var c *framework.Corpus
+	if *docsPath != "" {
+		if c, err = loadDocs(*docsPath, *idsPath, *vocabPath, 0); err != nil {
+			return err
 		}
-		c.V = *vocabSize
+		if *vocabSize > 0 {
+			if *vocabSize < c.V {
+				return fmt.Errorf("%w: --vocab-size %d but %s uses word id %d", framework.ErrBadInput, *vocabSize, *docsPath, c.V-1)
+			}
+			c.V = *vocabSize
+		}
+	} else {
+		if *vocabPath != "" || *vocabSize > 0 {
+			return fmt.Errorf("%w: --vocab and --vocab-size describe --docs, which is not given", errUsage)
+		}
+		if err := answersOnly(cfg); err != nil {
+			return err
+		}
 	}
-	table, err := loadAnswers(*ansPath, *widePath, *missing)
+	table, err := loadTrainAnswers(*ansPath, *widePath, *missing, dup)
 	if err != nil {
 		return err
+	}
+	if c == nil {
+		if c, err = answerDocs(table, *idsPath); err != nil {
+			return err
+		}
+		e.log.Info("no --docs: one document without words per task", "tasks", len(c.Docs))
+	}
+	if table != nil && table.Repeats > 0 {
+		e.log.Info("repeated answers", "file", table.Name, "repeats", table.Repeats, "duplicates", dup.String())
 	}
 	var classes []string
 	if *classesPath != "" {
@@ -198,6 +225,59 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	e.log.Info("saved", "dir", *out)
 	return nil
+}
+
+// answersOnly checks that the configuration can be trained on answers
+// alone, without --docs: its response must ignore the documents
+// (framework.DocumentFree, the class prior).
+func answersOnly(cfg *models.Config) error {
+	if cfg.Response == nil {
+		return fmt.Errorf("%w: missing --docs: the configuration has no response block, and plain LDA needs documents", errUsage)
+	}
+	lik, err := framework.Default.Likelihood(cfg.Response.Name, cfg.Response.Params)
+	if err != nil {
+		return err
+	}
+	if f, ok := lik.(framework.DocumentFree); ok && f.IgnoresDocuments() {
+		return nil
+	}
+	return fmt.Errorf("%w: missing --docs: response %q models the documents' topics; only a response that ignores the documents trains on answers alone (\"class-prior\": model = \"dawid-skene\" or \"dawid-skene(bayes)\")", errUsage, cfg.Response.Name)
+}
+
+// answerDocs makes the documents of a run on answers alone, one document
+// without words per task (N_d = 0, so the topic layer's word terms are
+// 0 and V = 1): the ids of idsPath in order when given; for a wide matrix
+// its rows (ids 0, 1, …); otherwise the distinct tasks of the CSV in
+// corpus.SortLabels order (numeric when every task is a number, so that
+// tasks 0..n−1 are documents 0..n−1 for --truth-column).
+func answerDocs(t *corpus.AnswerTable, idsPath string) (*framework.Corpus, error) {
+	var ids []string
+	switch {
+	case idsPath != "":
+		var err error
+		if ids, err = withFile(idsPath, corpus.ReadIDs); err != nil {
+			return nil, err
+		}
+	case t.Wide != nil:
+		ids = make([]string, t.Wide.Rows)
+		for i := range ids {
+			ids[i] = strconv.Itoa(i)
+		}
+	default:
+		tasks := make([]string, len(t.Rows))
+		for i, r := range t.Rows {
+			tasks[i] = r.Task
+		}
+		ids = corpus.SortLabels(tasks)
+	}
+	if len(ids) == 0 {
+		return nil, framework.Errorf(t.Name, 0, "no answers, and no --docs: there is nothing to train on")
+	}
+	docs := make([]framework.Doc, len(ids))
+	for d, id := range ids {
+		docs[d].ID = id
+	}
+	return &framework.Corpus{Docs: docs, V: 1}, nil
 }
 
 // flagSet reports whether the flag was given on the command line.
