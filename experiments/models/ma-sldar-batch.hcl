@@ -1,4 +1,5 @@
-# MA-sLDAr (MODEL.md §3): Gaussian response (σ² estimated), bias/precision
+# MA-sLDAr (MODEL.md §3): Gaussian response at its defaults (σ² fixed at the
+# variance of the mean answers, supervision weight 100), bias/precision
 # annotators, batch EM; the configuration of docs/results-regression.md.
 # Template of `maslda experiment` (docs/experiments.md).
 seed = ${seed}
@@ -9,10 +10,7 @@ topics {
   tau   = ${tau}
 }
 
-response "gaussian" {
-  sigma2          = 1
-  estimate_sigma2 = true
-}
+response "gaussian" {}
 
 annotators "bias-precision" {}
 

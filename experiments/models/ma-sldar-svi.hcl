@@ -8,10 +8,7 @@ topics {
   tau   = ${tau}
 }
 
-response "gaussian" {
-  sigma2          = 1
-  estimate_sigma2 = true
-}
+response "gaussian" {}
 
 annotators "bias-precision" {}
 

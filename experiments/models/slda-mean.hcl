@@ -1,7 +1,7 @@
 # Baseline sLDA (mean answer), MODEL.md §6: the preset "slda(mean)"
 # (Gaussian response fitted jointly with the topics to the mean answer),
-# with MA-sLDAr's σ² and budget. Template of `maslda experiment`
-# (docs/experiments.md).
+# with MA-sLDAr's response settings (the gaussian's defaults) and budget.
+# Template of `maslda experiment` (docs/experiments.md).
 model = "slda(mean)"
 seed  = ${seed}
 
@@ -11,10 +11,7 @@ topics {
   tau   = ${tau}
 }
 
-response "gaussian" {
-  sigma2          = 1
-  estimate_sigma2 = true
-}
+response "gaussian" {}
 
 inference "batch" {
   max_iters = 100
