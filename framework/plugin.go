@@ -47,6 +47,17 @@ type Persister interface {
 	LoadParams(r io.Reader) error
 }
 
+// Checkpointer is an optional capability of a Likelihood or NoiseModel
+// that keeps state between the iterations of a fit beyond its Persister
+// parameters, such as a per-document store: SaveState writes that state
+// and LoadState restores it into a component initialised (Init) over the
+// same training corpus and given its parameters (LoadParams), so that a
+// fit resumed from a checkpoint continues bit-identically.
+type Checkpointer interface {
+	SaveState(w io.Writer) error
+	LoadState(r io.Reader) error
+}
+
 // Global is a component with global parameters and sufficient statistics.
 type Global interface {
 	// NewStats returns empty statistics.

@@ -25,13 +25,24 @@ type Run struct {
 
 	RestartELBOs []float64 // each candidate's ELBO after the restart phase
 
+	// AfterIter, when set, is called by Fit after every iteration of the
+	// batch schedule that does not end the run (not in the restart phase),
+	// with where the run stands; the run's state is then complete, and
+	// SaveCheckpoint may save it. An error from AfterIter ends Fit with
+	// that error. Other schedules refuse it (ErrNoCheckpoint).
+	AfterIter func(Position) error
+
 	reg    *framework.Registry
+	src    *rand.PCG // Rand's source (its state goes into checkpoints)
+	resume *Position // set by LoadCheckpoint: Fit continues from there
 	corpus *framework.Corpus
 	warm   bool // WarmStart: no classifier start
 }
 
 // NewRand is the run's random source for a seed.
-func NewRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x6d61736c6461)) }
+func NewRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, randStream)) }
+
+const randStream = 0x6d61736c6461
 
 // components builds the configured plug-ins through reg and initialises
 // them with setup.
@@ -101,7 +112,8 @@ func Build(cfg *Config, reg *framework.Registry, c *framework.Corpus) (*Run, err
 	if err := CheckMemory(runMemory(cfg, c.V, c)); err != nil {
 		return nil, err
 	}
-	r := &Run{Config: cfg, Rand: NewRand(cfg.Seed), reg: reg, corpus: c}
+	src := rand.NewPCG(cfg.Seed, randStream)
+	r := &Run{Config: cfg, Rand: rand.New(src), src: src, reg: reg, corpus: c}
 	if c.Answers != nil {
 		r.Classes, r.Workers = c.Answers.Classes, c.Answers.Workers
 	}
@@ -205,24 +217,64 @@ func (s *starting) start(ctx context.Context) error {
 // schedule runs once more from the restarted annotators, its progress
 // numbered on from the first run's. A schedule that runs out of iterations
 // first (max_iters < start_iters) ends without the start: the caller asked
-// for that few.
-func (s *starting) fit(ctx context.Context) (*framework.Result, error) {
+// for that few. from (nil: the beginning) is a checkpoint's position.
+func (s *starting) fit(ctx context.Context, from *Position) (*framework.Result, error) {
 	r := s.r
-	res, err := r.Schedule.Fit(ctx, r.Model, r.Rand, s.observe(ctx))
-	if err != nil || s.started || !res.Converged {
-		return res, err
+	var (
+		res *framework.Result
+		err error
+		bs  optim.BatchState
+	)
+	if from != nil {
+		s.started, s.seen, bs = from.Started, from.Seen, from.batch()
 	}
-	if err := s.start(ctx); err != nil {
-		return res, err
+	if from != nil && from.Second {
+		s.iter, s.epoch = from.IterOffset, from.EpochOffset
+		res = &framework.Result{Iters: s.iter, Epochs: s.epoch, Converged: true}
+	} else {
+		res, err = r.schedule(ctx, s.observe(ctx), bs, s.after(false))
+		if err != nil || s.started || !res.Converged {
+			return res, err
+		}
+		if err := s.start(ctx); err != nil {
+			return res, err
+		}
+		s.iter, s.epoch = res.Iters, res.Epochs
+		bs = optim.BatchState{}
 	}
-	s.iter, s.epoch = res.Iters, res.Epochs
-	res2, err := r.Schedule.Fit(ctx, r.Model, r.Rand, s.observe(ctx))
+	res2, err := r.schedule(ctx, s.observe(ctx), bs, s.after(true))
 	if res2 != nil {
 		res2.Iters += res.Iters
 		res2.Epochs += res.Epochs
 		res2.Elapsed += res.Elapsed
 	}
 	return res2, err
+}
+
+// after is the schedule's hook for Run.AfterIter (nil without one).
+func (s *starting) after(second bool) func(optim.BatchState) error {
+	if s.r.AfterIter == nil {
+		return nil
+	}
+	return func(bs optim.BatchState) error {
+		p := newPosition(bs)
+		p.Iter += s.iter
+		p.Second, p.Started, p.Seen, p.IterOffset, p.EpochOffset = second, s.started, s.seen, s.iter, s.epoch
+		return s.r.AfterIter(p)
+	}
+}
+
+// schedule runs the configured schedule on the run's model: the batch
+// schedule from bs with the hook after (which may be nil), any other
+// schedule from its start (which checkpointing refuses beforehand).
+func (r *Run) schedule(ctx context.Context, obs framework.Observer, bs optim.BatchState, after func(optim.BatchState) error) (*framework.Result, error) {
+	if b, ok := r.Schedule.(*optim.Batch); ok {
+		return b.FitFrom(ctx, r.Model, obs, bs, after)
+	}
+	if after != nil || bs.Iter > 0 {
+		return nil, r.checkpointable()
+	}
+	return r.Schedule.Fit(ctx, r.Model, r.Rand, obs)
 }
 
 // Fit trains. With restarts > 1 it first runs restart_iters batch EM
@@ -236,7 +288,12 @@ func (s *starting) fit(ctx context.Context) (*framework.Result, error) {
 // model that is a framework.Starter is restarted from the model's own
 // classifier during the schedule (starting).
 func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Result, error) {
-	if n := r.Config.Restarts; n > 1 {
+	if r.AfterIter != nil || r.resume != nil {
+		if err := r.checkpointable(); err != nil {
+			return nil, err
+		}
+	}
+	if n := r.Config.Restarts; n > 1 && r.resume == nil {
 		ps, phased := r.Schedule.(framework.PhasedSchedule)
 		best, bestELBO := r.Model, math.Inf(-1)
 		for i := 1; i <= n; i++ {
@@ -275,10 +332,19 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 		err error
 	)
 	if s := r.newStarting(obs); s != nil {
-		res, err = s.fit(ctx)
+		res, err = s.fit(ctx, r.resume)
 	} else {
-		res, err = r.Schedule.Fit(ctx, r.Model, r.Rand, obs)
+		var bs optim.BatchState
+		if r.resume != nil {
+			bs = r.resume.batch()
+		}
+		var after func(optim.BatchState) error
+		if r.AfterIter != nil {
+			after = func(bs optim.BatchState) error { return r.AfterIter(newPosition(bs)) }
+		}
+		res, err = r.schedule(ctx, obs, bs, after)
 	}
+	r.resume = nil
 	r.Result = res
 	return res, err
 }

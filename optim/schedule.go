@@ -60,15 +60,39 @@ func (b *Batch) Validate() error {
 // Fit runs batch EM. rng is unused (batch is deterministic given the
 // initialisation) but kept for the Schedule contract.
 func (b *Batch) Fit(ctx context.Context, m framework.Model, _ *rand.Rand, obs framework.Observer) (*framework.Result, error) {
-	start := time.Now()
+	return b.FitFrom(ctx, m, obs, BatchState{}, nil)
+}
+
+// BatchState is where batch EM stands after an iteration that did not end
+// the run: all that a resumed Fit needs besides the model (checkpoints).
+type BatchState struct {
+	Iter      int           // iterations done (0: none)
+	Prev      float64       // the bound after iteration Iter (ignored when Iter is 0)
+	PrevScale float64       // the scale of its convergence test (framework.ConvergenceScaler)
+	Elapsed   time.Duration // time spent so far, added to Progress.Elapsed and Result.Elapsed
+}
+
+// FitFrom runs batch EM from state from (the zero BatchState: from the
+// start, as Fit) and calls after (when not nil) with the state after every
+// iteration that does not end the run; an error from after ends the run
+// with that error. A model in the state a run had after iteration
+// from.Iter, resumed with that iteration's BatchState, continues exactly as
+// the run would have: the same updates, bounds, convergence test and
+// Progress (but Elapsed).
+func (b *Batch) FitFrom(ctx context.Context, m framework.Model, obs framework.Observer, from BatchState, after func(BatchState) error) (*framework.Result, error) {
+	start := time.Now().Add(-from.Elapsed)
 	all := make([]int, m.NumDocs())
 	for i := range all {
 		all[i] = i
 	}
 	res := &framework.Result{ELBO: math.NaN()}
 	prev, prevScale := math.NaN(), math.NaN()
+	if from.Iter > 0 {
+		prev, prevScale = from.Prev, from.PrevScale
+		res.Iters, res.Epochs = from.Iter, from.Iter
+	}
 	scaler, _ := m.(framework.ConvergenceScaler)
-	for it := 1; it <= b.MaxIters; it++ {
+	for it := from.Iter + 1; it <= b.MaxIters; it++ {
 		s, err := m.EStep(ctx, all)
 		if err != nil {
 			return res, err
@@ -97,6 +121,11 @@ func (b *Batch) Fit(ctx context.Context, m framework.Model, _ *rand.Rand, obs fr
 			break
 		}
 		prev, prevScale = e, scale
+		if after != nil && it < b.MaxIters {
+			if err := after(BatchState{Iter: it, Prev: prev, PrevScale: prevScale, Elapsed: time.Since(start)}); err != nil {
+				return res, err
+			}
+		}
 	}
 	return res, nil
 }

@@ -10,15 +10,16 @@ import "github.com/maslda/maslda/framework"
 // returned, so no locking is needed.
 type store struct {
 	K, C int
-	off  []int            // off[i]..off[i+1]: document i's φ in phi (len D+1)
-	phi  []float32        // Σ_d Len_d·K
-	lam  []float64        // D×C
-	bar  []float64        // D×K
-	doc  []*framework.Doc // the document last accumulated into slot i (nil: none yet)
+	off  []int             // off[i]..off[i+1]: document i's φ in phi (len D+1)
+	phi  []float32         // Σ_d Len_d·K
+	lam  []float64         // D×C
+	bar  []float64         // D×K
+	doc  []*framework.Doc  // the document last accumulated into slot i (nil: none yet)
+	c    *framework.Corpus // the training corpus (nil: none)
 }
 
 func newStore(c *framework.Corpus, K, C int) *store {
-	s := &store{K: K, C: C}
+	s := &store{K: K, C: C, c: c}
 	D := 0
 	if c != nil {
 		D = len(c.Docs)

@@ -96,6 +96,9 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(stderr, "maslda %s: %v\n", cmd.name, strings.TrimPrefix(err.Error(), "usage: "))
 		return ExitUsage
+	case errors.As(err, new(errCheckpointed)):
+		fmt.Fprintf(stderr, "maslda %s: %v\n", cmd.name, err)
+		return ExitInterrupted
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		fmt.Fprintf(stderr, "maslda %s: interrupted; no output was written (any previous output is intact)\n", cmd.name)
 		return ExitInterrupted

@@ -20,7 +20,7 @@ import (
 )
 
 func runTrain(ctx context.Context, e *env, args []string) error {
-	fs, level := e.flags("train", "[--docs FILE] --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--classes FILE] [--vocab FILE] [--ids FILE] [--init-model DIR]")
+	fs, level := e.flags("train", "[--docs FILE] --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--classes FILE] [--vocab FILE] [--ids FILE] [--init-model DIR] [--checkpoint-every N] [--resume]")
 	cfgPath := fs.String("config", "", "configuration file (HCL, or HCL's JSON syntax for .json); default: plain LDA, batch EM")
 	docsPath := fs.String("docs", "", "training documents, LDA-C (required unless the response ignores the documents, e.g. model = \"dawid-skene\": then the answers alone)")
 	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
@@ -38,8 +38,13 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	workers := fs.Int("workers", -1, "override the configuration's E-step goroutines (0 = all cores)")
 	progress := fs.String("progress", "auto", "progress bar: auto (on a terminal), always, never")
 	initModel := fs.String("init-model", "", "start from this trained model's topics, response and annotators (same k, vocabulary, components, classes and annotators; the schedule may differ) instead of the configured initialisation; skips the classifier start")
+	every := fs.Int("checkpoint-every", 0, "save the run's state to OUT.checkpoint every N iterations and when interrupted (Ctrl-C), for --resume; 0 (default): no checkpoints. Batch schedule only")
+	resume := fs.Bool("resume", false, "continue the interrupted run whose checkpoint is OUT.checkpoint (same configuration, seed and inputs); it ends as the uninterrupted run would")
 	if err := e.parse(fs, level, args); err != nil {
 		return err
+	}
+	if *every < 0 {
+		return fmt.Errorf("%w: --checkpoint-every %d, want ≥ 0 (0: no checkpoints)", errUsage, *every)
 	}
 	required := map[string]string{"docs": *docsPath, "out": *out}
 	if *ansPath != "" || *widePath != "" {
@@ -165,6 +170,22 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 		e.log.Info("warm start", "from", *initModel)
 	}
+	cp := checkpoints{dir: checkpointDir(*out), every: *every}
+	if *every > 0 || *resume {
+		if err := run.Checkpointable(); err != nil {
+			return fmt.Errorf("%w: --checkpoint-every and --resume: %v", errUsage, err)
+		}
+		if cp.fingerprint, err = trainFingerprint(run, *truthPath, *truthCol); err != nil {
+			return err
+		}
+	}
+	var resumed *models.Position
+	if *resume {
+		if resumed, err = run.LoadCheckpoint(cp.dir, cp.fingerprint); err != nil {
+			return err
+		}
+		e.log.Info("resuming", "checkpoint", cp.dir, "after update", resumed.Iter)
+	}
 	// The output is staged now, before training: this checks that it can
 	// be written, and history.csv grows in the staging directory as the
 	// run goes.
@@ -184,9 +205,19 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer hist.close()
+	if resumed != nil {
+		if err := hist.resume(filepath.Join(cp.dir, "history.csv")); err != nil {
+			return err
+		}
+	}
 	e.log.Info("history", "file", hist.path)
 	obs := e.observer(*progress, run, hist)
 	obs.truth = tr
+	if *every > 0 {
+		var stop func()
+		ctx, stop = cp.watch(ctx, e, run, hist)
+		defer stop()
+	}
 	res, err := run.Fit(ctx, obs.observe)
 	obs.finish()
 	if err != nil {
@@ -224,6 +255,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	e.log.Info("saved", "dir", *out)
+	if *every > 0 || *resume {
+		cp.remove(e)
+	}
 	return nil
 }
 

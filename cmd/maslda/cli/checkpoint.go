@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/models"
+)
+
+// checkpointDir is where train keeps the checkpoint of a run writing out:
+// beside it, OUT.checkpoint.
+func checkpointDir(out string) string { return filepath.Clean(out) + ".checkpoint" }
+
+// trainFingerprint is the run's models.Run.Fingerprint with the ground
+// truth that history.csv scores (its file's SHA-256).
+func trainFingerprint(run *models.Run, truthPath, truthCol string) (string, error) {
+	var extra []string
+	for _, f := range []struct{ flag, path string }{{"truth", truthPath}, {"truth-column", truthCol}} {
+		if f.path == "" {
+			continue
+		}
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			return "", err
+		}
+		sum := sha256.Sum256(b)
+		extra = append(extra, f.flag+":"+hex.EncodeToString(sum[:]))
+	}
+	return run.Fingerprint(extra...), nil
+}
+
+// errCheckpointed ends an interrupted run whose state was saved.
+type errCheckpointed struct {
+	dir  string
+	iter int
+}
+
+func (e errCheckpointed) Error() string {
+	return fmt.Sprintf("interrupted after update %d; the run's state is in %s: continue it with the same command and --resume", e.iter, e.dir)
+}
+
+func (e errCheckpointed) Unwrap() error { return context.Canceled }
+
+// checkpoints saves the run's state every `every` updates and when the
+// run is interrupted.
+type checkpoints struct {
+	dir, fingerprint string
+	every            int
+}
+
+// checkpointTestHook, when set, is called after every update that may be
+// checkpointed, before the decision (tests interrupt the run there).
+var checkpointTestHook func(iter int)
+
+// watch installs the run's checkpoint hook and returns the context the run
+// goes on with. An interrupt (ctx done) no longer stops the run at once:
+// the iteration under way ends, the state is saved, and Fit returns
+// errCheckpointed; a second interrupt, or one before the schedule's first
+// update, stops at once. stop releases the watcher.
+func (c *checkpoints) watch(ctx context.Context, e *env, run *models.Run, h *history) (context.Context, func()) {
+	fitCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	var updated atomic.Bool
+	run.AfterIter = func(p models.Position) error {
+		updated.Store(true)
+		if checkpointTestHook != nil {
+			checkpointTestHook(p.Iter)
+		}
+		stop := ctx.Err() != nil
+		if !stop && p.Iter%c.every != 0 {
+			return nil
+		}
+		if err := run.SaveCheckpoint(c.dir, c.fingerprint, p, func(tmp string) error {
+			return copyFile(h.path, filepath.Join(tmp, "history.csv"))
+		}); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		e.log.Info("checkpoint", "dir", c.dir, "update", p.Iter)
+		if stop {
+			return errCheckpointed{dir: c.dir, iter: p.Iter}
+		}
+		return nil
+	}
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+		}
+		if !updated.Load() {
+			cancel() // nothing to save yet
+			return
+		}
+		e.log.Warn("interrupted: saving a checkpoint at the end of this iteration; interrupt again to stop at once")
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sig)
+		select {
+		case <-sig:
+			cancel()
+		case <-done:
+		}
+	}()
+	return fitCtx, func() { close(done); cancel() }
+}
+
+// remove deletes the checkpoint after the run's output is saved, and what
+// killed saves left beside it.
+func (c *checkpoints) remove(e *env) {
+	models.Recover(c.dir)
+	if models.IsCheckpointDir(c.dir) != nil {
+		return
+	}
+	if err := os.RemoveAll(c.dir); err != nil {
+		e.log.Warn("could not remove the checkpoint", "dir", c.dir, "error", err)
+		return
+	}
+	e.log.Info("removed the checkpoint", "dir", c.dir)
+}
+
+func copyFile(from, to string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	return writeFileAtomic(to, func(w io.Writer) error {
+		_, err := io.Copy(w, src)
+		return err
+	})
+}
+
+// resume starts the history with the rows of a checkpoint's history.csv:
+// written to the file as they are, and counted as written.
+func (h *history) resume(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		return framework.Errorf(path, 0, "%v", err)
+	}
+	want := historyHeader(h.metric)
+	if len(recs) < 2 || len(recs[0]) < len(want) || !slices.Equal(recs[0][:len(want)], want) {
+		return framework.Errorf(path, 1, "not the history of this run (want a header starting %v and a row per update)", want)
+	}
+	if _, err := h.file.Write(b); err != nil {
+		return fmt.Errorf("writing %s: %w", h.path, err)
+	}
+	n := len(recs) - 1
+	h.rows, h.truth = make([]framework.Progress, n), make([]float64, n)
+	if n > 0 && slices.Contains(recs[0], "stage") {
+		h.rows[0].Stage = 1 // staged(): the column stays
+	}
+	h.headed, h.written = true, n
+	return nil
+}

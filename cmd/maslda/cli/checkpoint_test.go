@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestTrainResume: `train --checkpoint-every N` interrupted after update k
+// (before, at and after the classifier start, which is at update 2) saves
+// OUT.checkpoint and exits 130; `train --resume` then ends with the same
+// files as the uninterrupted run, byte for byte (history.csv but its
+// seconds), and removes the checkpoint. A checkpoint of another run is
+// refused, as are checkpoints under SVI.
+func TestTrainResume(t *testing.T) {
+	f := newFixture(t)
+	truth, answers := f.crowd(t)
+	const maslda = "topics {\n  k = 3\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {\n  start_iters = 2\n}\n"
+	cfg := f.config(t, "c.hcl", maslda+"inference \"batch\" {\n  max_iters = 6\n  tol = 0\n}\n")
+	args := func(out string, extra ...string) []string {
+		return append([]string{"train", "--docs", f.docs, "--vocab", f.vocab, "--ids", f.ids, "--answers", answers, "--truth", truth,
+			"--config", cfg, "--out", filepath.Join(f.dir, out), "--log-level", "warn", "--progress", "never"}, extra...)
+	}
+	mustRun(t, args("full")...)
+	want := dirFiles(t, filepath.Join(f.dir, "full"))
+	wantHist := withoutSeconds(readCSV(t, filepath.Join(f.dir, "full", "history.csv")))
+	t.Cleanup(func() { checkpointTestHook = nil })
+	for _, k := range []int{1, 2, 3, 5} {
+		out := "resumed" + strconv.Itoa(k)
+		ctx, cancel := context.WithCancel(context.Background())
+		checkpointTestHook = func(iter int) {
+			if iter == k {
+				cancel()
+			}
+		}
+		r := runCtx(t, ctx, nil, args(out, "--checkpoint-every", "100")...)
+		cancel()
+		checkpointTestHook = nil
+		if r.code != ExitInterrupted || !strings.Contains(r.stderr, "interrupted after update "+strconv.Itoa(k)) || !strings.Contains(r.stderr, "--resume") {
+			t.Fatalf("k = %d: exit %d, stderr:\n%s\nwant 130 and the checkpoint named", k, r.code, r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(f.dir, out)); !os.IsNotExist(err) {
+			t.Errorf("k = %d: %s exists after the interrupt (%v)", k, out, err)
+		}
+		mustRun(t, args(out, "--resume", "--checkpoint-every", "2")...)
+		got := dirFiles(t, filepath.Join(f.dir, out))
+		for name, sum := range want {
+			if name != "history.csv" && name != "model.json" && got[name] != sum {
+				t.Errorf("k = %d: %s differs from the uninterrupted run's", k, name)
+			}
+		}
+		if !slices.Equal(sortedKeys(want), sortedKeys(got)) {
+			t.Errorf("k = %d: files %v, want %v", k, sortedKeys(got), sortedKeys(want))
+		}
+		if gotHist := withoutSeconds(readCSV(t, filepath.Join(f.dir, out, "history.csv"))); !slices.EqualFunc(wantHist, gotHist, slices.Equal) {
+			t.Errorf("k = %d: history.csv\n%v\nwant\n%v", k, gotHist, wantHist)
+		}
+		if _, err := os.Stat(filepath.Join(f.dir, out+".checkpoint")); !os.IsNotExist(err) {
+			t.Errorf("k = %d: the checkpoint is left after the resumed run (%v)", k, err)
+		}
+	}
+
+	// Another seed: refused, the checkpoint kept.
+	ctx, cancel := context.WithCancel(context.Background())
+	checkpointTestHook = func(iter int) { cancel() }
+	r := runCtx(t, ctx, nil, args("other", "--checkpoint-every", "100")...)
+	checkpointTestHook = nil
+	cancel()
+	if r.code != ExitInterrupted {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	r = run(t, args("other", "--resume", "--seed", "77")...)
+	if r.code != ExitError || !strings.Contains(r.stderr, "another configuration, seed or inputs") {
+		t.Errorf("resume with another seed: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if r := run(t, args("nothing", "--resume")...); r.code != ExitError || !strings.Contains(r.stderr, "no checkpoint") {
+		t.Errorf("resume without a checkpoint: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	svi := f.config(t, "svi.hcl", maslda+"inference \"svi\" {\n  batch_size = 50\n  epochs = 1\n}\n")
+	r = run(t, "train", "--docs", f.docs, "--vocab", f.vocab, "--ids", f.ids, "--answers", answers, "--config", svi,
+		"--out", filepath.Join(f.dir, "svi"), "--checkpoint-every", "1", "--log-level", "warn", "--progress", "never")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "batch schedule only") {
+		t.Errorf("SVI with checkpoints: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// withoutSeconds drops history.csv's column "seconds".
+func withoutSeconds(rows [][]string) [][]string {
+	col := slices.Index(rows[0], "seconds")
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = slices.Delete(slices.Clone(r), col, col+1)
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,504 @@
+package models
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/optim"
+)
+
+// CheckpointFormat identifies a checkpoint directory (checkpoint.json);
+// CheckpointVersion is bumped on any incompatible change.
+const (
+	CheckpointFormat  = "maslda-checkpoint"
+	CheckpointVersion = 1
+)
+
+// ErrNoCheckpoint marks a run that cannot be checkpointed or resumed.
+var ErrNoCheckpoint = errors.New("checkpoints unsupported")
+
+// Position is where Fit stands after an iteration (Run.AfterIter): with
+// the run's state, what a resumed Fit needs to continue exactly as the
+// uninterrupted run.
+type Position struct {
+	Iter      int           `json:"iter"`       // updates done, numbered as in history.csv
+	BatchIter int           `json:"batch_iter"` // iterations done by the current run of the batch schedule
+	Prev      float64       `json:"-"`          // its convergence state (optim.BatchState)
+	PrevScale float64       `json:"-"`
+	Elapsed   time.Duration `json:"elapsed_ns"`
+
+	// The annotators' classifier start (framework.Starter), when there is one.
+	Started     bool `json:"started,omitempty"`      // it has happened
+	Seen        int  `json:"seen,omitempty"`         // documents seen in the pass before it
+	Second      bool `json:"second,omitempty"`       // in the second run of the schedule (it converged before the start)
+	IterOffset  int  `json:"iter_offset,omitempty"`  // the first run's iterations (Second)
+	EpochOffset int  `json:"epoch_offset,omitempty"` // and epochs
+}
+
+func newPosition(bs optim.BatchState) Position {
+	return Position{Iter: bs.Iter, BatchIter: bs.Iter, Prev: bs.Prev, PrevScale: bs.PrevScale, Elapsed: bs.Elapsed}
+}
+
+func (p *Position) batch() optim.BatchState {
+	return optim.BatchState{Iter: p.BatchIter, Prev: p.Prev, PrevScale: p.PrevScale, Elapsed: p.Elapsed}
+}
+
+// checkpointManifest is checkpoint.json.
+type checkpointManifest struct {
+	Format      string   `json:"format"`
+	Version     int      `json:"version"`
+	Fingerprint string   `json:"fingerprint"` // Run.Fingerprint of the run that wrote it
+	Position    Position `json:"position"`
+	// Floats as IEEE-754 bits (exact, and NaN survives).
+	Prev         uint64            `json:"prev_bits"`
+	PrevScale    uint64            `json:"prev_scale_bits"`
+	RestartELBOs []uint64          `json:"restart_elbo_bits,omitempty"`
+	Rand         []byte            `json:"rand"` // the run's PCG state (MarshalBinary)
+	Files        map[string]string `json:"files"`
+}
+
+// checkpointable says whether Fit can checkpoint and resume this run: the
+// batch schedule only, with a joint model.
+func (r *Run) checkpointable() error {
+	if _, ok := r.Schedule.(*optim.Batch); !ok {
+		return fmt.Errorf("%w: inference %q: checkpoints and resume work with the batch schedule only (not yet SVI or two-stage)", ErrNoCheckpoint, r.Config.Inference.Name)
+	}
+	return nil
+}
+
+// Checkpointable reports whether the run can be checkpointed and resumed
+// (an error wrapping ErrNoCheckpoint saying why not).
+func (r *Run) Checkpointable() error { return r.checkpointable() }
+
+// Fingerprint identifies what determines the run's result: the
+// configuration's text and seed, whether it was warm-started, the corpus
+// (vocabulary size and terms, every document's id and words, the answers
+// with their annotators and classes) and extra (strings the caller adds,
+// e.g. a hash of the ground truth that history.csv scores). The number of
+// workers is left out: results do not depend on it.
+func (r *Run) Fingerprint(extra ...string) string {
+	h := sha256.New()
+	w := func(v any) { binary.Write(h, binary.LittleEndian, v) }
+	str := func(s string) { w(uint64(len(s))); io.WriteString(h, s) }
+	str("maslda-fingerprint-1")
+	str(string(r.Config.Source))
+	w(r.Config.Seed)
+	w(r.warm)
+	c := r.corpus
+	w(uint64(c.V))
+	w(uint64(len(c.Vocab)))
+	for _, t := range c.Vocab {
+		str(t)
+	}
+	w(uint64(len(c.Docs)))
+	for i := range c.Docs {
+		d := &c.Docs[i]
+		str(d.ID)
+		w(uint64(len(d.Words)))
+		w(d.Words)
+		w(d.Counts)
+	}
+	if a := c.Answers; a != nil {
+		w(uint64(len(a.Workers)))
+		for _, s := range a.Workers {
+			str(s)
+		}
+		w(uint64(len(a.Classes)))
+		for _, s := range a.Classes {
+			str(s)
+		}
+		for _, as := range a.ByDoc {
+			w(uint64(len(as)))
+			for _, x := range as {
+				w(x)
+			}
+		}
+	}
+	w(uint64(len(extra)))
+	for _, s := range extra {
+		str(s)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// IsCheckpointDir is the Owner of checkpoints: dir holds a checkpoint.json
+// of this format and nothing it does not list.
+func IsCheckpointDir(dir string) error {
+	raw, err := os.ReadFile(filepath.Join(dir, "checkpoint.json"))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return errors.New("no checkpoint.json: not a maslda checkpoint")
+		}
+		return err
+	}
+	var man checkpointManifest
+	if err := json.Unmarshal(raw, &man); err != nil || man.Format != CheckpointFormat {
+		return errors.New("its checkpoint.json is not a maslda checkpoint's")
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if _, ok := man.Files[e.Name()]; (!ok && e.Name() != "checkpoint.json") || !e.Type().IsRegular() {
+			return fmt.Errorf("a maslda checkpoint, but it also holds %s, which it does not list", e.Name())
+		}
+	}
+	return nil
+}
+
+// SaveCheckpoint writes the run's complete state at position p (from
+// Run.AfterIter) into dir, crash-atomically (PublishDir: dir holds the
+// previous checkpoint or this one, whole): the topics (topics.bin), the
+// parameters of the response and the annotators (response.params,
+// annotators.params, their framework.Persister files) and their
+// framework.Checkpointer state (response.state, annotators.state), every
+// training document's state (state.bin: γ, q(target), the stored φ of
+// warm starts and of the two-stage schedule), and checkpoint.json with the
+// position, the random source, the restart phase's bounds, fingerprint and
+// the SHA-256 of every file. extra (may be nil) adds files first, such as
+// the history so far. dir may be absent, empty or a checkpoint.
+func (r *Run) SaveCheckpoint(dir, fingerprint string, p Position, extra func(tmp string) error) error {
+	if err := r.checkpointable(); err != nil {
+		return err
+	}
+	return PublishDir(dir, IsCheckpointDir, func(tmp string) error {
+		if extra != nil {
+			if err := extra(tmp); err != nil {
+				return err
+			}
+		}
+		m := r.Model
+		if err := writeFile(filepath.Join(tmp, "topics.bin"), func(w io.Writer) error { return writeZeta(w, m.Topics) }); err != nil {
+			return err
+		}
+		for _, c := range checkpointComponents(m) {
+			if p, ok := c.comp.(framework.Persister); ok {
+				if err := writeFile(filepath.Join(tmp, c.name+".params"), p.SaveParams); err != nil {
+					return err
+				}
+			}
+			if p, ok := c.comp.(framework.Checkpointer); ok {
+				if err := writeFile(filepath.Join(tmp, c.name+".state"), p.SaveState); err != nil {
+					return err
+				}
+			}
+		}
+		if err := writeFile(filepath.Join(tmp, "state.bin"), m.saveState); err != nil {
+			return err
+		}
+		rs, err := r.src.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		man := checkpointManifest{Format: CheckpointFormat, Version: CheckpointVersion, Fingerprint: fingerprint, Position: p,
+			Prev: math.Float64bits(p.Prev), PrevScale: math.Float64bits(p.PrevScale), Rand: rs}
+		for _, e := range r.RestartELBOs {
+			man.RestartELBOs = append(man.RestartELBOs, math.Float64bits(e))
+		}
+		if man.Files, err = checksums(tmp); err != nil {
+			return err
+		}
+		delete(man.Files, "checkpoint.json")
+		return writeFile(filepath.Join(tmp, "checkpoint.json"), func(w io.Writer) error {
+			e := json.NewEncoder(w)
+			e.SetIndent("", "  ")
+			return e.Encode(man)
+		})
+	})
+}
+
+type namedComponent struct {
+	name string
+	comp any
+}
+
+func checkpointComponents(m *Model) []namedComponent {
+	var cs []namedComponent
+	if m.Response != nil {
+		cs = append(cs, namedComponent{"response", m.Response})
+	}
+	if m.Noise != nil {
+		cs = append(cs, namedComponent{"annotators", m.Noise})
+	}
+	return cs
+}
+
+// LoadCheckpoint restores the state SaveCheckpoint wrote into dir and
+// makes the next Fit continue from it (skipping the restart phase). The
+// run must be built (Build, and WarmStart if the checkpointed run had one)
+// from the same configuration, seed and inputs: fingerprint (Fingerprint
+// with the same extras) must equal the checkpoint's, else an error wrapping
+// framework.ErrBadInput. It returns the checkpoint's position.
+func (r *Run) LoadCheckpoint(dir, fingerprint string) (*Position, error) {
+	if err := r.checkpointable(); err != nil {
+		return nil, err
+	}
+	mpath := filepath.Join(dir, "checkpoint.json")
+	raw, err := os.ReadFile(mpath)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w: no checkpoint to resume from in %s (no checkpoint.json)", framework.ErrBadInput, dir)
+		}
+		return nil, err
+	}
+	var man checkpointManifest
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&man); err != nil {
+		return nil, framework.Errorf(mpath, 0, "%v", err)
+	}
+	switch {
+	case man.Format != CheckpointFormat:
+		return nil, framework.Errorf(mpath, 0, "format %q, want %q", man.Format, CheckpointFormat)
+	case man.Version != CheckpointVersion:
+		return nil, framework.Errorf(mpath, 0, "checkpoint version %d; this maslda reads version %d", man.Version, CheckpointVersion)
+	case man.Fingerprint != fingerprint:
+		return nil, framework.Errorf(mpath, 0, "the checkpoint was written by a run with another configuration, seed or inputs (documents, vocabulary, answers, classes, truth, --init-model); resume with exactly the same ones, or start afresh without --resume")
+	case len(man.Files) == 0:
+		return nil, framework.Errorf(mpath, 0, "no \"files\" checksums")
+	}
+	if err := verifyFiles(dir, man.Files); err != nil {
+		return nil, err
+	}
+	m := r.Model
+	if err := readFileWith(filepath.Join(dir, "topics.bin"), func(rd io.Reader, name string) error { return readZeta(rd, name, m.Topics) }); err != nil {
+		return nil, err
+	}
+	for _, c := range checkpointComponents(m) {
+		if p, ok := c.comp.(framework.Persister); ok {
+			if err := readFileWith(filepath.Join(dir, c.name+".params"), func(rd io.Reader, name string) error { return wrapName(name, p.LoadParams(rd)) }); err != nil {
+				return nil, err
+			}
+		}
+		if p, ok := c.comp.(framework.Checkpointer); ok {
+			if err := readFileWith(filepath.Join(dir, c.name+".state"), func(rd io.Reader, name string) error { return wrapName(name, p.LoadState(rd)) }); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := readFileWith(filepath.Join(dir, "state.bin"), func(rd io.Reader, name string) error { return wrapName(name, m.loadState(rd)) }); err != nil {
+		return nil, err
+	}
+	if err := r.src.UnmarshalBinary(man.Rand); err != nil {
+		return nil, framework.Errorf(mpath, 0, "rand: %v", err)
+	}
+	r.RestartELBOs = nil
+	for _, b := range man.RestartELBOs {
+		r.RestartELBOs = append(r.RestartELBOs, math.Float64frombits(b))
+	}
+	p := man.Position
+	p.Prev, p.PrevScale = math.Float64frombits(man.Prev), math.Float64frombits(man.PrevScale)
+	r.resume = &p
+	return &p, nil
+}
+
+func wrapName(name string, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+func readFileWith(path string, read func(r io.Reader, name string) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return read(bufio.NewReader(f), path)
+}
+
+// stateMagic starts state.bin, the model's per-document state.
+const stateMagic = "MASLDAm1"
+
+// saveState writes every training document's state: D, K and the phase
+// (uint64), γ (D×K float64) with one byte per document (γ set), then when
+// the model has a response one byte per document (q(target) set) and
+// each q(target), then the warm-start and the two-stage φ stores (a byte
+// 0/1, then one byte per document and the float32 φ), little-endian.
+func (m *Model) saveState(w io.Writer) error {
+	if _, err := io.WriteString(w, stateMagic); err != nil {
+		return err
+	}
+	le := binary.LittleEndian
+	D := m.NumDocs()
+	if err := binary.Write(w, le, [3]uint64{uint64(D), uint64(m.Topics.K), uint64(m.phase)}); err != nil {
+		return err
+	}
+	if err := binary.Write(w, le, m.gamma); err != nil {
+		return err
+	}
+	if err := binary.Write(w, le, bools(m.seen)); err != nil {
+		return err
+	}
+	if m.targets != nil {
+		if err := binary.Write(w, le, bools(m.tseen)); err != nil {
+			return err
+		}
+		for i, t := range m.targets {
+			var err error
+			switch t := t.(type) {
+			case *framework.Categorical:
+				if err = binary.Write(w, le, t.Log); err == nil {
+					if err = binary.Write(w, le, t.P); err == nil {
+						err = binary.Write(w, le, t.LogZ)
+					}
+				}
+			case *framework.Gaussian:
+				err = binary.Write(w, le, [4]float64{t.Prec, t.PrecMean, t.Mean, t.Var})
+			default:
+				return fmt.Errorf("%w: document %d: cannot checkpoint a target of type %T", ErrNoCheckpoint, i, t)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for _, f := range []*frozenPhi{m.warm, m.frozen} {
+		if f == nil {
+			if _, err := w.Write([]byte{0}); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := w.Write([]byte{1}); err != nil {
+			return err
+		}
+		if err := binary.Write(w, le, uint64(len(f.phi))); err != nil {
+			return err
+		}
+		if err := binary.Write(w, le, bools(f.done)); err != nil {
+			return err
+		}
+		if err := binary.Write(w, le, f.phi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadState reads what saveState wrote, for the same training corpus.
+func (m *Model) loadState(r io.Reader) error {
+	magic := make([]byte, len(stateMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != stateMagic {
+		return fmt.Errorf("%w: not a maslda model state (bad header)", framework.ErrBadInput)
+	}
+	le := binary.LittleEndian
+	var dims [3]uint64
+	if err := binary.Read(r, le, &dims); err != nil {
+		return fmt.Errorf("%w: truncated header: %v", framework.ErrBadInput, err)
+	}
+	D := m.NumDocs()
+	if dims[0] != uint64(D) || dims[1] != uint64(m.Topics.K) {
+		return fmt.Errorf("%w: state of %d documents with K = %d, the run has %d and %d", framework.ErrBadInput, dims[0], dims[1], D, m.Topics.K)
+	}
+	phase := framework.Phase(dims[2])
+	trunc := func(err error) error { return fmt.Errorf("%w: truncated state: %v", framework.ErrBadInput, err) }
+	gamma := make([]float64, len(m.gamma))
+	seen := make([]byte, D)
+	if err := binary.Read(r, le, gamma); err != nil {
+		return trunc(err)
+	}
+	if err := binary.Read(r, le, seen); err != nil {
+		return trunc(err)
+	}
+	var tseen []byte
+	targets := make([]framework.Target, len(m.targets))
+	if m.targets != nil {
+		tseen = make([]byte, D)
+		if err := binary.Read(r, le, tseen); err != nil {
+			return trunc(err)
+		}
+		for i := range targets {
+			t := m.Response.NewTarget()
+			var err error
+			switch t := t.(type) {
+			case *framework.Categorical:
+				if err = binary.Read(r, le, t.Log); err == nil {
+					if err = binary.Read(r, le, t.P); err == nil {
+						err = binary.Read(r, le, &t.LogZ)
+					}
+				}
+			case *framework.Gaussian:
+				var v [4]float64
+				err = binary.Read(r, le, &v)
+				t.Prec, t.PrecMean, t.Mean, t.Var = v[0], v[1], v[2], v[3]
+			default:
+				return fmt.Errorf("%w: cannot restore a target of type %T", ErrNoCheckpoint, t)
+			}
+			if err != nil {
+				return trunc(err)
+			}
+			targets[i] = t
+		}
+	}
+	var stores [2]*frozenPhi
+	for j := range stores {
+		var flag [1]byte
+		if _, err := io.ReadFull(r, flag[:]); err != nil {
+			return trunc(err)
+		}
+		if flag[0] == 0 {
+			continue
+		}
+		f := newFrozenPhi(m.corpus, m.Topics.K)
+		var n uint64
+		if err := binary.Read(r, le, &n); err != nil {
+			return trunc(err)
+		}
+		if n != uint64(len(f.phi)) {
+			return fmt.Errorf("%w: a stored φ of %d values, the run's has %d", framework.ErrBadInput, n, len(f.phi))
+		}
+		done := make([]byte, D)
+		if err := binary.Read(r, le, done); err != nil {
+			return trunc(err)
+		}
+		if err := binary.Read(r, le, f.phi); err != nil {
+			return trunc(err)
+		}
+		for i, b := range done {
+			f.done[i] = b != 0
+		}
+		stores[j] = f
+	}
+	if (stores[0] == nil) != (m.warm == nil) {
+		return fmt.Errorf("%w: the state's warm-start φ store does not match the run's (another configuration?)", framework.ErrBadInput)
+	}
+	var extra [1]byte
+	if n, _ := r.Read(extra[:]); n != 0 {
+		return fmt.Errorf("%w: unexpected data at the end of the state", framework.ErrBadInput)
+	}
+	copy(m.gamma, gamma)
+	for i, b := range seen {
+		m.seen[i] = b != 0
+	}
+	for i, t := range targets {
+		m.targets[i].CopyFrom(t)
+		m.tseen[i] = tseen[i] != 0
+	}
+	m.warm, m.frozen, m.phase = stores[0], stores[1], phase
+	return nil
+}
+
+func bools(b []bool) []byte {
+	out := make([]byte, len(b))
+	for i, v := range b {
+		if v {
+			out[i] = 1
+		}
+	}
+	return out
+}

@@ -1,0 +1,225 @@
+package models_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/maslda/maslda/annotators/biasprecision"
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/synth"
+	"github.com/maslda/maslda/models"
+)
+
+// trace is what a fit reports and leaves: every update's progress but its
+// time, and the saved model's files with the posterior.
+type trace struct {
+	progress []framework.Progress
+	files    map[string][]byte
+	post     []float64
+	iters    int
+}
+
+var errStop = errors.New("stopped for the test")
+
+// fitTrace builds cfg over c and fits it; with stopAt > 0 it checkpoints
+// into cp after update stopAt and stops there, then resumes a fresh run
+// from the checkpoint; the trace covers both parts.
+func fitTrace(t *testing.T, src string, c *framework.Corpus, stopAt int, cp string) trace {
+	t.Helper()
+	cfg, err := models.ParseConfig([]byte(src), "c.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr trace
+	obs := func(p framework.Progress) error {
+		if p.Restart == 0 {
+			p.Elapsed = 0
+			tr.progress = append(tr.progress, p)
+		}
+		return nil
+	}
+	build := func() *models.Run {
+		r, err := models.Build(cfg, nil, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := build()
+	if stopAt > 0 {
+		fp := r.Fingerprint()
+		stopped := false
+		r.AfterIter = func(p models.Position) error {
+			if p.Iter != stopAt {
+				return nil
+			}
+			stopped = true
+			if err := r.SaveCheckpoint(cp, fp, p, nil); err != nil {
+				return err
+			}
+			return errStop
+		}
+		if _, err := r.Fit(context.Background(), obs); !errors.Is(err, errStop) || !stopped {
+			t.Fatalf("stop at %d: %v (stopped %v)", stopAt, err, stopped)
+		}
+		r = build()
+		pos, err := r.LoadCheckpoint(cp, fp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pos.Iter != stopAt {
+			t.Fatalf("checkpoint at update %d, want %d", pos.Iter, stopAt)
+		}
+	}
+	res, err := r.Fit(context.Background(), obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.iters = res.Iters
+	dir := t.TempDir()
+	if err := r.WriteFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	tr.files = map[string][]byte{}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.files[e.Name()] = b
+	}
+	post, err := r.Model.Posterior(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range post {
+		tr.post = append(tr.post, p.Theta...)
+		switch q := p.Target.(type) {
+		case *framework.Categorical:
+			tr.post = append(tr.post, q.P...)
+		case *framework.Gaussian:
+			tr.post = append(tr.post, q.Mean, q.Var)
+		}
+	}
+	return tr
+}
+
+func compareTraces(t *testing.T, want, got trace) {
+	t.Helper()
+	if want.iters != got.iters {
+		t.Errorf("%d iterations, want %d", got.iters, want.iters)
+	}
+	if diff := cmp.Diff(want.progress, got.progress, cmp.Comparer(func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+	})); diff != "" {
+		t.Errorf("progress (-uninterrupted +resumed):\n%s", diff)
+	}
+	for name, b := range want.files {
+		if !bytes.Equal(b, got.files[name]) {
+			t.Errorf("%s differs", name)
+		}
+	}
+	if len(want.files) != len(got.files) {
+		t.Errorf("%d files, want %d", len(got.files), len(want.files))
+	}
+	if len(want.post) != len(got.post) {
+		t.Fatalf("posterior of %d values, want %d", len(got.post), len(want.post))
+	}
+	for i := range want.post {
+		if math.Float64bits(want.post[i]) != math.Float64bits(got.post[i]) {
+			t.Fatalf("posterior value %d: %v, want %v", i, got.post[i], want.post[i])
+		}
+	}
+}
+
+func smallRegression(t *testing.T) *framework.Corpus {
+	rng := rand.New(rand.NewPCG(31, 32))
+	c, pl, err := synth.LDA(synth.LDASpec{D: 80, V: 50, K: 3, DocLen: 30, Alpha: 0.2, TopicConc: 0.1}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, len(c.Docs))
+	for d := range x {
+		x[d] = pl.ZBar[d][0] + 3*pl.ZBar[d][1] + 5*pl.ZBar[d][2] + 0.3*rng.NormFloat64()
+	}
+	c.Answers = &framework.Answers{Workers: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 2, rng)}
+	return c
+}
+
+// TestCheckpointResumeBitIdentical: a batch fit stopped after update k,
+// checkpointed and resumed in a new run ends exactly as the uninterrupted
+// fit: the same progress (bounds, stages), the same saved files and the
+// same posterior, for k before, at and after the classifier start (and in
+// the second schedule run when the schedule converges before it), after
+// restarts, and for MA-sLDAr (whose supervision weight keeps the φ store
+// of warm starts) and plain LDA.
+func TestCheckpointResumeBitIdentical(t *testing.T) {
+	crowd := plantedCrowd(t, 5, 80, 60, 3, 3, 1, []float64{0.8, 0.5, 0.3})
+	reg := smallRegression(t)
+	const maslc = "seed = 3\ntopics {\n k = 3\n}\nresponse \"softmax\" {}\n"
+	for _, tc := range []struct {
+		name, src string
+		c         *framework.Corpus
+		stops     []int
+	}{
+		{"MA-sLDAc", maslc + "annotators \"confusion\" {\n start_iters = 3\n}\ninference \"batch\" {\n max_iters = 6\n tol = 0\n}\n",
+			crowd.train, []int{1, 2, 3, 4, 5}},
+		{"MA-sLDAc converged before the start", maslc + "annotators \"confusion\" {\n start_iters = 8\n}\ninference \"batch\" {\n max_iters = 20\n tol = 1\n}\n",
+			crowd.train, []int{1, 3}},
+		{"MA-sLDAc restarts", "restarts = 2\nrestart_iters = 2\n" + maslc + "annotators \"confusion\" {\n start_iters = 2\n}\ninference \"batch\" {\n max_iters = 4\n tol = 0\n}\n",
+			crowd.train, []int{1, 2}},
+		{"MA-sLDAr", "seed = 4\ntopics {\n k = 3\n}\nresponse \"gaussian\" {\n estimate_sigma2 = true\n}\nannotators \"bias-precision\" {}\ninference \"batch\" {\n max_iters = 5\n tol = 0\n}\n",
+			reg, []int{1, 3, 4}},
+		{"LDA", "seed = 5\ntopics {\n k = 3\n}\ninference \"batch\" {\n max_iters = 4\n tol = 0\n}\n",
+			&framework.Corpus{Docs: reg.Docs, V: reg.V}, []int{2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := fitTrace(t, tc.src, tc.c, 0, "")
+			for _, k := range tc.stops {
+				got := fitTrace(t, tc.src, tc.c, k, filepath.Join(t.TempDir(), "cp"))
+				compareTraces(t, want, got)
+				if t.Failed() {
+					t.Fatalf("resumed after update %d", k)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckpointRefusals: another configuration's checkpoint, and SVI.
+func TestCheckpointRefusals(t *testing.T) {
+	reg := smallRegression(t)
+	c := &framework.Corpus{Docs: reg.Docs, V: reg.V}
+	cp := filepath.Join(t.TempDir(), "cp")
+	fitTrace(t, "topics {\n k = 3\n}\ninference \"batch\" {\n max_iters = 3\n tol = 0\n}\n", c, 1, cp)
+	cfg, err := models.ParseConfig([]byte("seed = 9\ntopics {\n k = 3\n}\ninference \"batch\" {\n max_iters = 3\n tol = 0\n}\n"), "c.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := models.Build(cfg, nil, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.LoadCheckpoint(cp, r.Fingerprint()); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("another seed: %v, want ErrBadInput", err)
+	}
+	cfg, err = models.ParseConfig([]byte("topics {\n k = 3\n}\ninference \"svi\" {\n batch_size = 20\n epochs = 1\n}\n"), "c.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = models.Build(cfg, nil, c); err != nil {
+		t.Fatal(err)
+	}
+	r.AfterIter = func(models.Position) error { return nil }
+	if _, err := r.Fit(context.Background(), nil); !errors.Is(err, models.ErrNoCheckpoint) {
+		t.Errorf("SVI with checkpoints: %v, want ErrNoCheckpoint", err)
+	}
+}
