@@ -68,7 +68,7 @@ var checkpointTestHook func(iter int)
 // goes on with. An interrupt (ctx done) no longer stops the run at once:
 // the iteration under way ends, the state is saved, and Fit returns
 // errCheckpointed; a second interrupt, or one before the schedule's first
-// update, stops at once. stop releases the watcher.
+// update, stops at once. stop releases the watcher and waits for it.
 func (c *checkpoints) watch(ctx context.Context, e *env, run *models.Run, h *history) (context.Context, func()) {
 	fitCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
@@ -93,7 +93,9 @@ func (c *checkpoints) watch(ctx context.Context, e *env, run *models.Run, h *his
 		}
 		return nil
 	}
+	exited := make(chan struct{})
 	go func() {
+		defer close(exited)
 		select {
 		case <-done:
 			return
@@ -113,7 +115,10 @@ func (c *checkpoints) watch(ctx context.Context, e *env, run *models.Run, h *his
 		case <-done:
 		}
 	}()
-	return fitCtx, func() { close(done); cancel() }
+	// stop waits for the watcher, so that nothing it logs can interleave
+	// with what the caller writes after the run (the race detector saw
+	// the warning race with the final error message on one writer).
+	return fitCtx, func() { close(done); cancel(); <-exited }
 }
 
 // remove deletes the checkpoint after the run's output is saved, and what
