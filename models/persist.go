@@ -346,11 +346,21 @@ func Load(dir string, reg *framework.Registry) (*Saved, error) {
 	if err := CheckMemory(runMemory(cfg, man.V, nil)); err != nil {
 		return nil, fmt.Errorf("%s: v = %d, k = %d: %w", mpath, man.V, man.K, err)
 	}
+	// topics.bin holds exactly K·V values: check its size before allocating
+	// the topics, so that a model.json whose k or v disagrees with it fails
+	// at once instead of after allocating K·V of memory.
+	zpath := filepath.Join(dir, "topics.bin")
+	zi, err := os.Stat(zpath)
+	if err != nil {
+		return nil, err
+	}
+	if want := float64(len(zetaMagic)) + 16 + 8*float64(man.K)*float64(man.V); float64(zi.Size()) != want {
+		return nil, framework.Errorf(zpath, 0, "%d bytes, but a model with k = %d and v = %d (model.json) has %.0f", zi.Size(), man.K, man.V, want)
+	}
 	layer, err := topics.New(cfg.Topics, man.V)
 	if err != nil {
 		return nil, err
 	}
-	zpath := filepath.Join(dir, "topics.bin")
 	zf, err := os.Open(zpath)
 	if err != nil {
 		return nil, err
