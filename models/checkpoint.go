@@ -147,16 +147,10 @@ func IsCheckpointDir(dir string) error {
 	if err := json.Unmarshal(raw, &man); err != nil || man.Format != CheckpointFormat {
 		return errors.New("its checkpoint.json is not a maslda checkpoint's")
 	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		if _, ok := man.Files[e.Name()]; (!ok && e.Name() != "checkpoint.json") || !e.Type().IsRegular() {
-			return fmt.Errorf("a maslda checkpoint, but it also holds %s, which it does not list", e.Name())
-		}
-	}
-	return nil
+	return onlyListed(dir, "checkpoint", func(name string) bool {
+		_, ok := man.Files[name]
+		return ok || name == "checkpoint.json"
+	})
 }
 
 // SaveCheckpoint writes the run's complete state at position p (from

@@ -35,6 +35,28 @@ func fuzzModelDir(tb testing.TB) string {
 	return out
 }
 
+// editManifest rewrites dir's model.json through edit (model.json is not
+// among its own checksums, so the model still passes them).
+func editManifest(tb testing.TB, dir string, edit func(man map[string]any)) {
+	tb.Helper()
+	mj := filepath.Join(dir, "model.json")
+	raw, err := os.ReadFile(mj)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var man map[string]any
+	if err := json.Unmarshal(raw, &man); err != nil {
+		tb.Fatal(err)
+	}
+	edit(man)
+	if raw, err = json.Marshal(man); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(mj, raw, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // fuzzDeadline runs body and fails t if it takes longer than d, so that
 // the fuzzer records an input that makes a reader hang (body reports its
 // own failures with t.Errorf).
@@ -97,26 +119,12 @@ func FuzzLoadModel(f *testing.F) {
 			t.Fatal(err)
 		}
 		if name != "model.json" {
-			mj := filepath.Join(dir, "model.json")
-			raw, err := os.ReadFile(mj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var man map[string]any
-			if err := json.Unmarshal(raw, &man); err != nil {
-				t.Fatal(err)
-			}
 			sum := sha256.Sum256(data)
-			if files, ok := man["files"].(map[string]any); ok {
-				files[name] = hex.EncodeToString(sum[:])
-			}
-			raw, err = json.Marshal(man)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(mj, raw, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			editManifest(t, dir, func(man map[string]any) {
+				if files, ok := man["files"].(map[string]any); ok {
+					files[name] = hex.EncodeToString(sum[:])
+				}
+			})
 		}
 		fuzzDeadline(t, 20*time.Second, func() {
 			s, err := Load(dir, nil)
@@ -186,23 +194,8 @@ func FuzzParseConfig(f *testing.F) {
 // fits in memory, so this is the first check that can refuse it).
 func TestLoadChecksTopicsSizeFirst(t *testing.T) {
 	dir := fuzzModelDir(t)
-	mj := filepath.Join(dir, "model.json")
-	raw, err := os.ReadFile(mj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var man map[string]any
-	if err := json.Unmarshal(raw, &man); err != nil {
-		t.Fatal(err)
-	}
-	man["v"] = 5000000
-	if raw, err = json.Marshal(man); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(mj, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = Load(dir, nil)
+	editManifest(t, dir, func(man map[string]any) { man["v"] = 5000000 })
+	_, err := Load(dir, nil)
 	var le *framework.LineError
 	if !errors.As(err, &le) || filepath.Base(le.File) != "topics.bin" {
 		t.Fatalf("Load: %v, want an error naming topics.bin", err)

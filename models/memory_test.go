@@ -1,9 +1,7 @@
 package models
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,12 +39,7 @@ func TestMemoryGuard(t *testing.T) {
 	if err := r.SaveAtomic(dir, nil); err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := os.ReadFile(filepath.Join(dir, "model.json"))
-	var man map[string]any
-	json.Unmarshal(raw, &man)
-	man["v"] = 2_000_000_000
-	raw, _ = json.Marshal(man)
-	os.WriteFile(filepath.Join(dir, "model.json"), raw, 0o644)
+	editManifest(t, dir, func(man map[string]any) { man["v"] = 2_000_000_000 })
 	if _, err := Load(dir, nil); err == nil || !strings.Contains(err.Error(), "model.json: v = 2000000000, k = 2: bad input: the run needs about") {
 		t.Fatalf("Load: %v", err)
 	}

@@ -257,20 +257,29 @@ func IsModelDir(dir string) error {
 	if err := json.Unmarshal(raw, &man); err != nil || man.Format != Format {
 		return errors.New("its model.json is not a maslda model's")
 	}
+	return onlyListed(dir, "model", func(name string) bool {
+		if name == "model.json" {
+			return true
+		}
+		if man.Version == 1 {
+			return v1Files[name]
+		}
+		_, ok := man.Files[name]
+		return ok
+	})
+}
+
+// onlyListed checks that every entry of dir is a regular file that listed
+// accepts: the second half of the Owner checks of saved models and
+// checkpoints (what, "model" or "checkpoint", names the kind in errors).
+func onlyListed(dir, what string, listed func(name string) bool) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
-		name := e.Name()
-		known := name == "model.json"
-		if man.Version == 1 {
-			known = v1Files[name]
-		} else if _, ok := man.Files[name]; ok {
-			known = true
-		}
-		if !known || !e.Type().IsRegular() {
-			return fmt.Errorf("a maslda model, but it also holds %s, which the model does not list", name)
+		if !listed(e.Name()) || !e.Type().IsRegular() {
+			return fmt.Errorf("a maslda %s, but it also holds %s, which the %s does not list", what, e.Name(), what)
 		}
 	}
 	return nil
