@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"testing"
@@ -173,4 +174,114 @@ func TestMASLDArWeightedMonotone(t *testing.T) {
 		}
 		regMonotone(t, fmt.Sprintf("weight %g", w), elbos)
 	}
+}
+
+// TestMASLDArWeightedPhiIsMaximiser: at the fixed point of a weighted
+// local step, every word's φ_dv maximises the document's part of
+// L_w = L_topics + w·(response + annotators) with γ_d, q(x_d) and the other
+// words held (the coordinate update φ ∝ exp(E[log θ] + E[log β] +
+// w·(ρ − 2c·t·η)), topics.SweepWeighted with framework.PhiQuadratic): no
+// small step of φ_dv within the simplex raises it. Dropping w
+// from the update, or its quadratic part, moves the fixed point off the
+// maximiser of L_w.
+func TestMASLDArWeightedPhiIsMaximiser(t *testing.T) {
+	g := plantedRegression(t, 4, 120, 10, 0, 0.1)
+	gp := gaussian.Defaults()
+	gp.Weight = 100
+	m := newRegModel(t, g, gp, biasprecision.Defaults(), 5)
+	b := optim.Batch{MaxIters: 4, MinIters: 4}
+	if _, err := b.Fit(context.Background(), m, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	m.Topics.LocalTol, m.Topics.LocalIters = 1e-13, 5000
+	w := m.newWorker(false, m.maxLen)
+	c := m.Corpus()
+	rng := rand.New(rand.NewPCG(8, 9))
+	for _, d := range []int{0, 11, 57} {
+		m.localStep(w, d, &c.Docs[d], c.Answers.ByDoc[d], nil)
+		ds := w.ds
+		L := func() float64 {
+			ds.UpdatePhiBar()
+			w.local.Begin(ds)
+			return m.docELBO(w)
+		}
+		best := L()
+		K := m.Topics.K
+		for j := range ds.Doc.Words {
+			row := ds.PhiRow(j)
+			old := append([]float64(nil), row...)
+			for trial := 0; trial < 4; trial++ {
+				z := make([]float64, K)
+				for k := range z {
+					z[k] = rng.NormFloat64()
+				}
+				// Multiplicative steps φ_k ∝ φ_k·exp(±ε z_k): first order
+				// in ε wherever L_w's gradient is not constant over the
+				// topics φ_dv holds (additive steps are swamped by the
+				// entropy's curvature at the near-zero entries).
+				for _, eps := range []float64{1e-2, -1e-2, 1e-3, -1e-3} {
+					s := 0.0
+					for k := range row {
+						row[k] = old[k] * math.Exp(eps*z[k])
+						s += row[k]
+					}
+					for k := range row {
+						row[k] /= s
+					}
+					if e := L(); e > best+1e-9*math.Abs(best) {
+						t.Fatalf("document %d, word %d (n = %v): a step of %g along %v raises L_w from %.12g to %.12g", d, j, ds.Doc.Counts[j], eps, z, best, e)
+					}
+				}
+			}
+			copy(row, old)
+		}
+		if e := L(); e != best {
+			t.Fatalf("document %d: L_w not restored (%v, %v)", d, e, best)
+		}
+	}
+}
+
+// TestMASLDArWeightedELBOIsSumOfDocuments: the reported bound is L_w: over
+// the whole corpus it equals the sum of every document's part of L_w
+// (Model.docELBO: topic terms + w·(response + annotators)) plus the global
+// terms, the topics' E[log p(β|τ)] − E[log q(β)] and w times the ridge
+// −μ‖η‖²/(2σ²) and the annotators' prior. A bound that left w out of the
+// response and annotators' part, or out of the documents', fails this.
+func TestMASLDArWeightedELBOIsSumOfDocuments(t *testing.T) {
+	g := plantedRegression(t, 6, 100, 10, 0, 0.1)
+	for _, wt := range []float64{1, 100} {
+		gp := gaussian.Defaults()
+		gp.Weight = wt
+		m := newRegModel(t, g, gp, biasprecision.Defaults(), 5)
+		b := optim.Batch{MaxIters: 3, MinIters: 3}
+		if _, err := b.Fit(context.Background(), m, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		m.Topics.LocalInit = "fresh" // EvalELBO and the loop below then run the same local steps
+		got, err := m.EvalELBO(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := m.newWorker(false, m.maxLen)
+		c := m.Corpus()
+		sum := 0.0
+		for d := range c.Docs {
+			m.localStep(w, d, &c.Docs[d], c.Answers.ByDoc[d], nil)
+			sum += m.docELBO(w)
+		}
+		r := m.Response.(*gaussian.Response)
+		ridge := -r.Config.L2 * dot(r.Eta, r.Eta) / (2 * r.Sigma2)
+		want := sum + m.Topics.GlobalELBO() + wt*(ridge+m.Noise.(*biasprecision.Model).LogPrior())
+		if math.Abs(got-want) > 1e-9*math.Abs(want) {
+			t.Errorf("weight %g: bound %.12g, documents' parts plus global terms %.12g", wt, got, want)
+		}
+	}
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i, x := range a {
+		s += x * b[i]
+	}
+	return s
 }
