@@ -90,8 +90,14 @@ func components(cfg *Config, reg *framework.Registry, setup *framework.Setup) (f
 
 // at prefixes err with the file:line of the component's block unless the
 // message already names it (HCL diagnostics do).
-func at(c *Component, err error) error {
-	if c.Where == "" || strings.Contains(err.Error(), c.Where) {
+func at(c *Component, err error) error { return c.At(err) }
+
+// At prefixes err with the file:line of the component's block unless the
+// message already names it (HCL diagnostics do), for errors of code that
+// builds the component itself (the command line does, to look at the
+// response's kind of target before Build).
+func (c *Component) At(err error) error {
+	if err == nil || c.Where == "" || strings.Contains(err.Error(), c.Where) {
 		return err
 	}
 	return fmt.Errorf("%s: %w", c.Where, err)

@@ -504,6 +504,10 @@ func TestErrors(t *testing.T) {
 			ExitError, `nope\.ldac: no such file or directory`},
 		{"unknown config key", []string{"train", "--docs", f.docs, "--out", out, "--config", w("key.hcl", "seed = 1\nbogus = 2\n")},
 			ExitError, `key\.hcl:2,.*"bogus".*Valid: annotators \{\}, inference \{\}, model, response \{\}, restart_iters, restarts, seed, topics \{\}, workers\.$`},
+		// The command line builds the response itself (answers alone, the
+		// kind of answers) before Build: its errors too name the block.
+		{"out-of-range response parameter", []string{"train", "--answers", w("few.csv", "task,worker,label\nt1,a,x\nt2,a,y\n"), "--out", out, "--config", w("weight.hcl", "seed = 1\nresponse \"softmax\" {\n  l2 = -1\n}\n")},
+			ExitError, `^maslda train: .*weight\.hcl:2: .*l2 = -1`},
 		{"unknown key in topics block", []string{"train", "--docs", f.docs, "--out", out, "--config", w("tkey.hcl", "topics {\n  k = 3\n  beta = 1\n}\n")},
 			ExitError, `tkey\.hcl:3,.*"beta".*Valid: .*alpha, .*k, .*tau`},
 		{"unknown key in inference block", []string{"train", "--docs", f.docs, "--out", out, "--config", w("ikey.hcl", "inference \"batch\" {\n  epochs = 3\n}\n")},

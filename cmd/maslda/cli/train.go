@@ -270,7 +270,7 @@ func answersOnly(cfg *models.Config) error {
 	}
 	lik, err := framework.Default.Likelihood(cfg.Response.Name, cfg.Response.Params)
 	if err != nil {
-		return err
+		return cfg.Response.At(err)
 	}
 	if f, ok := lik.(framework.DocumentFree); ok && f.IgnoresDocuments() {
 		return nil
@@ -343,7 +343,7 @@ const manyNumericClasses = 100
 func resolveAnswers(cfg *models.Config, t *corpus.AnswerTable, ids []string, classes []string) (*framework.Answers, string, error) {
 	lik, err := framework.Default.Likelihood(cfg.Response.Name, cfg.Response.Params)
 	if err != nil {
-		return nil, "", err
+		return nil, "", cfg.Response.At(err)
 	}
 	switch lik.NewTarget().(type) {
 	case *framework.Categorical:
