@@ -154,10 +154,12 @@ func TestPublishCrash(t *testing.T) {
 	}{{"exchange", false}, {"two renames", true}} {
 		for _, initial := range []string{"", "old"} {
 			// The steps of a complete publish.
-			var steps []string
-			{
-				parent := t.TempDir()
-				dir := filepath.Join(parent, "out")
+			// stage prepares an output (absent or holding initial) and a
+			// staged new content for it.
+			stage := func(t *testing.T) (parent, dir string, s *Staged) {
+				t.Helper()
+				parent = t.TempDir()
+				dir = filepath.Join(parent, "out")
 				if initial != "" {
 					writeA(t, dir, initial)
 				}
@@ -167,6 +169,11 @@ func TestPublishCrash(t *testing.T) {
 				}
 				writeA(t, s.Tmp, "new")
 				s.noExchange = mode.noExchange
+				return parent, dir, s
+			}
+			var steps []string
+			{
+				parent, dir, s := stage(t)
 				s.hook = func(step string) error { steps = append(steps, step); return nil }
 				if err := s.Publish(); err != nil {
 					t.Fatal(err)
@@ -184,17 +191,7 @@ func TestPublishCrash(t *testing.T) {
 			}
 			for i, step := range steps {
 				t.Run(mode.name+"/"+map[string]string{"": "new", "old": "replace"}[initial]+"/"+step, func(t *testing.T) {
-					parent := t.TempDir()
-					dir := filepath.Join(parent, "out")
-					if initial != "" {
-						writeA(t, dir, initial)
-					}
-					s, err := Stage(dir, hasA)
-					if err != nil {
-						t.Fatal(err)
-					}
-					writeA(t, s.Tmp, "new")
-					s.noExchange = mode.noExchange
+					parent, dir, s := stage(t)
 					n := 0
 					s.hook = func(string) error {
 						if n == i {
