@@ -681,4 +681,20 @@ func TestInitFromAnswers(t *testing.T) {
 			t.Errorf("intercept %v: η = %v, want %v", icpt, r.Eta, want)
 		}
 	}
+	// sigma2 = 0: σ² starts at the variance (n denominator) of the
+	// documents' mean answers 2 and 5 (the document without answers left
+	// out), 2.25; not that of all answers (1, 3, 5: 8/3); 1 without answers.
+	r, _ := New(Params{Sigma2: 0, EstimateSigma2: false})
+	if err := r.Init(&framework.Setup{K: 2, Corpus: c}); err != nil {
+		t.Fatal(err)
+	}
+	if r.Sigma2 != 2.25 {
+		t.Errorf("sigma2 = 0: σ² = %v, want 2.25", r.Sigma2)
+	}
+	if err := r.Init(&framework.Setup{K: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if r.Sigma2 != 1 {
+		t.Errorf("sigma2 = 0 without answers: σ² = %v, want 1", r.Sigma2)
+	}
 }
