@@ -32,6 +32,15 @@ type crowdRun struct {
 // confusion matrices are held at the planted ones (reset after every
 // update): EM that knows the annotators.
 func fitCrowd(t testing.TB, cr *synth.Crowd, src string, oracle, heldout bool) crowdRun {
+	return fitCrowdMode(t, cr, src, map[bool]string{true: "fixed", false: ""}[oracle], heldout)
+}
+
+// fitCrowdMode is fitCrowd with the oracle's mode: "" none, "fixed" the
+// planted matrices held fixed, "start" EM started from the planted
+// matrices (ξ = 1 + n_r·π_r, n_r annotator r's answers, as one M-step from
+// the true labels would give) and then free.
+func fitCrowdMode(t testing.TB, cr *synth.Crowd, src, mode string, heldout bool) crowdRun {
+	oracle := mode == "fixed"
 	t.Helper()
 	cfg, err := models.ParseConfig([]byte(src), "c.hcl")
 	if err != nil {
@@ -43,9 +52,25 @@ func fitCrowd(t testing.TB, cr *synth.Crowd, src string, oracle, heldout bool) c
 	}
 	ctx := context.Background()
 	cm, _ := r.Model.Noise.(*confusion.Model)
+	nAns := make([]float64, len(cr.Pis))
+	for _, as := range cr.Train.Answers.ByDoc {
+		for _, a := range as {
+			nAns[a.Worker]++
+		}
+	}
 	setOracle := func() {
 		xi := make([][][]float64, len(cr.Pis))
 		for q, pi := range cr.Pis {
+			if mode == "start" {
+				xi[q] = make([][]float64, len(pi))
+				for c := range pi {
+					xi[q][c] = make([]float64, len(pi[c]))
+					for l := range pi[c] {
+						xi[q][c][l] = 1 + nAns[q]/float64(len(pi))*pi[c][l]
+					}
+				}
+				continue
+			}
 			xi[q] = make([][]float64, len(pi))
 			for c := range pi {
 				xi[q][c] = make([]float64, len(pi[c]))
@@ -58,7 +83,7 @@ func fitCrowd(t testing.TB, cr *synth.Crowd, src string, oracle, heldout bool) c
 			t.Fatal(err)
 		}
 	}
-	if oracle {
+	if mode != "" {
 		setOracle()
 	}
 	var out crowdRun
@@ -187,6 +212,10 @@ func TestExploreCrowds(t *testing.T) {
 			}
 			if !slices.Contains(skip, "oracle") {
 				o = fitCrowd(t, cr, oc, true, true)
+			}
+			if os.Getenv("MASLDA_FREE") != "" {
+				f := fitCrowdMode(t, cr, oc, "start", true)
+				fmt.Printf("free from the planted matrices %s seed %d: truth %.3f held-out %.3f ELBO %.7g (default batch: %.3f / %.3f ELBO %.7g); trace %.3f\n", spec.Name, seed, f.truth, f.heldout, f.elbo, b.truth, b.heldout, b.elbo, f.trace)
 			}
 			gap := func(x float64) float64 { return (x - mv) / (o.truth - mv) }
 			fmt.Printf("| %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %.2f / %.2f | %.3f |\n",

@@ -34,30 +34,66 @@ type regData struct {
 	eta           []float64
 	bias, prec    []float64
 	pl            *synth.Planted
+	alpha         float64 // the planted α, also the model's
 }
 
 func plantedRegression(t testing.TB, seed uint64, dTrain, dTest, perDoc int, sigma2 float64) *regData {
 	t.Helper()
+	return plantedRegressionSpec(t, seed, regSpec{dTrain: dTrain, dTest: dTest, perDoc: perDoc, sigma2: sigma2, K: 5, V: 300, docLen: 80, alpha: 0.2, topicConc: 0.05})
+}
+
+// regSpec describes a planted regression problem: an LDA corpus, targets
+// x_d = η·z̄_d + N(0, sigma2) with η spread evenly over [0.5, 5.5], and the
+// paper's five annotators (biasprecision.PaperBias/PaperPrec; with centred,
+// their biases minus their mean, a crowd unbiased on average).
+type regSpec struct {
+	dTrain, dTest, perDoc int
+	sigma2                float64
+	K, V                  int
+	docLen, alpha         float64
+	topicConc             float64
+	centred               bool
+}
+
+func plantedRegressionSpec(t testing.TB, seed uint64, s regSpec) *regData {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 11))
-	K := 5
-	c, pl, err := synth.LDA(synth.LDASpec{D: dTrain + dTest, V: 300, K: K, DocLen: 80, Alpha: 0.2, TopicConc: 0.05}, rng)
+	K := s.K
+	c, pl, err := synth.LDA(synth.LDASpec{D: s.dTrain + s.dTest, V: s.V, K: K, DocLen: s.docLen, Alpha: s.alpha, TopicConc: s.topicConc}, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
-	eta := []float64{0.5, 1.75, 3, 4.25, 5.5}
+	eta := make([]float64, K)
+	for k := range eta {
+		eta[k] = 0.5
+		if K > 1 {
+			eta[k] += 5 * float64(k) / float64(K-1)
+		}
+	}
 	x := make([]float64, len(c.Docs))
 	for d := range x {
 		for k, z := range pl.ZBar[d] {
 			x[d] += eta[k] * z
 		}
-		x[d] += math.Sqrt(sigma2) * rng.NormFloat64()
+		x[d] += math.Sqrt(s.sigma2) * rng.NormFloat64()
 	}
-	g := &regData{eta: eta, bias: biasprecision.PaperBias, prec: biasprecision.PaperPrec, pl: pl}
-	g.train = &framework.Corpus{V: c.V, Docs: c.Docs[:dTrain]}
-	g.test = &framework.Corpus{V: c.V, Docs: c.Docs[dTrain:]}
-	g.xTrain, g.xTest = x[:dTrain], x[dTrain:]
+	bias := biasprecision.PaperBias
+	if s.centred {
+		mb := 0.0
+		for _, b := range bias {
+			mb += b / float64(len(bias))
+		}
+		bias = make([]float64, len(biasprecision.PaperBias))
+		for i, b := range biasprecision.PaperBias {
+			bias[i] = b - mb
+		}
+	}
+	g := &regData{eta: eta, bias: bias, prec: biasprecision.PaperPrec, pl: pl, alpha: s.alpha}
+	g.train = &framework.Corpus{V: c.V, Docs: c.Docs[:s.dTrain]}
+	g.test = &framework.Corpus{V: c.V, Docs: c.Docs[s.dTrain:]}
+	g.xTrain, g.xTest = x[:s.dTrain], x[s.dTrain:]
 	workers := []string{"a1", "a2", "a3", "a4", "a5"}
-	g.train.Answers = &framework.Answers{Workers: workers, ByDoc: biasprecision.Sample(g.xTrain, g.bias, g.prec, perDoc, rng)}
+	g.train.Answers = &framework.Answers{Workers: workers, ByDoc: biasprecision.Sample(g.xTrain, g.bias, g.prec, s.perDoc, rng)}
 	return g
 }
 
@@ -91,8 +127,8 @@ func regMeanAnswers(a *framework.Answers) []float64 {
 func newRegModel(t testing.TB, g *regData, gp gaussian.Params, bp biasprecision.Params, seed uint64) *Model {
 	t.Helper()
 	cfg := topics.Defaults()
-	cfg.K = 5
-	cfg.Alpha = 0.2
+	cfg.K = len(g.eta)
+	cfg.Alpha = g.alpha
 	cfg.Tau = 0.05
 	if li := os.Getenv("MASLDA_TEST_LOCALINIT"); li != "" {
 		cfg.LocalInit = li
@@ -111,7 +147,7 @@ func newRegModel(t testing.TB, g *regData, gp gaussian.Params, bp biasprecision.
 	if err != nil {
 		t.Fatal(err)
 	}
-	setup := &framework.Setup{K: 5, V: g.train.V, Workers: g.train.Answers.Workers, Corpus: g.train, Rand: rng}
+	setup := &framework.Setup{K: cfg.K, V: g.train.V, Workers: g.train.Answers.Workers, Corpus: g.train, Rand: rng}
 	if err := resp.Init(setup); err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +166,8 @@ func newRegModel(t testing.TB, g *regData, gp gaussian.Params, bp biasprecision.
 // predictions.
 func regLinRegBaseline(t testing.TB, g *regData, seed uint64, iters int) []float64 {
 	t.Helper()
-	m := newLDA(t, &framework.Corpus{V: g.train.V, Docs: g.train.Docs}, 5, seed, 2)
+	K := len(g.eta)
+	m := newLDA(t, &framework.Corpus{V: g.train.V, Docs: g.train.Docs}, K, seed, 2)
 	b := optim.Batch{MaxIters: iters, MinIters: 2, Tol: 1e-6}
 	if _, err := b.Fit(context.Background(), m, nil, nil); err != nil {
 		t.Fatal(err)
@@ -140,7 +177,6 @@ func regLinRegBaseline(t testing.TB, g *regData, seed uint64, iters int) []float
 		t.Fatal(err)
 	}
 	y := regMeanAnswers(g.train.Answers)
-	K := 5
 	X := mat.NewDense(len(tr), K, nil)
 	for d, p := range tr {
 		X.SetRow(d, p.PhiBar)
