@@ -35,13 +35,14 @@ type Fit struct {
 	// (responses, Gaussian), inferred-truth accuracy over the better of
 	// majority vote and the largest class (annotator models, categorical),
 	// or the fraction by which the truth's RMSE is below the mean answer's
-	// (annotator models, Gaussian). Default 0.1.
+	// (annotator models, Gaussian). Default 0.1, and 0.5 for a Gaussian
+	// response's R².
 	Margin float64
 	// K is the number of topics (default 4).
 	K int
 }
 
-func (f Fit) defaults() Fit {
+func (f Fit) defaults(kind string, crowd bool) Fit {
 	if f.Iters == 0 {
 		f.Iters = 8
 	}
@@ -50,6 +51,9 @@ func (f Fit) defaults() Fit {
 	}
 	if f.Margin == 0 {
 		f.Margin = 0.1
+		if kind == KindGaussian && !crowd {
+			f.Margin = 0.5
+		}
 	}
 	if f.K == 0 {
 		f.K = 4
@@ -108,6 +112,7 @@ func (e *endToEnd) crowd(D int) (*Planted, error) {
 	spec := synth.CrowdBase()
 	spec.D, spec.Test, spec.V, spec.K, spec.C, spec.DocLen = D, 0, 30, 2, e.classes, 5
 	spec.Accuracies, spec.PerDoc = []float64{0.85, 0.65, 0.5, 0.4, 0.35}, 3
+	spec.EtaScale = 0 // balanced classes: the flat response cannot learn their frequencies
 	return NewClassCrowd(spec, e.seed)
 }
 

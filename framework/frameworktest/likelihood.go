@@ -124,7 +124,7 @@ func TestLikelihood(t TB, lk Likelihood) {
 	lk.run(t, "Blend", c.checkBlend)
 	lk.run(t, "Maximises", c.checkMaximises)
 	lk.run(t, "Persist", c.checkPersist)
-	e := &endToEnd{kind: kind, classes: lk.Classes, seed: lk.Seed, fit: lk.Fit.defaults(), fixed: fixed, checks: lk.Checks,
+	e := &endToEnd{kind: kind, classes: lk.Classes, seed: lk.Seed, fit: lk.Fit.defaults(kind, false), fixed: fixed, checks: lk.Checks,
 		build: func(t TB) (framework.Likelihood, framework.NoiseModel) {
 			l, err := lk.New()
 			if err != nil {
@@ -176,6 +176,12 @@ func checkPhiGradient(t TB, c *component, zero bool) {
 			if q, ok := lc.(framework.PhiQuadratic); ok {
 				r2 := make([]float64, K)
 				cq, u := q.PhiTermQuad(r2, d, j)
+				if u == nil && cq == 0 {
+					u = make([]float64, K)
+				}
+				if len(u) != K {
+					t.Fatalf("document %d word %d: PhiTermQuad returned u of %d values for %d topics", d.Index, j, len(u), K)
+				}
 				tu := 0.0
 				for k, p := range d.PhiRow(j) {
 					tu += u[k] * p

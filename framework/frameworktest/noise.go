@@ -98,7 +98,7 @@ func TestNoiseModel(t TB, nm NoiseModel) {
 	nm.run(t, "Blend", c.checkBlend)
 	nm.run(t, "Maximises", c.checkMaximises)
 	nm.run(t, "Persist", c.checkPersist)
-	e := &endToEnd{kind: nm.Kind, classes: nm.Classes, seed: nm.Seed, fit: nm.Fit.defaults(), checks: nm.Checks,
+	e := &endToEnd{kind: nm.Kind, classes: nm.Classes, seed: nm.Seed, fit: nm.Fit.defaults(nm.Kind, true), checks: nm.Checks,
 		build: func(t TB) (framework.Likelihood, framework.NoiseModel) {
 			m, err := nm.New()
 			if err != nil {
