@@ -397,8 +397,32 @@ func TestBaselineLogRegConfusion(t *testing.T) {
 	}
 	acc := float64(right) / float64(len(post))
 	held := blAccuracy(blPredict(t, run, g.test), g.testTruth)
-	t.Logf("truth %.3f (majority vote %.3f), held-out %.3f", acc, mv, held)
-	if acc < mv {
-		t.Errorf("inferred truth %.3f below the majority vote %.3f", acc, mv)
+	share, testShare := blShare(g.truth, g.truth), blShare(g.truth, g.testTruth)
+	t.Logf("truth %.3f (majority vote %.3f, largest class %.3f), held-out %.3f (largest class %.3f)", acc, mv, share, held, testShare)
+	if base := max(mv, share); acc < base+0.1 {
+		t.Errorf("inferred truth %.3f, want ≥ %.3f: the better of majority vote (%.3f) and always answering the largest class (%.3f), + 0.1", acc, base+0.1, mv, share)
 	}
+	if held < testShare+0.1 {
+		t.Errorf("held-out accuracy %.3f, want ≥ %.3f: always answering the largest class of the training truth (%.3f) + 0.1", held, testShare+0.1, testShare)
+	}
+}
+
+// blShare is the accuracy on truth of always answering the class most
+// frequent in train.
+func blShare(train, truth []int) float64 {
+	count := map[int]int{}
+	best := train[0]
+	for _, c := range train {
+		count[c]++
+		if count[c] > count[best] {
+			best = c
+		}
+	}
+	hits := 0
+	for _, c := range truth {
+		if c == best {
+			hits++
+		}
+	}
+	return float64(hits) / float64(len(truth))
 }

@@ -136,6 +136,35 @@ func confusionDistance(m *confusion.Model, pis [][][]float64) float64 {
 	return s / float64(n)
 }
 
+// annotatorDistance is the mean absolute difference per entry between
+// annotator a's estimated (posterior-mean) and planted matrices.
+func annotatorDistance(m *confusion.Model, a int, pi [][]float64) float64 {
+	s, n := 0.0, 0
+	est := m.Mean(a)
+	for c := range pi {
+		for l := range pi[c] {
+			s += math.Abs(est[c][l] - pi[c][l])
+			n++
+		}
+	}
+	return s / float64(n)
+}
+
+// uniformDistance is confusionDistance of uniform matrices (every row
+// 1/C): the trivial baseline of the estimated confusion matrices.
+func uniformDistance(pis [][][]float64) float64 {
+	s, n := 0.0, 0
+	for _, pi := range pis {
+		for c := range pi {
+			for l := range pi[c] {
+				s += math.Abs(1/float64(len(pi[c])) - pi[c][l])
+				n++
+			}
+		}
+	}
+	return s / float64(n)
+}
+
 // TestMASLDAcRecovery: planted topics and η, the paper's five annotators
 // (MODEL.md §7) and ONE answer per document, the hard regime of the
 // paper's 20 Newsgroups run. MA-sLDAc's inferred truth and held-out
@@ -172,7 +201,23 @@ func TestMASLDAcRecovery(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return accuracyOf(post, cd.truth), accuracyOf(pred, cd.testTruth), confusionDistance(r.Model.Noise.(*confusion.Model), cd.pis), elbos, stages
+		noise := r.Model.Noise.(*confusion.Model)
+		{ // batch and SVI alike
+			// Annotators whose planted matrix is far from uniform must be
+			// estimated far closer than uniform matrices are (measured:
+			// batch 0.051 against 0.243 and 0.073 against 0.109, SVI 0.045 and
+			// 0.066); the three within
+			// 0.02 of uniform are weakly identified with one answer per
+			// document and are estimated 0.072–0.087 away (docs/design.md).
+			for a, pi := range cd.pis {
+				d, u := annotatorDistance(noise, a, pi), uniformDistance(cd.pis[a:a+1])
+				t.Logf("annotator %d: distance %.3f, uniform matrices %.3f", a, d, u)
+				if u >= 0.1 && d > 0.75*u {
+					t.Errorf("annotator %d: confusion matrix at mean distance %.3f per entry from the planted one, want ≤ 0.75 × %.3f (uniform's)", a, d, u)
+				}
+			}
+		}
+		return accuracyOf(post, cd.truth), accuracyOf(pred, cd.testTruth), confusionDistance(noise, cd.pis), elbos, stages
 	}
 	truthB, testB, distB, elbos, stages := run("inference \"batch\" {\n max_iters = 40\n}\n")
 	t.Logf("majority vote %.3f; batch: truth %.3f, held-out %.3f, confusion distance %.3f", mv, truthB, testB, distB)
@@ -192,10 +237,12 @@ func TestMASLDAcRecovery(t *testing.T) {
 	if truthB < mv+0.25 || testB < mv+0.25 {
 		t.Errorf("batch MA-sLDAc truth %.3f / held-out %.3f do not beat majority vote %.3f by 0.25", truthB, testB, mv)
 	}
-	// 0.064 with init = "majority", 0.080 with the uniform start, 0.072 with
-	// the default classifier start (docs/design.md, "The classifier start").
-	if distB > 0.09 {
-		t.Errorf("confusion matrices at mean distance %.3f per entry from the planted ones, want ≤ 0.09", distB)
+	uniform := uniformDistance(cd.pis)
+	t.Logf("uniform confusion matrices: distance %.3f", uniform)
+	// Over all five annotators the margin is thin (measured 0.072 against
+	// 0.078): see the per-annotator check above.
+	if distB >= uniform {
+		t.Errorf("confusion matrices at mean distance %.3f per entry from the planted ones, want below uniform matrices' %.3f", distB, uniform)
 	}
 	truthS, testS, distS, _, _ := run("inference \"svi\" {\n batch_size = 200\n epochs = 20\n}\n")
 	t.Logf("svi: truth %.3f, held-out %.3f, confusion distance %.3f", truthS, testS, distS)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -66,50 +67,95 @@ func TestGammaIsMaximiser(t *testing.T) {
 	}
 }
 
-// TestPhiIsMaximiser: with γ (and so E[log θ]) fixed, the φ update is the
-// maximiser on the simplex: moving mass between any two topics of a word
-// lowers the bound, and the gradient along e_i − e_j vanishes.
+// linearSup is a supervision term with fixed ρ_vk (its part of the bound is
+// Σ_v n_v φ_v·ρ_v), to check the supervised φ update alone.
+type linearSup struct{ rho [][]float64 }
+
+func (s linearSup) Begin(*framework.DocState)      {}
+func (s linearSup) TargetTerm(*framework.DocState) {}
+func (s linearSup) PhiTerm(dst []float64, _ *framework.DocState, j int) {
+	for k, r := range s.rho[j] {
+		dst[k] += r
+	}
+}
+func (s linearSup) WordChanged(*framework.DocState, int, []float64) {}
+
+func (s linearSup) bound(ds *framework.DocState) float64 {
+	e := 0.0
+	for j, n := range ds.Doc.Counts {
+		for k, p := range ds.PhiRow(j) {
+			e += n * p * s.rho[j][k]
+		}
+	}
+	return e
+}
+
+// TestPhiIsMaximiser: the φ update of Sweep (unsupervised: the block
+// update from exp tables; supervised: word by word with ρ, weighted by w)
+// is the maximiser on the simplex given the E[log θ] it was computed from:
+// moving mass between any two topics of a word lowers the bound, and the
+// gradient along e_i − e_j vanishes. γ is held at the value the φ update
+// saw (Sweep updates γ after φ).
 func TestPhiIsMaximiser(t *testing.T) {
 	l, c := fixture(t, 3)
-	ds := framework.NewDocState(l.K, 64)
-	s := l.NewScratch()
-	ds.Bind(0, &c.Docs[0], nil)
-	l.Start(ds, nil)
-	l.Sweep(ds, nil, s)
-	l.Sweep(ds, nil, s)
-	// Recompute φ from the current γ without touching γ afterwards.
-	for j, w := range ds.Doc.Words {
-		for k := range s.logit {
-			s.logit[k] = ds.ElogTheta[k] + l.ElogBeta[int(w)*l.K+k]
-		}
-		softmaxInto(ds.PhiRow(j), s.logit)
-	}
-	f := func() float64 { return l.DocELBO(ds) + l.WordELBO(ds) }
-	base := f()
-	for j := range ds.Doc.Words {
-		row := ds.PhiRow(j)
-		for a := 0; a < l.K; a++ {
-			for b := 0; b < l.K; b++ {
-				if a == b {
-					continue
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		name   string
+		sup    *linearSup
+		weight float64
+	}{{"unsupervised", nil, 1}, {"supervised", &linearSup{}, 1}, {"supervised, w = 3", &linearSup{}, 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := framework.NewDocState(l.K, 64)
+			s := l.NewScratch()
+			ds.Bind(0, &c.Docs[0], nil)
+			l.Start(ds, nil)
+			l.Sweep(ds, nil, s)
+			l.Sweep(ds, nil, s)
+			gamma := append([]float64(nil), ds.Gamma...)
+			f := func() float64 { return l.DocELBO(ds) + l.WordELBO(ds) }
+			if tc.sup == nil {
+				l.Sweep(ds, nil, s)
+			} else {
+				tc.sup.rho = nil
+				for range ds.Doc.Words {
+					r := make([]float64, l.K)
+					for k := range r {
+						r[k] = rng.NormFloat64()
+					}
+					tc.sup.rho = append(tc.sup.rho, r)
 				}
-				h := 1e-6 * math.Min(row[a], row[b])
-				row[a] += h
-				row[b] -= h
-				up := f()
-				row[a] -= 2 * h
-				row[b] += 2 * h
-				down := f()
-				row[a] += h
-				row[b] -= h
-				if grad := (up - down) / (2 * h); math.Abs(grad) > 1e-4*ds.Doc.Counts[j] {
-					t.Errorf("word %d: directional derivative along e_%d − e_%d = %g, want 0", j, a, b, grad)
-				}
-				if up > base+1e-12 || down > base+1e-12 {
-					t.Errorf("word %d: moving mass between topics %d and %d raises the ELBO", j, a, b)
+				l.SweepWeighted(ds, tc.sup, tc.weight, s)
+				f = func() float64 { return l.DocELBO(ds) + l.WordELBO(ds) + tc.weight*tc.sup.bound(ds) }
+			}
+			copy(ds.Gamma, gamma)
+			ElogDirichlet(ds.ElogTheta, ds.Gamma)
+			base := f()
+			for j := range ds.Doc.Words {
+				row := ds.PhiRow(j)
+				for a := 0; a < l.K; a++ {
+					for b := 0; b < l.K; b++ {
+						if a == b {
+							continue
+						}
+						h := 1e-6 * math.Min(row[a], row[b])
+						row[a] += h
+						row[b] -= h
+						up := f()
+						row[a] -= 2 * h
+						row[b] += 2 * h
+						down := f()
+						row[a] += h
+						row[b] -= h
+						if grad := (up - down) / (2 * h); math.Abs(grad) > 1e-4*ds.Doc.Counts[j] {
+							t.Errorf("word %d: directional derivative along e_%d − e_%d = %g, want 0", j, a, b, grad)
+						}
+						if up > base+1e-12 || down > base+1e-12 {
+							t.Errorf("word %d: moving mass between topics %d and %d raises the ELBO", j, a, b)
+						}
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -201,11 +247,42 @@ func TestStatsMergeAndStep(t *testing.T) {
 			l.Accumulate(b, ds)
 		}
 	}
+	ta := slices.Clone(a.(*Stats).touched)
+	tb := slices.Clone(b.(*Stats).touched)
 	a.Merge(b)
 	w, u := whole.(*Stats), a.(*Stats)
 	opt := cmpopts.EquateApprox(1e-13, 1e-13)
 	if !cmp.Equal(w.Word, u.Word, opt) || !cmp.Equal(w.DocELBO, u.DocELBO, opt) || w.Docs != u.Docs {
 		t.Error("merged statistics differ from the union's")
+	}
+	// The touched rows (which ELBO, Merge and Reset visit) are the union of
+	// both shards', each once, and marked.
+	want := slices.Sorted(slices.Values(slices.Compact(slices.Sorted(slices.Values(append(ta, tb...))))))
+	got := slices.Sorted(slices.Values(u.touched))
+	if !cmp.Equal(got, want) || !cmp.Equal(got, slices.Sorted(slices.Values(w.touched))) {
+		t.Errorf("touched rows after Merge %v, want the union %v", got, want)
+	}
+	for v, m := range u.mark {
+		if m != slices.Contains(want, int32(v)) {
+			t.Errorf("row %d marked %v after Merge", v, m)
+		}
+	}
+	if len(tb) == 0 || len(want) == len(ta) {
+		t.Fatalf("the second shard touches no row the first does not: the check cannot fail")
+	}
+	st := framework.BatchStep(1)
+	if ew, eu := l.ELBO(whole, st), l.ELBO(a, st); math.Abs(ew-eu) > 1e-12*math.Abs(ew) {
+		t.Errorf("ELBO of merged statistics %v, of the union %v", eu, ew)
+	}
+	c2 := u
+	c2.Reset()
+	if len(c2.touched) != 0 || slices.Contains(c2.mark, true) || slices.ContainsFunc(c2.Word, func(x float64) bool { return x != 0 }) {
+		t.Errorf("Reset after Merge left rows")
+	}
+	for i := range c.Docs {
+		ds.Bind(i, &c.Docs[i], nil)
+		l.Infer(ds, nil, s)
+		l.Accumulate(a, ds)
 	}
 	before := append([]float64(nil), l.Zeta...)
 	if err := l.Update(context.Background(), whole, framework.Step{Rho: 0, Scale: 5}); err != nil {

@@ -271,33 +271,6 @@ func empirical(c *framework.Corpus, truth []int, R int) [][][]float64 {
 	return emp
 }
 
-// TestSVIFullBatchIsBatch: SVI with the whole corpus as its batch and κ = 0
-// (ρ = 1, S = 1) reproduces batch EM's ELBO trace.
-func TestSVIFullBatchIsBatch(t *testing.T) {
-	c, _, _ := crowdCorpus(t, 31, 300, 3, 2, paperAccuracies[:4])
-	run := func(s framework.Schedule) []float64 {
-		m, _ := build(t, c, confusion.Defaults(), 32)
-		var trace []float64
-		if _, err := s.Fit(context.Background(), m, rand.New(rand.NewPCG(1, 1)), func(p framework.Progress) error {
-			trace = append(trace, p.ELBO)
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		return trace
-	}
-	batch := run(&optim.Batch{MaxIters: 8, Tol: 0})
-	svi := run(&optim.SVI{BatchSize: 300, Kappa: 0, Delay: 1, Epochs: 8, Tol: 0})
-	if len(batch) != 8 || len(svi) != 8 {
-		t.Fatalf("traces of %d and %d updates", len(batch), len(svi))
-	}
-	for i := range batch {
-		if math.Abs(batch[i]-svi[i]) > 1e-9*math.Abs(batch[i]) {
-			t.Errorf("update %d: batch %v, SVI %v", i+1, batch[i], svi[i])
-		}
-	}
-}
-
 // TestSVIRecovery: SVI with mini-batches (MODEL.md §5: ρ_t = (t + 1)^−0.6,
 // S = D/|B|) on the corpus of TestDawidSkeneRecovery reaches the truth
 // inference and the matrices batch EM reaches, within stated margins.

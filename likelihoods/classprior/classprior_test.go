@@ -290,28 +290,6 @@ func TestLocalAndDocELBO(t *testing.T) {
 	}
 }
 
-func TestMergeIsUnion(t *testing.T) {
-	r := newResp(t, Defaults(), 3)
-	a, b, all := r.NewStats(), r.NewStats(), r.NewStats()
-	for i, lam := range fixtureLambdas {
-		d := docWith(lam)
-		r.Accumulate(all, d)
-		if i < 2 {
-			r.Accumulate(a, d)
-		} else {
-			r.Accumulate(b, d)
-		}
-	}
-	a.Merge(b)
-	if !cmp.Equal(a, all, cmpopts.EquateApprox(1e-15, 0)) {
-		t.Errorf("merged %+v, union %+v", a, all)
-	}
-	all.Reset()
-	if !cmp.Equal(all, r.NewStats()) {
-		t.Errorf("Reset left %+v", all)
-	}
-}
-
 // TestSVI: ρ = 0 changes nothing; the variational blend is MODEL.md §5's;
 // the point estimate's running average does not depend on its start, so a
 // first step with any ρ is the batch estimate of S copies of the batch.

@@ -59,91 +59,6 @@ func near(a, b, rel, abs float64) bool {
 	return math.Abs(a-b) <= abs+rel*math.Max(math.Abs(a), math.Abs(b))
 }
 
-// TestPhiTermIsScaledGradient checks the exact relation
-//
-//	PhiTerm(d, v)_k = (1/n_dv) ∂DocELBO(d)/∂φ_dvk
-//
-// with q(x_d) held fixed and φ_dv treated as free coordinates (the topic
-// layer's multipliers take care of the simplex), by central differences of
-// DocELBO: the term is a quadratic polynomial in φ, so the differences are
-// exact up to rounding. Words with n_dv up to 3 check that the shared φ of
-// repeated tokens is differentiated correctly (φ_{−v} = s − φ_dv).
-func TestPhiTermIsScaledGradient(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, tc := range []struct {
-		name string
-		p    Params
-		b    float64
-	}{
-		{"plain", Params{Sigma2: 0.7}, 0},
-		{"intercept", Params{Sigma2: 0.3, Intercept: true}, 1.3},
-	} {
-		K, L := 4, 6
-		eta := []float64{1.5, -0.5, 3, 0.2}
-		r := newResp(t, tc.p, K, eta, tc.b)
-		ds := randDoc(rng, K, L, 2.2, 0.4)
-		loc := r.NewLocal().(*Local)
-		loc.Begin(ds)
-		const h = 1e-5
-		for j := 0; j < L; j++ {
-			got := make([]float64, K)
-			loc.PhiTerm(got, ds, j)
-			for k := 0; k < K; k++ {
-				i := j*K + k
-				orig := ds.Phi[i]
-				ds.Phi[i] = orig + h
-				ds.UpdatePhiBar()
-				up := r.DocELBO(ds)
-				ds.Phi[i] = orig - h
-				ds.UpdatePhiBar()
-				down := r.DocELBO(ds)
-				ds.Phi[i] = orig
-				ds.UpdatePhiBar()
-				want := (up - down) / (2 * h) / ds.Doc.Counts[j]
-				if !near(got[k], want, 1e-6, 1e-8) {
-					t.Errorf("%s: word %d (n=%v) topic %d: PhiTerm %.10g, (1/n)∂L/∂φ %.10g", tc.name, j, ds.Doc.Counts[j], k, got[k], want)
-				}
-			}
-		}
-	}
-}
-
-// TestWordChangedKeepsCache changes φ word by word as the topic layer does
-// and checks that the cached η·s equals a fresh Begin's after each change.
-func TestWordChangedKeepsCache(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	K, L := 5, 8
-	r := newResp(t, Params{Sigma2: 1}, K, []float64{1, 2, -1, 0.5, 4}, 0)
-	ds := randDoc(rng, K, L, 1, 0.5)
-	loc := r.NewLocal().(*Local)
-	loc.Begin(ds)
-	old := make([]float64, K)
-	scratch := make([]float64, K)
-	for pass := 0; pass < 3; pass++ {
-		for j := 0; j < L; j++ {
-			if pass < 2 {
-				loc.PhiTerm(scratch, ds, j) // the path of topics.Layer.Sweep
-			}
-			row := ds.PhiRow(j)
-			copy(old, row)
-			s := 0.0
-			for k := range row {
-				row[k] = rng.Float64() + 1e-3
-				s += row[k]
-			}
-			for k := range row {
-				row[k] /= s
-			}
-			loc.WordChanged(ds, j, old)
-			fresh := r.NewLocal().(*Local)
-			fresh.Begin(ds)
-			if !near(loc.es, fresh.es, 1e-12, 1e-12) {
-				t.Fatalf("pass %d word %d: cached η·s = %v, recomputed %v", pass, j, loc.es, fresh.es)
-			}
-		}
-	}
-}
-
 // naiveZZ is E[z̄z̄ᵀ] from its definition over tokens: each of the N tokens
 // has its own assignment z_n ~ Cat(φ_n) (tokens of word v share φ_dv), so
 // E[z̄z̄ᵀ] = (1/N²)(Σ_{n≠n'} φ_n φ_n'ᵀ + Σ_n diag φ_n) — the O(N²K²) sum.
@@ -247,49 +162,6 @@ func TestConjugatePosterior(t *testing.T) {
 	}
 }
 
-// TestTargetIsStationaryPoint: the finalised target maximises
-// DocELBO(m, v) + the evidence's log-likelihood terms
-// Σ_r ½log p_r − (p_r/2)((y_r − m − b_r)² + v): central differences in m
-// and v vanish and perturbations lower the bound.
-func TestTargetIsStationaryPoint(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	r := newResp(t, Params{Sigma2: 0.8, Intercept: true}, 4, []float64{1, -1, 2, 0.5}, 0.7)
-	ds := randDoc(rng, 4, 5, 0, 1)
-	ans := []struct{ p, b, y float64 }{{3, 0.2, 1.1}, {0.5, -1, 2}, {10, 0, 0.4}}
-	loc := r.NewLocal()
-	tg := ds.Target.(*framework.Gaussian)
-	tg.Reset()
-	loc.Begin(ds)
-	loc.TargetTerm(ds)
-	for _, a := range ans {
-		tg.Prec += a.p
-		tg.PrecMean += a.p * (a.y - a.b)
-	}
-	tg.Finalize()
-	L := func(m, v float64) float64 {
-		tg.Mean, tg.Var = m, v
-		e := r.DocELBO(ds)
-		for _, a := range ans {
-			res := a.y - m - a.b
-			e += 0.5*math.Log(a.p) - 0.5*a.p*(res*res+v)
-		}
-		return e
-	}
-	m0, v0 := tg.Mean, tg.Var
-	best := L(m0, v0)
-	const h = 1e-6
-	gm := (L(m0+h, v0) - L(m0-h, v0)) / (2 * h)
-	gv := (L(m0, v0+h*v0) - L(m0, v0-h*v0)) / (2 * h * v0)
-	if math.Abs(gm) > 1e-6 || math.Abs(gv) > 1e-5 {
-		t.Errorf("∂L/∂m = %g, ∂L/∂v = %g at the finalised target, want 0", gm, gv)
-	}
-	for _, d := range [][2]float64{{0.01, 0}, {-0.01, 0}, {0, 0.05 * v0}, {0, -0.05 * v0}} {
-		if e := L(m0+d[0], v0+d[1]); e >= best {
-			t.Errorf("perturbing (m, v) by %v raised the bound: %v ≥ %v", d, e, best)
-		}
-	}
-}
-
 // accumulated returns statistics of n random documents (one of them empty)
 // with random targets.
 func accumulated(t testing.TB, r *Response, rng *rand.Rand, n int) (*Stats, []*framework.DocState) {
@@ -374,78 +246,6 @@ func TestMStepMaximises(t *testing.T) {
 	}
 }
 
-// TestELBOEqualsSumOfDocELBO: the statistics-based bound equals the sum of
-// the documents' DocELBO (minus the ridge penalty), so the bound reported
-// after the M-step and the one the local step maximises are the same.
-func TestELBOEqualsSumOfDocELBO(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	r := newResp(t, Params{Sigma2: 0.6, L2: 0.4, Intercept: true}, 3, []float64{2, -1, 0.5}, 0.3)
-	s, docs := accumulated(t, r, rng, 25)
-	sum := 0.0
-	for _, d := range docs {
-		sum += r.DocELBO(d)
-	}
-	pen := 0.4 * dot(r.Eta, r.Eta) / (2 * 0.6)
-	if got := r.ELBO(s, framework.BatchStep(1)); !near(got, sum-pen, 1e-11, 1e-9) {
-		t.Errorf("ELBO(stats) = %.12g, Σ DocELBO − penalty = %.12g", got, sum-pen)
-	}
-	if got := r.ELBO(s, framework.Step{Rho: 0.5, Scale: 3}); !near(got, 3*sum-pen, 1e-11, 1e-9) {
-		t.Errorf("scaled ELBO(stats) = %.12g, 3·Σ DocELBO − penalty = %.12g", got, 3*sum-pen)
-	}
-}
-
-func TestMergedStatsEqualUnion(t *testing.T) {
-	rng := rand.New(rand.NewPCG(13, 14))
-	r := newResp(t, Params{Sigma2: 1}, 3, []float64{1, 2, 3}, 0)
-	whole := r.NewStats().(*Stats)
-	a, b := r.NewStats().(*Stats), r.NewStats().(*Stats)
-	for i := 0; i < 20; i++ {
-		ds := randDoc(rng, 3, 1+rng.IntN(5), rng.NormFloat64(), 0.5)
-		r.Accumulate(whole, ds)
-		if i < 7 {
-			r.Accumulate(a, ds)
-		} else {
-			r.Accumulate(b, ds)
-		}
-	}
-	a.Merge(b)
-	eq := func(x, y []float64) bool {
-		for i := range x {
-			if !near(x[i], y[i], 1e-13, 1e-15) {
-				return false
-			}
-		}
-		return true
-	}
-	if !eq(whole.ZZ, a.ZZ) || !eq(whole.PhiM, a.PhiM) || !eq(whole.PhiSum, a.PhiSum) ||
-		!eq([]float64{whole.M, whole.MM, whole.Docs, whole.Entropy}, []float64{a.M, a.MM, a.Docs, a.Entropy}) {
-		t.Errorf("merged statistics differ from the union's:\n%+v\n%+v", whole, a)
-	}
-	a.Reset()
-	if !eq(a.ZZ, make([]float64, 9)) || a.Docs != 0 || a.MM != 0 || a.Entropy != 0 {
-		t.Error("Reset left statistics behind")
-	}
-}
-
-func TestZeroStepIsNoOp(t *testing.T) {
-	rng := rand.New(rand.NewPCG(15, 16))
-	r := newResp(t, Params{Sigma2: 1, EstimateSigma2: true}, 3, []float64{1, 2, 3}, 0)
-	s, _ := accumulated(t, r, rng, 10)
-	ctx := context.Background()
-	for i := 0; i < 2; i++ { // before and after a real update
-		eta, s2 := append([]float64(nil), r.Eta...), r.Sigma2
-		if err := r.Update(ctx, s, framework.Step{Rho: 0, Scale: 5, Iter: 1}); err != nil {
-			t.Fatal(err)
-		}
-		if !equal(eta, r.Eta) || s2 != r.Sigma2 {
-			t.Errorf("a zero step changed η %v → %v, σ² %v → %v", eta, r.Eta, s2, r.Sigma2)
-		}
-		if err := r.Update(ctx, s, framework.BatchStep(1)); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func equal(a, b []float64) bool {
 	if len(a) != len(b) {
 		return false
@@ -456,58 +256,6 @@ func equal(a, b []float64) bool {
 		}
 	}
 	return true
-}
-
-// TestSVIBlending: the SVI update re-solves η from the running average
-// R/W of the scaled statistics; ρ = 1 with scale S reproduces batch on S
-// copies of the statistics, and two steps match a batch solve on the
-// hand-blended statistics.
-func TestSVIBlending(t *testing.T) {
-	rng := rand.New(rand.NewPCG(17, 18))
-	p := Params{Sigma2: 1, EstimateSigma2: true, L2: 0.5}
-	K := 3
-	mk := func() *Response { return newResp(t, p, K, make([]float64, K), 0) }
-	r := mk()
-	s1, _ := accumulated(t, r, rng, 12)
-	s2, _ := accumulated(t, r, rng, 12)
-	ctx := context.Background()
-	const S, rho1, rho2 = 4.0, 0.7, 0.4
-	if err := r.Update(ctx, s1, framework.Step{Rho: rho1, Scale: S, Iter: 1}); err != nil {
-		t.Fatal(err)
-	}
-	ref := mk()
-	sc := newStats(K)
-	sc.axpy(S, s1)
-	if err := ref.Update(ctx, sc, framework.BatchStep(1)); err != nil {
-		t.Fatal(err)
-	}
-	if !closeAll(r.Eta, ref.Eta) || !near(r.Sigma2, ref.Sigma2, 1e-12, 0) {
-		t.Errorf("first SVI step: η %v σ² %v; batch on S·stats: η %v σ² %v", r.Eta, r.Sigma2, ref.Eta, ref.Sigma2)
-	}
-	if err := r.Update(ctx, s2, framework.Step{Rho: rho2, Scale: S, Iter: 2}); err != nil {
-		t.Fatal(err)
-	}
-	// R = (1−ρ2)ρ1·S·s1 + ρ2·S·s2, W = (1−ρ2)ρ1 + ρ2.
-	w := (1-rho2)*rho1 + rho2
-	bl := newStats(K)
-	bl.axpy((1-rho2)*rho1*S/w, s1)
-	bl.axpy(rho2*S/w, s2)
-	ref = mk()
-	if err := ref.Update(ctx, bl, framework.BatchStep(1)); err != nil {
-		t.Fatal(err)
-	}
-	if !closeAll(r.Eta, ref.Eta) || !near(r.Sigma2, ref.Sigma2, 1e-12, 0) {
-		t.Errorf("second SVI step: η %v σ² %v; batch on blended stats: η %v σ² %v", r.Eta, r.Sigma2, ref.Eta, ref.Sigma2)
-	}
-}
-
-func closeAll(a, b []float64) bool {
-	for i := range a {
-		if !near(a[i], b[i], 1e-10, 1e-12) {
-			return false
-		}
-	}
-	return len(a) == len(b)
 }
 
 // TestSingularSystems: a topic no document uses (with μ = 0), and an

@@ -194,49 +194,6 @@ func TestLinRegTargetTermAndELBO(t *testing.T) {
 	}
 }
 
-func TestLinRegMergeIsUnion(t *testing.T) {
-	r := newLinReg(t, LinRegDefaults(), 3)
-	docs := fixtureDocs()
-	a, b := statsOf(r, docs[:4]), statsOf(r, docs[4:])
-	a.Merge(b)
-	if all := statsOf(r, docs); !cmp.Equal(a, all, cmpopts.EquateApprox(1e-14, 1e-15)) {
-		t.Errorf("merged %+v, union %+v", a, all)
-	}
-	a.Reset()
-	if !cmp.Equal(a, r.NewStats()) {
-		t.Errorf("Reset left %+v", a)
-	}
-}
-
-// TestSVI: ρ = 0 changes nothing; the first step with any ρ solves from the
-// scaled statistics (the running weight removes the start); full-batch
-// SVI with ρ = 1 is batch.
-func TestLinRegSVI(t *testing.T) {
-	ctx := context.Background()
-	p := Params{Sigma2: 1, L2: 0.3}
-	docs := fixtureDocs()
-	a := newLinReg(t, p, 3)
-	start := append([]float64(nil), a.Eta...)
-	s := statsOf(a, docs)
-	if err := a.Update(ctx, s, framework.Step{Rho: 0, Scale: 2}); err != nil || !cmp.Equal(a.Eta, start) {
-		t.Fatalf("ρ = 0: η %v, err %v", a.Eta, err)
-	}
-	if err := a.Update(ctx, s, framework.Step{Rho: 0.4, Scale: 2}); err != nil {
-		t.Fatal(err)
-	}
-	// Twice the statistics: η = (2XX + μI)⁻¹ 2XM, the batch solution with μ/2.
-	b := newLinReg(t, Params{Sigma2: 1, L2: 0.15}, 3)
-	if err := b.Update(ctx, statsOf(b, docs), framework.BatchStep(1)); err != nil {
-		t.Fatal(err)
-	}
-	if !cmp.Equal(a.Eta, b.Eta, cmpopts.EquateApprox(1e-12, 0)) {
-		t.Errorf("first SVI step η = %v, want %v", a.Eta, b.Eta)
-	}
-	if err := a.Update(ctx, s, framework.Step{Rho: 2, Scale: 1}); !errors.Is(err, framework.ErrBadInput) {
-		t.Errorf("ρ = 2: err = %v", err)
-	}
-}
-
 // TestSingular: μ = 0 with an intercept (φ̄ rows sum to 1: the system is
 // singular) and a topic no document uses still give an exact maximiser
 // (stationary ELBO) without NaN.

@@ -256,59 +256,6 @@ func TestELBO(t *testing.T) {
 	}
 }
 
-// TestSVI: ρ = 0 changes nothing; a step with ρ blends the solver's point
-// η_B (the batch step's result on the same statistics and scale) with the
-// old η.
-func TestSVI(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	C, K := 3, 2
-	p := Params{L2: 0.1, MaxIters: 100, SVIIters: 100}
-	docs := randomDocs(rng, 10, C, K)
-	start := []float64{0.5, -0.2, 0.1, 0.3, -0.4, 0.2}
-	a := newResp(t, p, C, K)
-	copy(a.Eta, start)
-	s := statsOf(a, docs)
-	if err := a.Update(context.Background(), s, framework.Step{Rho: 0, Scale: 4}); err != nil || !cmp.Equal(a.Eta, start) {
-		t.Fatalf("ρ = 0: η = %v, err %v", a.Eta, err)
-	}
-	b := newResp(t, p, C, K)
-	copy(b.Eta, start)
-	if err := b.Update(context.Background(), s, framework.Step{Rho: 1, Scale: 4, Full: true}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Update(context.Background(), s, framework.Step{Rho: 0.25, Scale: 4}); err != nil {
-		t.Fatal(err)
-	}
-	want := make([]float64, len(start))
-	for i := range want {
-		want[i] = 0.75*start[i] + 0.25*b.Eta[i]
-	}
-	if !cmp.Equal(a.Eta, want, cmpopts.EquateApprox(0, 1e-8)) {
-		t.Errorf("blended η = %v, want %v", a.Eta, want)
-	}
-	if err := a.Update(context.Background(), s, framework.Step{Rho: -1, Scale: 1}); !errors.Is(err, framework.ErrBadInput) {
-		t.Errorf("ρ = −1: err = %v", err)
-	}
-}
-
-func TestMergeIsUnion(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 10))
-	r := newResp(t, Defaults(), 3, 2)
-	docs := randomDocs(rng, 5, 3, 2)
-	a, b := statsOf(r, docs[:2]), statsOf(r, docs[2:])
-	a.Merge(b)
-	if all := statsOf(r, docs); !cmp.Equal(a, all, cmpopts.EquateApprox(1e-15, 0)) {
-		t.Errorf("merged %+v, union %+v", a, all)
-	}
-	if a.Docs() != 5 {
-		t.Errorf("Docs() = %d", a.Docs())
-	}
-	a.Reset()
-	if a.Docs() != 0 || a.Entropy != 0 {
-		t.Errorf("Reset left %+v", a)
-	}
-}
-
 func TestPersistRoundTrip(t *testing.T) {
 	r := newResp(t, Defaults(), 3, 2)
 	copy(r.Eta, []float64{1.5, -2.5e-7, 3.1, 0, -1, 0.25})

@@ -230,55 +230,6 @@ func TestSLDASVI(t *testing.T) {
 	}
 }
 
-// SVI with the whole corpus as its mini-batch and κ = 0 (ρ = 1, S = 1,
-// Full) performs exactly the batch iterations.
-func TestFullBatchSVIEqualsBatch(t *testing.T) {
-	data := newSLDAData(t, 2, 80, 1, 100, 4, 3, 40, 10, nil)
-	mb, sb := newSLDA(t, data, 4, 1, Params{}, 2, nil)
-	eb := fitBatch(t, mb, 4)
-	ms, ss := newSLDA(t, data, 4, 1, Params{}, 2, nil)
-	var es []float64
-	svi := optim.SVI{BatchSize: 1000, Kappa: 0, Delay: 1, Epochs: 4, Tol: 0}
-	if _, err := svi.Fit(context.Background(), ms, rand.New(rand.NewPCG(1, 1)), func(p framework.Progress) error {
-		es = append(es, p.ELBO)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	for i := range eb {
-		if math.Abs(eb[i]-es[i]) > 1e-9*math.Abs(eb[i]) {
-			t.Errorf("iteration %d: batch ELBO %.12g, full-batch SVI %.12g", i+1, eb[i], es[i])
-		}
-	}
-	for i := range sb.Eta {
-		if math.Abs(sb.Eta[i]-ss.Eta[i]) > 1e-9*math.Max(1, math.Abs(sb.Eta[i])) {
-			t.Fatalf("η differs: batch %v, SVI %v", sb.Eta, ss.Eta)
-		}
-	}
-}
-
-// Results do not depend on the number of E-step workers or on GOMAXPROCS
-// (the M-step adds its partial sums in a fixed order).
-func TestWorkersIdentical(t *testing.T) {
-	data := newSLDAData(t, 3, 150, 1, 100, 4, 3, 40, 10, nil)
-	var etas [][]float64
-	var elbos []float64
-	for _, w := range []int{1, 3} {
-		m, s := newSLDA(t, data, 4, 1, Params{}, w, nil)
-		e := fitBatch(t, m, 3)
-		etas = append(etas, append([]float64(nil), s.Eta...))
-		elbos = append(elbos, e[len(e)-1])
-	}
-	if elbos[0] != elbos[1] {
-		t.Errorf("ELBO with 1 worker %.17g, with 3 %.17g", elbos[0], elbos[1])
-	}
-	for i := range etas[0] {
-		if etas[0][i] != etas[1][i] {
-			t.Fatalf("η with 1 worker %v, with 3 %v", etas[0], etas[1])
-		}
-	}
-}
-
 // Test 6: two classes.
 func TestTwoClasses(t *testing.T) {
 	data := newSLDAData(t, 4, 200, 200, 150, 4, 2, 60, 8, nil)

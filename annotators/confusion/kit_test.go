@@ -1,0 +1,27 @@
+package confusion
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/frameworktest"
+)
+
+// The conformance kit, for the variational and the point estimate (ξ is
+// what Update blends), with the kit's flat response (Dawid–Skene).
+func TestKit(t *testing.T) {
+	for _, est := range []string{EstimateVariational, EstimatePoint} {
+		t.Run(est, func(t *testing.T) {
+			frameworktest.TestNoiseModel(t, frameworktest.NoiseModel{
+				New: func() (framework.NoiseModel, error) {
+					cfg := Defaults()
+					cfg.Estimate, cfg.Init = est, InitMajority
+					return NewModel(cfg)
+				},
+				Kind:    frameworktest.KindCategorical,
+				Natural: func(n framework.NoiseModel) []float64 { return slices.Clone(n.(*Model).xi) },
+			})
+		})
+	}
+}

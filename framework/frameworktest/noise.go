@@ -1,0 +1,169 @@
+package frameworktest
+
+import (
+	"math"
+
+	"github.com/maslda/maslda/framework"
+)
+
+// NoiseModel describes an annotator model under test.
+type NoiseModel struct {
+	// New returns a new, uninitialised annotator model (its factory
+	// applied to the parameters under test). The kit calls Init and Bind.
+	New func() (framework.NoiseModel, error)
+	// Kind is the target it models: KindCategorical or KindGaussian.
+	Kind string
+	// Classes is C ≥ 2 for a categorical target (default 3).
+	Classes int
+	// Natural returns the parameters that Update blends
+	// ((1 − ρ)·old + ρ·(prior + S·stats), MODEL.md §5) as one vector.
+	// Required unless Stateless.
+	Natural func(framework.NoiseModel) []float64
+	// Stateless declares an annotator model without global parameters.
+	Stateless bool
+	// Seed varies the fixture and the planted problems.
+	Seed uint64
+	// Fit configures the end-to-end checks.
+	Fit Fit
+	Checks
+}
+
+// TestNoiseModel runs the conformance checks of an annotator model. Unit
+// checks, on a fixture of a dozen documents with random targets and 0 to
+// 3 answers each from 4 annotators:
+//
+//   - EvidenceGradient: the evidence (Evidence onto a reset target) is the
+//     gradient of DocELBO in the target's moments (categorical: ∂/∂λ_l up
+//     to a constant common to every class; Gaussian: precision −2∂/∂v and
+//     precision × mean ∂/∂m + precision·m), by central differences; the
+//     annotator model does not add the target's entropy.
+//   - DocELBOSum, Merge, ZeroStep, Scale, Blend, Maximises, Persist: see
+//     the package documentation.
+//
+// End to end (Fit), with FlatResponse: BatchMonotone, FullBatchSVI,
+// Workers, Recovery (truth inferred from a planted crowd).
+func TestNoiseModel(t TB, nm NoiseModel) {
+	t.Helper()
+	if nm.New == nil {
+		t.Fatalf("frameworktest.NoiseModel: New is nil")
+	}
+	if err := checkKind(nm.Kind); err != nil {
+		t.Fatalf("%v", err)
+	}
+	if nm.Kind == KindCategorical && nm.Classes == 0 {
+		nm.Classes = 3
+	}
+	f := newFixture(t, nm.Kind, 3, nm.Classes, nm.Seed, func() framework.Target { return newTarget(nm.Kind, nm.Classes) })
+	c := &component{f: f}
+	c.fresh = func(t TB) framework.Global {
+		t.Helper()
+		m, err := nm.New()
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		if err := m.Init(f.setup); err != nil {
+			t.Fatalf("Init: %v", err)
+		}
+		if err := m.Bind(newTarget(nm.Kind, nm.Classes)); err != nil {
+			t.Fatalf("Bind(%s target): %v", nm.Kind, err)
+		}
+		return m
+	}
+	if !nm.Stateless {
+		if nm.Natural == nil {
+			t.Fatalf("frameworktest.NoiseModel: Natural is nil (set Stateless for a model without parameters)")
+		}
+		c.natural = func(g framework.Global) []float64 { return nm.Natural(g.(framework.NoiseModel)) }
+	}
+	c.score = func(t TB, g framework.Global, d *framework.DocState) float64 {
+		t.Helper()
+		sc, ok := g.(framework.DocScorer)
+		if !ok {
+			t.Fatalf("%T does not implement framework.DocScorer: local_init = \"best\" would compare the topic terms only, and the kit cannot check its messages", g)
+		}
+		return sc.DocELBO(d)
+	}
+	c.message = func(g framework.Global, d *framework.DocState) []float64 {
+		ds := *d
+		ds.Target = newTarget(nm.Kind, nm.Classes)
+		ds.Target.Reset()
+		g.(framework.NoiseModel).Evidence(&ds)
+		return targetVector(ds.Target)
+	}
+	nm.run(t, "EvidenceGradient", func(t TB) { checkEvidenceGradient(t, c) })
+	nm.run(t, "DocELBOSum", c.checkDocELBOSum)
+	nm.run(t, "Merge", c.checkMerge)
+	nm.run(t, "ZeroStep", c.checkZeroStep)
+	nm.run(t, "Scale", c.checkScale)
+	nm.run(t, "Blend", c.checkBlend)
+	nm.run(t, "Maximises", c.checkMaximises)
+	nm.run(t, "Persist", c.checkPersist)
+	e := &endToEnd{kind: nm.Kind, classes: nm.Classes, seed: nm.Seed, fit: nm.Fit.defaults(nm.Kind, true), checks: nm.Checks,
+		build: func(t TB) (framework.Likelihood, framework.NoiseModel) {
+			m, err := nm.New()
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			return &FlatResponse{Kind: nm.Kind}, m
+		}}
+	e.run(t, true)
+}
+
+// checkEvidenceGradient: see TestNoiseModel.
+func checkEvidenceGradient(t TB, c *component) {
+	g := c.warm(t)
+	answered := 0
+	for _, d := range c.f.docs {
+		if len(d.Answers) == 0 {
+			if msg := c.message(g, d); maxAbs(msg) != 0 {
+				t.Errorf("document %d has no answers but the evidence is %v", d.Index, msg)
+			}
+			continue
+		}
+		answered++
+		msg := c.message(g, d)
+		score := func() float64 { return c.score(t, g, d) }
+		const h = 1e-6
+		switch tg := d.Target.(type) {
+		case *framework.Categorical:
+			fd := make([]float64, len(tg.P))
+			for l := range tg.P {
+				x := tg.P[l]
+				tg.P[l] = x + h
+				up := score()
+				tg.P[l] = x - h
+				down := score()
+				tg.P[l] = x
+				fd[l] = (up - down) / (2 * h)
+			}
+			for l := 1; l < len(fd); l++ {
+				if got, want := msg[l]-msg[0], fd[l]-fd[0]; !near(got, want, 1e-6, 1e-6) {
+					t.Errorf("document %d: evidence Log[%d] − Log[0] = %.10g, ∂DocELBO/∂λ_%d − ∂DocELBO/∂λ_0 = %.10g: the evidence must be the gradient of the annotators' part of the bound in λ (and the annotator model must not add the target's entropy)", d.Index, l, got, l, want)
+				}
+			}
+		case *framework.Gaussian:
+			m0, v0 := tg.Mean, tg.Var
+			tg.Mean = m0 + h
+			up := score()
+			tg.Mean = m0 - h
+			down := score()
+			tg.Mean = m0
+			dm := (up - down) / (2 * h)
+			tg.Var = v0 + h*v0
+			up = score()
+			tg.Var = v0 - h*v0
+			down = score()
+			tg.Var = v0
+			dv := (up - down) / (2 * h * v0)
+			p := -2 * dv
+			q := dm + p*m0
+			if !near(msg[0], p, 1e-6, 1e-6) || !near(msg[1], q, 1e-6, 1e-6) {
+				t.Errorf("document %d: evidence precision %.10g and precision×mean %.10g; from ∂DocELBO/∂v and ∂/∂m: %.10g and %.10g: the evidence must be the gradient of the annotators' part of the bound in the target's moments (and must not add the target's entropy)", d.Index, msg[0], msg[1], p, q)
+			}
+		}
+	}
+	if answered == 0 {
+		t.Errorf("no document with answers: the check cannot fail")
+	}
+	_ = math.Abs
+}

@@ -1,0 +1,21 @@
+package softmax
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/frameworktest"
+)
+
+// The conformance kit: messages are gradients, statistics merge, the
+// update maximises, blends and scales as MODEL.md §5 says, save/load,
+// monotone batch EM, full-batch SVI = batch, workers, a planted sLDA
+// problem (with the kit's clamped annotator).
+func TestKit(t *testing.T) {
+	frameworktest.TestLikelihood(t, frameworktest.Likelihood{
+		New:     func() (framework.Likelihood, error) { return New(nil) },
+		Classes: 3,
+		Natural: func(l framework.Likelihood) []float64 { return slices.Clone(l.(*Softmax).Eta) },
+	})
+}
