@@ -107,22 +107,31 @@ type TargetKind interface {
 }
 
 // Sampler is an optional capability of a NoiseModel: it simulates
-// annotators (`maslda simulate` with an `annotators "NAME" {}` block).
-// The simulated annotators are described by their own parameters, not the
-// model's training parameters.
+// annotators (`maslda simulate` with an `annotators "NAME" {}` block, and
+// its shorthand flags). The simulated annotators are described by their
+// own parameters, not by the model's training parameters; the model need
+// not be initialised.
 type Sampler interface {
 	// SampleKind names the kind of target (a registered TargetKind) whose
 	// true values the simulated annotators answer about.
 	SampleKind() string
-	// SampleAnswers decodes the simulated annotators from p (strictly:
-	// an unknown key is an error listing the valid ones) and draws their
-	// answers about every document's true value (truth.Has is true for
-	// every document): for each document, perDoc distinct annotators
-	// drawn at random (0: every annotator), from rng only. Workers are
-	// named a0, a1, … in the order of the annotators' parameters; the
-	// Classes of the result are truth.Classes. Errors wrap ErrBadInput or
-	// ErrIncompatible.
-	SampleAnswers(p Params, truth *Truth, perDoc int, rng *rand.Rand) (*Answers, error)
+	// Simulate decodes the simulated annotators from p (strictly: an
+	// unknown key is an error listing the valid ones) and checks them
+	// against the truth (its classes, for a kind with classes); every
+	// document has a true value (truth.Has). Errors wrap ErrBadInput.
+	Simulate(p Params, truth *Truth) (Simulation, error)
+}
+
+// Simulation is a set of simulated annotators ready to answer (Sampler).
+type Simulation interface {
+	// Annotators is the number of simulated annotators, in the order of
+	// their parameters (the caller names them, a0, a1, … for simulate).
+	Annotators() int
+	// Sample draws, from rng only, the answers of perDoc distinct
+	// annotators chosen at random for every document (0: every
+	// annotator; at most Annotators()), each document's answers ordered
+	// by annotator, as Answers.ByDoc (Worker the annotator's index).
+	Sample(perDoc int, rng *rand.Rand) ([][]Answer, error)
 }
 
 // RegisterTargetKind registers a kind of target under its Name. It panics
