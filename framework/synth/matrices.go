@@ -158,4 +158,3 @@ func ParseMatrices(r io.Reader, name string) ([][][]float64, error) {
 	}
 	return pis, nil
 }
-
