@@ -77,6 +77,11 @@ type simulation struct {
 
 func (s *simulation) Annotators() int { return len(s.pis) }
 
+// Sample draws with Sample; perDoc 0 means every annotator (Sample's own
+// 0 gives no answer).
 func (s *simulation) Sample(perDoc int, rng *rand.Rand) ([][]framework.Answer, error) {
+	if perDoc == 0 {
+		perDoc = len(s.pis)
+	}
 	return Sample(s.truth, s.pis, perDoc, rng)
 }
