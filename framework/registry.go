@@ -50,7 +50,7 @@ type Registry struct {
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
 	return &Registry{kinds: map[string]map[string]any{
-		KindResponse: {}, KindAnnotators: {}, KindInference: {},
+		KindResponse: {}, KindAnnotators: {}, KindInference: {}, KindTarget: {},
 	}}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclparse"
@@ -97,11 +98,68 @@ inference "batch" {}
 `},
 }
 
-// Presets lists the named compositions, in the order of docs/design.md.
-func Presets() []Preset { return append([]Preset(nil), presets...) }
+// presetsMu guards presets: RegisterPreset may run in any package's init,
+// lookups at any time.
+var presetsMu sync.RWMutex
+
+// RegisterPreset adds a named composition from outside this package (a
+// plug-in's init: `model = "NAME"` then works in configuration files and
+// `maslda components` lists it). Like the Register functions of plug-ins
+// it panics on an empty name, a name already registered, or blocks that
+// do not parse as a configuration's blocks (topics, response, annotators,
+// inference); plug-in names are resolved when a model is built, as for the
+// built-in presets.
+func RegisterPreset(p Preset) {
+	if err := checkPreset(p); err != nil {
+		panic("models: RegisterPreset: " + err.Error())
+	}
+	presetsMu.Lock()
+	defer presetsMu.Unlock()
+	for _, q := range presets {
+		if q.Name == p.Name {
+			panic(fmt.Sprintf("models: RegisterPreset called twice for %q", p.Name))
+		}
+	}
+	presets = append(presets, p)
+}
+
+// checkPreset parses a preset's blocks as applyPreset will.
+func checkPreset(p Preset) error {
+	if p.Name == "" {
+		return fmt.Errorf("a preset with an empty name")
+	}
+	_, err := parsePreset(p)
+	return err
+}
+
+// parsePreset decodes a preset's blocks.
+func parsePreset(p Preset) (*fileConfig, error) {
+	pf, diags := hclparse.NewParser().ParseHCL([]byte(p.Source), fmt.Sprintf("preset %q", p.Name))
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("preset %q: %s", p.Name, diags.Error())
+	}
+	var pc fileConfig
+	if err := decodeStrict(pf.Body, &pc); err != nil {
+		return nil, fmt.Errorf("preset %q: %w", p.Name, err)
+	}
+	if pc.Model != nil || pc.Seed != nil || pc.Workers != nil || pc.Restarts != nil || pc.RestartIts != nil {
+		return nil, fmt.Errorf("preset %q: only blocks (topics, response, annotators, inference), no model, seed, workers, restarts or restart_iters", p.Name)
+	}
+	return &pc, nil
+}
+
+// Presets lists the named compositions: the built-in ones in the order of
+// docs/design.md, then those registered, in order of registration.
+func Presets() []Preset {
+	presetsMu.RLock()
+	defer presetsMu.RUnlock()
+	return append([]Preset(nil), presets...)
+}
 
 // PresetNames lists the preset names, sorted.
 func PresetNames() []string {
+	presetsMu.RLock()
+	defer presetsMu.RUnlock()
 	names := make([]string, len(presets))
 	for i, p := range presets {
 		names[i] = p.Name
@@ -112,6 +170,8 @@ func PresetNames() []string {
 
 // LookupPreset returns the named preset.
 func LookupPreset(name string) (Preset, bool) {
+	presetsMu.RLock()
+	defer presetsMu.RUnlock()
 	for _, p := range presets {
 		if p.Name == name {
 			return p, true
@@ -136,14 +196,11 @@ func applyPreset(fc *fileConfig, file string) (string, error) {
 	if !ok {
 		return "", framework.Errorf(file, line, "unknown model %q; presets: %s", name, strings.Join(PresetNames(), ", "))
 	}
-	pf, diags := hclparse.NewParser().ParseHCL([]byte(p.Source), fmt.Sprintf("preset %q", name))
-	if diags.HasErrors() {
-		return "", fmt.Errorf("models: preset %q: %s", name, diags.Error()) // a bug in the table (tested)
+	ppc, err := parsePreset(p)
+	if err != nil {
+		return "", fmt.Errorf("models: %w", err) // a bug in the table (tested) or in RegisterPreset's check
 	}
-	var pc fileConfig
-	if err := decodeStrict(pf.Body, &pc); err != nil {
-		return "", fmt.Errorf("models: preset %q: %w", name, err)
-	}
+	pc := *ppc
 	where := fmt.Sprintf("%s:%d (model %q)", file, line, name)
 	if fc.Topics == nil {
 		fc.Topics = pc.Topics

@@ -3,24 +3,16 @@
 // Run `maslda help` for the commands, `maslda demo` for a self-contained
 // run on generated data.
 //
-// This file only links the plug-ins in (each registers itself by name) and
-// hands over to cli.Main; a researcher's own build blank-imports their own
-// plug-ins here.
+// This file only links the standard plug-ins in (plugins/std: each
+// registers itself by name) and hands over to cli.Main; a researcher's own
+// build is this file plus a blank import of their own plug-ins.
 package main
 
 import (
 	"os"
 
 	"github.com/maslda/maslda/cmd/maslda/cli"
-
-	_ "github.com/maslda/maslda/annotators/biasprecision" // annotators: bias-precision
-	_ "github.com/maslda/maslda/annotators/confusion"     // annotators: confusion
-	_ "github.com/maslda/maslda/annotators/perfect"       // annotators: perfect
-	_ "github.com/maslda/maslda/likelihoods/classprior"   // response: class-prior
-	_ "github.com/maslda/maslda/likelihoods/gaussian"     // responses: gaussian, linreg
-	_ "github.com/maslda/maslda/likelihoods/logreg"       // response: logreg
-	_ "github.com/maslda/maslda/likelihoods/softmax"      // response: softmax
-	_ "github.com/maslda/maslda/optim"                    // schedules: batch, svi, two-stage
+	_ "github.com/maslda/maslda/plugins/std" // the standard plug-ins
 )
 
 func main() {

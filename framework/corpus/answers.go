@@ -396,7 +396,7 @@ func (t *AnswerTable) Categorical(docIDs []string, classes []string) (*framework
 		}
 		classes = SortLabels(labels)
 	}
-	ci, err := classIndex(classes)
+	parse, err := ClassParser(classes)
 	if err != nil {
 		return nil, err
 	}
@@ -408,11 +408,11 @@ func (t *AnswerTable) Categorical(docIDs []string, classes []string) (*framework
 		if err != nil {
 			return nil, err
 		}
-		c, ok := ci[row.Label]
-		if !ok {
-			return nil, framework.Errorf(t.Name, row.Line, "label %q is not a class; the %d classes are %s", row.Label, len(classes), QuoteList(classes))
+		c, v, err := parse(row.Label, t.Name, row.Line)
+		if err != nil {
+			return nil, err
 		}
-		a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Worker: workerIndex(a, workers, row.Worker), Class: int32(c), Value: float64(c)})
+		a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Worker: workerIndex(a, workers, row.Worker), Class: c, Value: v})
 	}
 	return a, nil
 }
@@ -484,7 +484,7 @@ func (t *TruthTable) Categorical(docIDs []string, classes []string) ([]int, erro
 	if err != nil {
 		return nil, err
 	}
-	ci, err := classIndex(classes)
+	parse, err := ClassParser(classes)
 	if err != nil {
 		return nil, err
 	}
@@ -498,11 +498,11 @@ func (t *TruthTable) Categorical(docIDs []string, classes []string) ([]int, erro
 		if err != nil {
 			return nil, err
 		}
-		c, ok := ci[row.Label]
-		if !ok {
-			return nil, framework.Errorf(t.Name, row.Line, "label %q is not a class; the %d classes are %s", row.Label, len(classes), QuoteList(classes))
+		c, _, err := parse(row.Label, t.Name, row.Line)
+		if err != nil {
+			return nil, err
 		}
-		out[d] = c
+		out[d] = int(c)
 	}
 	return out, nil
 }

@@ -192,6 +192,10 @@ func runComponents(_ context.Context, e *env, args []string) error {
 	}
 	// Presets (model = "NAME"); their plug-ins are resolved at train time.
 	fmt.Fprintf(e.stdout, "%-11s %s\n", "model", listOr(models.PresetNames()))
+	// Kinds of target (framework.TargetKind) and the annotator models that
+	// can simulate (framework.Sampler: simulate --annotators).
+	fmt.Fprintf(e.stdout, "%-11s %s\n", framework.KindTarget, listOr(framework.Default.Names(framework.KindTarget)))
+	fmt.Fprintf(e.stdout, "%-11s %s\n", "simulate", listOr(samplerNames()))
 	return nil
 }
 

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	_ "github.com/maslda/maslda/annotators/biasprecision"
-	_ "github.com/maslda/maslda/likelihoods/gaussian"
 )
 
 // TestCrowdWorkflow: truth labels → simulate → train MA-sLDAc with --truth

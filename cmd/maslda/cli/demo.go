@@ -10,11 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/maslda/maslda/annotators/confusion"
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/corpus"
 	"github.com/maslda/maslda/framework/synth"
-	_ "github.com/maslda/maslda/likelihoods/softmax" // the crowd demo trains MA-sLDAc
 	"github.com/maslda/maslda/models"
 )
 
@@ -184,17 +182,28 @@ func demoCrowd(ctx context.Context, e *env, inference string, seed uint64, worke
 	}
 	eta := synth.PlantedEta(C, spec.K, 6, rng)
 	classes := synth.Classes(planted.ZBar, eta, rng)
-	pis, err := confusion.FromAccuracies(demoAccuracies, C)
-	if err != nil {
-		return err
-	}
-	byDoc, err := confusion.Sample(classes[:train], pis, 1, rng)
-	if err != nil {
-		return err
-	}
+	// The annotators are simulated by the confusion model's sampler
+	// (framework.Sampler), as `maslda simulate --accuracies` does.
 	names := []string{"c0", "c1", "c2", "c3"}
+	trainTruth := classTruth(names, classes[:train])
+	blk, err := parseSimBlock([]byte("annotators \"confusion\" {\n  accuracies = "+hclNumbers(demoAccuracies)+"\n}\n"), "demo")
+	if err != nil {
+		return err
+	}
+	sampler, err := samplerOf(blk)
+	if err != nil {
+		return fmt.Errorf("demo --case crowd needs the standard plug-ins: %w", err)
+	}
+	sim, err := sampler.Simulate(blk.params(), trainTruth)
+	if err != nil {
+		return err
+	}
+	byDoc, err := sim.Sample(1, rng)
+	if err != nil {
+		return err
+	}
 	c := &framework.Corpus{V: spec.V, Vocab: all.Vocab, Docs: all.Docs[:train],
-		Answers: &framework.Answers{Workers: workerNames(len(pis)), Classes: names, ByDoc: byDoc}}
+		Answers: &framework.Answers{Workers: workerNames(sim.Annotators()), Classes: names, ByDoc: byDoc}}
 	test := &framework.Corpus{V: spec.V, Docs: all.Docs[train:]}
 	src := fmt.Sprintf("seed = %d\nworkers = %d\nrestarts = 4\ntopics {\n  k = %d\n  alpha = 0.1\n  tau = 0.05\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {}\n", seed, workers, spec.K)
 	switch inference {
@@ -209,7 +218,7 @@ func demoCrowd(ctx context.Context, e *env, inference string, seed uint64, worke
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Planted crowd data: %d training documents with ONE answer each from %d simulated annotators\n", train, len(pis))
+	fmt.Fprintf(e.stdout, "Planted crowd data: %d training documents with ONE answer each from %d simulated annotators\n", train, sim.Annotators())
 	fmt.Fprintf(e.stdout, "(accuracies %v, MODEL.md §7), %d held-out documents, %d classes, %d topics, V = %d.\n", demoAccuracies, len(test.Docs), C, spec.K, spec.V)
 	fmt.Fprintf(e.stdout, "Training MA-sLDAc (softmax response + confusion-matrix annotators), %s inference...\n", inference)
 	run, err := models.Build(cfg, nil, c)
@@ -231,19 +240,16 @@ func demoCrowd(ctx context.Context, e *env, inference string, seed uint64, worke
 	if err != nil {
 		return err
 	}
-	acc := func(ps []models.Prediction, truth []int) float64 {
-		right := 0
-		for i, p := range ps {
-			if p.Target.(*framework.Categorical).Argmax() == truth[i] {
-				right++
-			}
-		}
-		return float64(right) / float64(len(ps))
+	kind, err := framework.Default.KindOf(run.Model.Response)
+	if err != nil {
+		return err
 	}
-	mv := make([]float64, C)
+	acc := func(ps []models.Prediction, truth []int) float64 {
+		return kind.ScoreTruth(classTruth(names, truth), func(d int) framework.Target { return ps[d].Target })
+	}
 	mvRight := 0
 	for d, as := range byDoc {
-		if confusion.MajorityVote(mv, as) && argmax(mv) == classes[d] {
+		if majority(C, as) == classes[d] {
 			mvRight++
 		}
 	}
@@ -266,7 +272,10 @@ func demoCrowd(ctx context.Context, e *env, inference string, seed uint64, worke
 	fmt.Fprintf(e.stdout, "Done: %d updates, ELBO %.6g, converged %v, %.1f s in all.\n\n", res.Iters, res.ELBO, res.Converged, time.Since(start).Seconds())
 	fmt.Fprintf(e.stdout, "Truth of the training documents:  majority vote %.3f   MA-sLDAc %.3f\n", float64(mvRight)/float64(train), acc(post, classes[:train]))
 	fmt.Fprintf(e.stdout, "Held-out accuracy:                MA-sLDAc %.3f   (planted classifier on the true topic mix: %.3f)\n\n", acc(pred, classes[train:]), float64(oracle)/float64(len(test.Docs)))
-	cm := run.Model.Noise.(*confusion.Model)
+	cm, ok := run.Model.Noise.(interface{ Accuracy(r int) float64 })
+	if !ok {
+		return fmt.Errorf("%w: annotators %q report no accuracy", framework.ErrIncompatible, run.Config.Annotators.Name)
+	}
 	fmt.Fprintln(e.stdout, "Annotator  planted accuracy  estimated")
 	for r, a := range demoAccuracies {
 		fmt.Fprintf(e.stdout, "  a%d       %.3f             %.3f\n", r, a, cm.Accuracy(r))
@@ -288,6 +297,28 @@ func demoCrowd(ctx context.Context, e *env, inference string, seed uint64, worke
 		fmt.Fprintf(e.stdout, "Wrote %s/corpus (train.ldac, vocab.txt, answers.csv) and %s/model.\n", out, out)
 	}
 	return nil
+}
+
+// classTruth is the truth of documents with the given true classes.
+func classTruth(classes []string, truth []int) *framework.Truth {
+	t := &framework.Truth{Classes: classes, Has: make([]bool, len(truth)), Class: make([]int32, len(truth)), Value: make([]float64, len(truth))}
+	for d, c := range truth {
+		t.Has[d], t.Class[d], t.Value[d] = true, int32(c), float64(c)
+	}
+	return t
+}
+
+// majority is the most frequent class of the answers, the first of ties
+// (−1 without answers): majority vote with ties broken by class order.
+func majority(c int, as []framework.Answer) int {
+	if len(as) == 0 {
+		return -1
+	}
+	count := make([]float64, c)
+	for _, a := range as {
+		count[a.Class]++
+	}
+	return argmax(count)
 }
 
 func argmax(x []float64) int {

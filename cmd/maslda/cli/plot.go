@@ -14,10 +14,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/maslda/maslda/annotators/confusion"
 	"github.com/maslda/maslda/cmd/maslda/plots"
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/corpus"
+	"github.com/maslda/maslda/framework/synth"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -369,7 +369,7 @@ func plotConfusion(e *env, args []string) error {
 			opt := plots.ConfusionOptions{TrueNames: plotList(*trueNames), Select: plotList(*sel), Classes: cls, PerRow: *perRow, Title: *pf.title}
 			switch {
 			case *trueConf != "":
-				if opt.Truth, err = confusion.ReadMatrices(*trueConf); err != nil {
+				if opt.Truth, err = synth.ReadMatrices(*trueConf); err != nil {
 					return nil, err
 				}
 				opt.TruthName = *trueConf
@@ -378,7 +378,7 @@ func plotConfusion(e *env, args []string) error {
 				if err != nil {
 					return nil, err
 				}
-				if opt.Truth, err = confusion.FromAccuracies(a, est.C()); err != nil {
+				if opt.Truth, err = synth.FromAccuracies(a, est.C()); err != nil {
 					return nil, err
 				}
 				opt.TruthName = "--true-accuracies"

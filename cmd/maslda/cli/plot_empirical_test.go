@@ -6,9 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	_ "github.com/maslda/maslda/annotators/biasprecision"
-	_ "github.com/maslda/maslda/likelihoods/gaussian"
 )
 
 // empiricalModels are two trained models with their answers and truth.

@@ -69,11 +69,17 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		e.log.Warn("dropped words outside the model's vocabulary", "ids_from", s.Manifest.V, "distinct_ids", types, "tokens", tokens)
 	}
 	c.V = s.Manifest.V
+	var kind framework.TargetKind // nil for plain LDA
+	if s.Model.Response != nil {
+		if kind, err = framework.Default.KindOf(s.Model.Response); err != nil {
+			return fmt.Errorf("%s: %w", *modelDir, err)
+		}
+	}
 	preds, err := s.Model.Predict(ctx, c)
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(*out, func(w io.Writer) error { return writePredictions(w, c, preds, s.Classes()) }); err != nil {
+	if err := writeFileAtomic(*out, func(w io.Writer) error { return writePredictions(w, c, preds, kind, s.Classes()) }); err != nil {
 		return err
 	}
 	e.log.Info("predicted", "docs", len(preds), "out", *out)
@@ -139,26 +145,21 @@ func dropUnknown(c *framework.Corpus, v int) (types, tokens int) {
 	return len(seen), tokens
 }
 
-// writePredictions writes task,<target columns>,theta:0..theta:K-1.
-// A categorical target adds label,p:<class>...; a Gaussian one label,var.
-func writePredictions(w io.Writer, c *framework.Corpus, preds []models.Prediction, classes []string) error {
-	return writeTargets(w, c, preds, classes, true)
+// writePredictions writes task,<the kind's columns>,theta:0..theta:K-1
+// (categorical: label,p:<class>...; gaussian: label,var; plain LDA, kind
+// nil: none).
+func writePredictions(w io.Writer, c *framework.Corpus, preds []models.Prediction, kind framework.TargetKind, classes []string) error {
+	return writeTargets(w, c, preds, kind, classes, true)
 }
 
-// writeTargets writes task, the target's columns (label,p:<class>... or
-// label,var) and, when withTheta, theta:0..theta:K-1.
-func writeTargets(w io.Writer, c *framework.Corpus, preds []models.Prediction, classes []string, withTheta bool) error {
+// writeTargets writes task, the kind's columns (none when kind is nil:
+// plain LDA) and, when withTheta, theta:0..theta:K-1.
+func writeTargets(w io.Writer, c *framework.Corpus, preds []models.Prediction, kind framework.TargetKind, classes []string, withTheta bool) error {
 	cw := csv.NewWriter(w)
 	header := []string{"task"}
 	if len(preds) > 0 {
-		switch preds[0].Target.(type) {
-		case *framework.Categorical:
-			header = append(header, "label")
-			for _, cl := range classes {
-				header = append(header, "p:"+cl)
-			}
-		case *framework.Gaussian:
-			header = append(header, "label", "var")
+		if kind != nil {
+			header = append(header, kind.Columns(classes)...)
 		}
 		for k := range preds[0].Theta {
 			if withTheta {
@@ -169,14 +170,11 @@ func writeTargets(w io.Writer, c *framework.Corpus, preds []models.Prediction, c
 	cw.Write(header)
 	for i, p := range preds {
 		row := []string{c.Docs[i].ID}
-		switch t := p.Target.(type) {
-		case *framework.Categorical:
-			row = append(row, className(classes, t.Argmax()))
-			for _, x := range t.P {
-				row = append(row, ftoa(x))
+		if kind != nil {
+			var err error
+			if row, err = kind.AppendCells(row, p.Target, classes); err != nil {
+				return err
 			}
-		case *framework.Gaussian:
-			row = append(row, ftoa(t.Mean), ftoa(t.Var))
 		}
 		if withTheta {
 			for _, x := range p.Theta {
@@ -189,13 +187,6 @@ func writeTargets(w io.Writer, c *framework.Corpus, preds []models.Prediction, c
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-func className(classes []string, i int) string {
-	if i >= 0 && i < len(classes) {
-		return classes[i]
-	}
-	return strconv.Itoa(i)
 }
 
 func runTopics(_ context.Context, e *env, args []string) error {

@@ -5,21 +5,25 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/maslda/maslda/annotators/biasprecision"
-	"github.com/maslda/maslda/annotators/confusion"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/corpus"
+	"github.com/maslda/maslda/framework/targets"
 	"github.com/maslda/maslda/models"
 )
 
 func runSimulate(_ context.Context, e *env, args []string) error {
-	fs, level := e.flags("simulate", "(--truth FILE | --truth-column FILE) --out answers.csv (--accuracies A,B,... | --confusions FILE.json | --bias B,... --precision P,...) [--per-doc N] [--seed N]")
+	fs, level := e.flags("simulate", "(--truth FILE | --truth-column FILE) --out answers.csv (--annotators FILE.hcl | --accuracies A,B,... | --confusions FILE.json | --bias B,... --precision P,...) [--per-doc N] [--seed N]")
 	truthPath := fs.String("truth", "", "true labels, CSV task,label")
 	truthCol := fs.String("truth-column", "", "true labels, one per line; task = line number from 0")
 	out := fs.String("out", "", "answers CSV to write: task,worker,label (required; written atomically)")
+	annPath := fs.String("annotators", "", "the simulated annotators: a file with one annotators \"NAME\" { … } block of a noise model that can simulate (maslda components); the flags below are shorthands for the confusion and bias-precision blocks")
 	accs := fs.String("accuracies", "", "classification: one accuracy per annotator; the rest of each row spread evenly (MODEL.md §7; e.g. the paper's 0.737,0.468,0.284,0.278,0.260)")
 	confPath := fs.String("confusions", "", "classification: JSON list of C×C row-stochastic confusion matrices, one per annotator")
 	classList := fs.String("classes", "", "classification: the class names in matrix order (default: the truth's labels, sorted)")
@@ -33,7 +37,7 @@ func runSimulate(_ context.Context, e *env, args []string) error {
 	if err := need(map[string]string{"out": *out}); err != nil {
 		return err
 	}
-	if err := checkOverlap("out", *out, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"confusions", *confPath}); err != nil {
+	if err := checkOverlap("out", *out, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"confusions", *confPath}, inPath{"annotators", *annPath}); err != nil {
 		return err
 	}
 	if err := checkOutFile("out", *out); err != nil {
@@ -54,63 +58,40 @@ func runSimulate(_ context.Context, e *env, args []string) error {
 		ids[i] = r.Task
 	}
 	rng := models.NewRand(*seed)
+	// The simulated annotators: a block, from --annotators or from the
+	// shorthand flags; subject is what the messages call them.
 	classification := *accs != "" || *confPath != ""
 	regression := *biasList != "" || *precList != ""
-	var ans *framework.Answers
+	var (
+		blk     *simBlock
+		subject string
+	)
 	switch {
+	case *annPath != "" && (classification || regression):
+		return fmt.Errorf("%w: give --annotators or the shorthands --accuracies, --confusions, --bias/--precision, not both", errUsage)
+	case *annPath != "":
+		if blk, err = readSimBlock(*annPath); err != nil {
+			return err
+		}
+		subject = fmt.Sprintf("annotators %q", blk.Name)
 	case classification && regression:
 		return fmt.Errorf("%w: give classification (--accuracies/--confusions) or regression (--bias/--precision) annotators, not both", errUsage)
 	case classification:
-		var classes []string
-		if *classList != "" {
-			classes = strings.Split(*classList, ",")
-		} else {
-			labels := map[string]bool{}
-			var all []string
-			for _, r := range tt.Rows {
-				labels[r.Label] = true
-				all = append(all, r.Label)
-			}
-			if looksNumeric(all) {
-				return framework.Errorf(tt.Name, tt.Rows[0].Line, "the truth looks numeric (%d distinct numbers, e.g. %q): --accuracies and --confusions simulate answers to classes; for numbers use --bias and --precision, or name the classes with --classes", len(labels), tt.Rows[0].Label)
-			}
-			for l := range labels {
-				classes = append(classes, l)
-			}
-			classes = corpus.SortLabels(classes)
+		if *confPath != "" && *accs != "" {
+			return fmt.Errorf("%w: give --accuracies or --confusions, not both", errUsage)
 		}
-		truthIdx, err := tt.Categorical(ids, classes)
-		if err != nil {
-			return err
-		}
-		var pis [][][]float64
-		if *confPath != "" {
-			if *accs != "" {
-				return fmt.Errorf("%w: give --accuracies or --confusions, not both", errUsage)
-			}
-			if pis, err = confusion.ReadMatrices(*confPath); err != nil {
-				return err
-			}
-			if len(pis[0]) != len(classes) {
-				return fmt.Errorf("%w: %s has %d×%d matrices but there are %d classes (%s)", framework.ErrBadInput, *confPath, len(pis[0]), len(pis[0]), len(classes), strings.Join(classes, ", "))
-			}
-		} else {
+		src := "confusions_file = " + hclString(*confPath)
+		if *accs != "" {
 			a, err := floatList("--accuracies", *accs)
 			if err != nil {
 				return err
 			}
-			if pis, err = confusion.FromAccuracies(a, len(classes)); err != nil {
-				return err
-			}
+			src = "accuracies = " + hclNumbers(a)
 		}
-		if *perDoc > len(pis) {
-			return fmt.Errorf("%w: --per-doc %d but only %d annotators", errUsage, *perDoc, len(pis))
-		}
-		byDoc, err := confusion.Sample(truthIdx, pis, *perDoc, rng)
-		if err != nil {
+		if blk, err = parseSimBlock([]byte("annotators \"confusion\" {\n  "+src+"\n}\n"), "<flags>"); err != nil {
 			return err
 		}
-		ans = &framework.Answers{Workers: workerNames(len(pis)), Classes: classes, ByDoc: byDoc}
+		subject = "--accuracies and --confusions"
 	case regression:
 		b, err := floatList("--bias", *biasList)
 		if err != nil {
@@ -120,35 +101,177 @@ func runSimulate(_ context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if len(b) != len(p) {
-			return fmt.Errorf("%w: %d biases but %d precisions", errUsage, len(b), len(p))
-		}
-		for _, x := range p {
-			if !(x > 0) || math.IsInf(x, 0) {
-				return fmt.Errorf("%w: --precision %v, want positive finite numbers", errUsage, x)
-			}
-		}
-		if *perDoc > len(b) {
-			return fmt.Errorf("%w: --per-doc %d but only %d annotators", errUsage, *perDoc, len(b))
-		}
-		vals, has, err := tt.Numeric(ids)
-		if err != nil {
+		if blk, err = parseSimBlock([]byte("annotators \"bias-precision\" {\n  bias = "+hclNumbers(b)+"\n  precision = "+hclNumbers(p)+"\n}\n"), "<flags>"); err != nil {
 			return err
 		}
-		for i, h := range has {
-			if !h {
-				return fmt.Errorf("%w: task %q has no true value", framework.ErrBadInput, ids[i])
-			}
-		}
-		ans = &framework.Answers{Workers: workerNames(len(b)), ByDoc: biasprecision.Sample(vals, b, p, *perDoc, rng)}
+		subject = "--bias and --precision"
 	default:
-		return fmt.Errorf("%w: say how annotators answer: --accuracies, --confusions, or --bias with --precision", errUsage)
+		return fmt.Errorf("%w: say how annotators answer: --annotators FILE, or --accuracies, --confusions, or --bias with --precision", errUsage)
 	}
+	sampler, err := samplerOf(blk)
+	if err != nil {
+		return err
+	}
+	kind, err := framework.Default.TargetKind(sampler.SampleKind())
+	if err != nil {
+		return fmt.Errorf("%s: %w", subject, err)
+	}
+	var classes []string
+	switch {
+	case kind.HasClasses() && *classList != "":
+		classes = strings.Split(*classList, ",")
+	case kind.HasClasses():
+		all := make([]string, len(tt.Rows))
+		for i, r := range tt.Rows {
+			all[i] = r.Label
+		}
+		if targets.LooksNumeric(all) {
+			hint := "for numbers use --bias and --precision"
+			if blk.where != "" {
+				hint = "for numbers use annotators that answer numbers"
+			}
+			return framework.Errorf(tt.Name, tt.Rows[0].Line, "the truth looks numeric (%d distinct numbers, e.g. %q): %s simulate answers to classes; %s, or name the classes with --classes", len(corpus.SortLabels(all)), tt.Rows[0].Label, subject, hint)
+		}
+		classes = kind.Classes(all)
+	case *classList != "":
+		return fmt.Errorf("%w: --classes names classes, but %s answer targets of kind %q, without classes", errUsage, subject, kind.Name())
+	}
+	truth, err := tt.Resolve(ids, kind, classes)
+	if err != nil {
+		return err
+	}
+	for i, h := range truth.Has {
+		if !h {
+			return fmt.Errorf("%w: task %q has no true value", framework.ErrBadInput, ids[i])
+		}
+	}
+	sim, err := sampler.Simulate(blk.params(), truth)
+	if err != nil {
+		return blk.at(err)
+	}
+	if *perDoc > sim.Annotators() {
+		return fmt.Errorf("%w: --per-doc %d but only %d annotators", errUsage, *perDoc, sim.Annotators())
+	}
+	byDoc, err := sim.Sample(*perDoc, rng)
+	if err != nil {
+		return blk.at(err)
+	}
+	ans := &framework.Answers{Workers: workerNames(sim.Annotators()), Classes: truth.Classes, ByDoc: byDoc}
 	if err := writeFileAtomic(*out, func(w io.Writer) error { return corpus.WriteAnswers(w, ans, ids) }); err != nil {
 		return err
 	}
 	e.log.Info("simulated", "documents", len(ids), "annotators", len(ans.Workers), "answers", ans.Count(), "out", *out)
 	return nil
+}
+
+// simBlock is an `annotators "NAME" { … }` block of simulated annotators
+// (simulate --annotators, or made from simulate's shorthand flags).
+type simBlock struct {
+	Name  string    `hcl:"name,label"`
+	Body  hcl.Body  `hcl:",remain"`
+	Where hcl.Range `hcl:",def_range"`
+	where string    // "file:line: " of the block, "" for the flags'
+}
+
+// simFile is simulate --annotators's file: one annotators block.
+type simFile struct {
+	Annotators []*simBlock `hcl:"annotators,block"`
+}
+
+type simParams struct{ body hcl.Body }
+
+func (p simParams) Decode(into any) error { return models.DecodeStrict(p.body, nil, into, "") }
+
+func (b *simBlock) params() framework.Params { return simParams{b.Body} }
+
+// at prefixes err with the block's file and line (none for the flags').
+func (b *simBlock) at(err error) error {
+	if b.where == "" || err == nil {
+		return err
+	}
+	return fmt.Errorf("%s%w", b.where, err)
+}
+
+// readSimBlock reads simulate --annotators's file (HCL, or HCL's JSON
+// syntax for .json).
+func readSimBlock(path string) (*simBlock, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := parseSimBlock(src, path)
+	if err != nil {
+		return nil, err
+	}
+	b.where = fmt.Sprintf("%s:%d: ", path, b.Where.Start.Line)
+	return b, nil
+}
+
+func parseSimBlock(src []byte, name string) (*simBlock, error) {
+	src = []byte(strings.TrimPrefix(string(src), "\ufeff"))
+	p := hclparse.NewParser()
+	var (
+		f     *hcl.File
+		diags hcl.Diagnostics
+	)
+	if strings.EqualFold(filepath.Ext(name), ".json") {
+		f, diags = p.ParseJSON(src, name)
+	} else {
+		f, diags = p.ParseHCL(src, name)
+	}
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("%w: %s", framework.ErrBadInput, diags.Error())
+	}
+	var sf simFile
+	if err := models.DecodeStrict(f.Body, nil, &sf, ""); err != nil {
+		return nil, err
+	}
+	if len(sf.Annotators) != 1 {
+		return nil, framework.Errorf(name, 0, "%d annotators blocks, want one: annotators \"NAME\" { … } with the simulated annotators' parameters (annotators that can simulate: %s)", len(sf.Annotators), listOr(samplerNames()))
+	}
+	return sf.Annotators[0], nil
+}
+
+// samplerOf is the noise model named by the block, if it can simulate
+// (framework.Sampler); the errors list those that can.
+func samplerOf(b *simBlock) (framework.Sampler, error) {
+	noise, err := framework.Default.Noise(b.Name, nil)
+	if err != nil {
+		return nil, b.at(fmt.Errorf("%w; those that can simulate: %s", err, listOr(samplerNames())))
+	}
+	s, ok := noise.(framework.Sampler)
+	if !ok {
+		return nil, b.at(fmt.Errorf("%w: annotators %q cannot simulate answers (framework.Sampler); those that can: %s", framework.ErrIncompatible, b.Name, listOr(samplerNames())))
+	}
+	return s, nil
+}
+
+// samplerNames lists the registered noise models that can simulate.
+func samplerNames() []string {
+	var names []string
+	for _, n := range framework.Default.Names(framework.KindAnnotators) {
+		if m, err := framework.Default.Noise(n, nil); err == nil {
+			if _, ok := m.(framework.Sampler); ok {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
+
+// hclString quotes s as an HCL string literal (no interpolation).
+func hclString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\t", `\t`, "${", "$${", "%{", "%%{")
+	return `"` + r.Replace(s) + `"`
+}
+
+// hclNumbers writes numbers as an HCL list that reads back exactly.
+func hclNumbers(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 func floatList(flagName, s string) ([]float64, error) {

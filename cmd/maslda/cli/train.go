@@ -14,6 +14,7 @@ import (
 
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/corpus"
+	"github.com/maslda/maslda/framework/targets"
 	"github.com/maslda/maslda/models"
 	"github.com/maslda/maslda/optim"
 	"github.com/schollz/progressbar/v3"
@@ -156,7 +157,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if c.Answers != nil {
 		e.log.Info("answers", "answers", c.Answers.Count(), "annotators", len(c.Answers.Workers), "classes", len(c.Answers.Classes))
 	}
-	tr, err := loadTruth(*truthPath, *truthCol, c)
+	tr, err := loadTruth(*truthPath, *truthCol, c, cfg)
 	if err != nil {
 		return err
 	}
@@ -237,8 +238,12 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if post != nil {
+		kind, err := framework.Default.KindOf(run.Model.Response)
+		if err != nil {
+			return fmt.Errorf("posterior.csv: %w", err)
+		}
 		if err := writeFileAtomic(filepath.Join(st.Tmp, "posterior.csv"), func(w io.Writer) error {
-			return writePosterior(w, c, post, run.Classes)
+			return writePosterior(w, c, post, kind, run.Classes)
 		}); err != nil {
 			return err
 		}
@@ -336,44 +341,45 @@ func checkProgress(mode string) error {
 const manyNumericClasses = 100
 
 // resolveAnswers turns raw answers into class indices or numbers, as the
-// configured response's target requires; classes (nil: the answers'
-// distinct labels) are the declared classes of a categorical response.
-// Numeric-looking answers under a categorical response give a warning, or
-// an error when they would make more than manyNumericClasses classes.
+// configured response's kind of target (framework.TargetKind) parses
+// them; classes (nil: the answers' distinct labels) are the declared
+// classes of a kind with classes. Numeric-looking answers under a kind
+// with classes give a warning, or an error when they would make more than
+// manyNumericClasses classes.
 func resolveAnswers(cfg *models.Config, t *corpus.AnswerTable, ids []string, classes []string) (*framework.Answers, string, error) {
 	lik, err := framework.Default.Likelihood(cfg.Response.Name, cfg.Response.Params)
 	if err != nil {
 		return nil, "", cfg.Response.At(err)
 	}
-	switch lik.NewTarget().(type) {
-	case *framework.Categorical:
-		warning := ""
-		if classes == nil {
-			labels := make([]string, len(t.Rows))
-			for i, r := range t.Rows {
-				labels[i] = r.Label
-			}
-			if looksNumeric(labels) {
-				distinct := len(corpus.SortLabels(labels))
-				msg := fmt.Sprintf("%s: the answers look numeric (%d distinct numbers, e.g. %q on line %d) but response %q is categorical: each distinct value becomes a class",
-					t.Name, distinct, t.Rows[0].Label, t.Rows[0].Line, cfg.Response.Name)
-				if distinct > manyNumericClasses {
-					return nil, "", fmt.Errorf("%w: %s; refusing %d classes: use a regression configuration (response \"gaussian\"), or declare the classes with --classes", framework.ErrBadInput, msg, distinct)
-				}
-				warning = msg
-			}
-		}
-		a, err := t.Categorical(ids, classes)
-		return a, warning, err
-	case *framework.Gaussian:
-		if classes != nil {
-			return nil, "", fmt.Errorf("%w: --classes applies to a categorical response; response %q is numeric", errUsage, cfg.Response.Name)
-		}
-		a, err := t.Numeric(ids)
-		return a, "", err
-	default:
-		return nil, "", fmt.Errorf("%w: response %q has a target of type %T that answers cannot be read for", framework.ErrIncompatible, cfg.Response.Name, lik.NewTarget())
+	kind, err := framework.Default.KindOf(lik)
+	if err != nil {
+		return nil, "", cfg.Response.At(fmt.Errorf("response %q: answers cannot be read: %w", cfg.Response.Name, err))
 	}
+	if !kind.HasClasses() {
+		if classes != nil {
+			return nil, "", fmt.Errorf("%w: --classes applies to a categorical response (a kind of target with classes); response %q has targets of kind %q, without classes", errUsage, cfg.Response.Name, kind.Name())
+		}
+		a, err := t.Resolve(ids, kind, nil)
+		return a, "", err
+	}
+	warning := ""
+	if classes == nil {
+		labels := make([]string, len(t.Rows))
+		for i, r := range t.Rows {
+			labels[i] = r.Label
+		}
+		if targets.LooksNumeric(labels) {
+			distinct := len(corpus.SortLabels(labels))
+			msg := fmt.Sprintf("%s: the answers look numeric (%d distinct numbers, e.g. %q on line %d) but response %q is %s: each distinct value becomes a class",
+				t.Name, distinct, t.Rows[0].Label, t.Rows[0].Line, cfg.Response.Name, kind.Name())
+			if distinct > manyNumericClasses {
+				return nil, "", fmt.Errorf("%w: %s; refusing %d classes: use a regression configuration (response \"gaussian\"), or declare the classes with --classes", framework.ErrBadInput, msg, distinct)
+			}
+			warning = msg
+		}
+	}
+	a, err := t.Resolve(ids, kind, classes)
+	return a, warning, err
 }
 
 // history is the per-update trace written to history.csv.

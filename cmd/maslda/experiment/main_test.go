@@ -13,11 +13,7 @@ import (
 	"github.com/maslda/maslda/framework/synth"
 	"github.com/maslda/maslda/models"
 
-	_ "github.com/maslda/maslda/annotators/biasprecision" // annotators: bias-precision
-	_ "github.com/maslda/maslda/annotators/confusion"     // annotators: confusion
-	_ "github.com/maslda/maslda/likelihoods/gaussian"     // response: gaussian
-	_ "github.com/maslda/maslda/likelihoods/softmax"      // response: softmax
-	_ "github.com/maslda/maslda/optim"                    // schedules: batch, svi
+	_ "github.com/maslda/maslda/plugins/std" // the standard plug-ins, as cmd/maslda links them
 )
 
 // asMain makes the test binary act as maslda: the runner's children are
