@@ -147,9 +147,13 @@ func crowdConfigs(spec synth.CrowdSpec, seed uint64) (batch, svi, oracle, ds str
 	if a := os.Getenv("MASLDA_ANN"); a != "" {
 		ann = a + "\n"
 	}
-	batch = head + ann + "inference \"batch\" {\n max_iters = 60\n}\n" + extra
+	inf := "max_iters = 60"
+	if b := os.Getenv("MASLDA_BATCH"); b != "" { // e.g. "max_iters = 300\n tol = 0"
+		inf = b
+	}
+	batch = head + ann + "inference \"batch\" {\n " + inf + "\n}\n" + extra
 	svi = head + ann + fmt.Sprintf("inference \"svi\" {\n batch_size = %d\n epochs = 20\n}\n", max(spec.D/5, 1)) + extra
-	oracle = head + "annotators \"confusion\" {\n init = \"uniform\"\n}\ninference \"batch\" {\n max_iters = 60\n}\n"
+	oracle = head + "annotators \"confusion\" {\n init = \"uniform\"\n}\ninference \"batch\" {\n " + inf + "\n}\n"
 	ds = fmt.Sprintf("seed = %d\nmodel = \"dawid-skene\"\n", seed)
 	return
 }
