@@ -22,11 +22,13 @@ package std
 import (
 	_ "github.com/maslda/maslda/annotators/biasprecision" // annotators: bias-precision
 	_ "github.com/maslda/maslda/annotators/confusion"     // annotators: confusion
+	_ "github.com/maslda/maslda/annotators/ordinalshift"  // annotators: ordinal-shift
 	_ "github.com/maslda/maslda/annotators/perfect"       // annotators: perfect
 	_ "github.com/maslda/maslda/framework/targets"        // kinds of target: categorical, gaussian
 	_ "github.com/maslda/maslda/likelihoods/classprior"   // response: class-prior
 	_ "github.com/maslda/maslda/likelihoods/gaussian"     // responses: gaussian, linreg
 	_ "github.com/maslda/maslda/likelihoods/logreg"       // response: logreg
+	_ "github.com/maslda/maslda/likelihoods/ordinal"      // response: ordinal
 	_ "github.com/maslda/maslda/likelihoods/softmax"      // response: softmax
 	_ "github.com/maslda/maslda/optim"                    // schedules: batch, svi, two-stage
 )

@@ -17,8 +17,8 @@ func ExampleMainContext() {
 		os.Exit(status)
 	}
 	// Output:
-	// response    class-prior, gaussian, linreg, logreg, softmax
-	// annotators  bias-precision, confusion, perfect
+	// response    class-prior, gaussian, linreg, logreg, ordinal, softmax
+	// annotators  bias-precision, confusion, ordinal-shift, perfect
 	// inference   batch, svi, two-stage
 	// model       dawid-skene, dawid-skene(bayes), lda+linreg(mean), lda+logreg(mv), lda+raykar, ma-sldac, ma-sldar, slda(mean), slda(mv)
 	// target      categorical, gaussian

@@ -1,0 +1,263 @@
+package ordinal
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/synth"
+)
+
+var testCuts = []float64{-2.5, -0.4, 0.1, 3}
+
+// level against the naive difference of two logistic CDFs (where it is well
+// conditioned) and its derivatives against central differences.
+func TestLevelDerivatives(t *testing.T) {
+	naive := func(c int, s float64, b []float64) float64 {
+		hi, lo := 1.0, 0.0
+		if c < len(b) {
+			hi = sigmoid(b[c] - s)
+		}
+		if c > 0 {
+			lo = sigmoid(b[c-1] - s)
+		}
+		return math.Log(hi - lo)
+	}
+	const h = 1e-6
+	for c := 0; c <= len(testCuts); c++ {
+		for _, s := range []float64{-6, -1.3, 0, 0.2, 2.7, 8} {
+			lp, g, du, dl := level(c, s, testCuts)
+			if want := naive(c, s, testCuts); math.Abs(lp-want) > 1e-12*math.Max(1, math.Abs(want)) {
+				t.Errorf("level %d at s = %v: log p = %.15g, naive %.15g", c, s, lp, want)
+			}
+			if gs := slope(c, s, testCuts); math.Abs(gs-g) > 1e-15 {
+				t.Errorf("level %d at s = %v: slope %.15g, level's g %.15g", c, s, gs, g)
+			}
+			fd := (logLevel(c, s+h, testCuts) - logLevel(c, s-h, testCuts)) / (2 * h)
+			if math.Abs(fd-g) > 1e-7 {
+				t.Errorf("level %d at s = %v: ∂/∂s = %.10g, central differences %.10g", c, s, g, fd)
+			}
+			for i, want := range map[int]float64{c: du, c - 1: dl} {
+				if i < 0 || i >= len(testCuts) {
+					continue
+				}
+				b := append([]float64(nil), testCuts...)
+				b[i] += h
+				up := logLevel(c, s, b)
+				b[i] -= 2 * h
+				fd := (up - logLevel(c, s, b)) / (2 * h)
+				if math.Abs(fd-want) > 1e-6*math.Max(1, math.Abs(fd)) {
+					t.Errorf("level %d at s = %v: ∂/∂b_%d = %.10g, central differences %.10g", c, s, i, want, fd)
+				}
+			}
+		}
+	}
+	// Far tails: no cancellation, no overflow.
+	if lp := logLevel(2, 60, testCuts); !(lp < -50) || math.IsInf(lp, 0) {
+		t.Errorf("log p(level 2 | s = 60) = %v, want a finite number near −60", lp)
+	}
+	if lp := logLevel(1, 0, []float64{0, 800}); math.Abs(lp-math.Log(0.5)) > 1e-12 {
+		t.Errorf("log p for a gap of 800 = %v, want log ½", lp)
+	}
+}
+
+// The curvature −∂²/∂s² log p(c | s) never exceeds M_c (the bound's
+// premise), and comes close to it: end levels near 1/4 far out, interior
+// levels near 1/2 for a narrow interval.
+func TestCurvatureBound(t *testing.T) {
+	const h = 1e-4
+	for _, b := range [][]float64{testCuts, {-0.01, 0.01}, {-3, -2.999, 5}} {
+		C := len(b) + 1
+		worst := make([]float64, C)
+		for c := range C {
+			for s := -12.0; s <= 12; s += 0.01 {
+				curv := -(logLevel(c, s+h, b) - 2*logLevel(c, s, b) + logLevel(c, s-h, b)) / (h * h)
+				worst[c] = math.Max(worst[c], curv)
+				if curv > Curvature(c, C)+1e-5 {
+					t.Fatalf("cuts %v level %d at s = %.2f: curvature %.6g > M_c = %v", b, c, s, curv, Curvature(c, C))
+				}
+			}
+		}
+		t.Logf("cuts %v: largest curvature per level %.4f", b, worst)
+	}
+}
+
+// randomDoc is a document of L words with random counts, φ and λ.
+func randomDoc(rng *rand.Rand, K, C, L int) *framework.DocState {
+	doc := &framework.Doc{}
+	for j := range L {
+		n := float64(1 + rng.IntN(3))
+		doc.Words = append(doc.Words, int32(j))
+		doc.Counts = append(doc.Counts, n)
+		doc.N += n
+	}
+	d := framework.NewDocState(K, L)
+	d.Bind(0, doc, nil)
+	for j := range L {
+		synth.Dirichlet(d.PhiRow(j), 0.7, rng)
+	}
+	d.UpdatePhiBar()
+	tg := framework.NewCategorical(C)
+	for c := range tg.Log {
+		tg.Log[c] = rng.NormFloat64()
+	}
+	tg.Finalize()
+	d.Target = tg
+	return d
+}
+
+func testResponse(t *testing.T, K int, eta, cuts []float64) *Response {
+	t.Helper()
+	r, err := New(Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := make([]string, len(cuts)+1)
+	for c := range classes {
+		classes[c] = string(rune('a' + c))
+	}
+	if err := r.Init(&framework.Setup{K: K, Classes: classes}); err != nil {
+		t.Fatal(err)
+	}
+	copy(r.Eta, eta)
+	copy(r.Cuts, cuts)
+	return r
+}
+
+// The bound is below E_q[log p(c | z̄)], estimated by Monte Carlo over
+// z ~ φ (each token drawn independently), for every level, by more than
+// the Monte Carlo error; and it is exact for a document of one topic.
+func TestBoundBelowExpectation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	const K, C, draws = 4, 5, 40000
+	eta := []float64{-3, 4, 0.5, 6}
+	r := testResponse(t, K, eta, testCuts)
+	for i := range 6 {
+		d := randomDoc(rng, K, C, 1+i)
+		mean, v := r.moments(d)
+		sums := make([]float64, C)
+		sq := make([]float64, C)
+		for range draws {
+			s := 0.0
+			for j, n := range d.Doc.Counts {
+				for range int(n) {
+					s += eta[synth.Categorical(d.PhiRow(j), rng)]
+				}
+			}
+			s /= d.Doc.N
+			for c := range C {
+				lp := logLevel(c, s, testCuts)
+				sums[c] += lp
+				sq[c] += lp * lp
+			}
+		}
+		for c := range C {
+			e := sums[c] / draws
+			se := math.Sqrt((sq[c]/draws - e*e) / draws)
+			b := logLevel(c, mean, testCuts) - 0.5*Curvature(c, C)*v
+			if b > e+4*se {
+				t.Errorf("document %d (N = %v) level %d: bound %.5f above E_q[log p] = %.5f ± %.5f", i, d.Doc.N, c, b, e, se)
+			}
+			if i == 5 && c == 2 {
+				t.Logf("N = %v, V = %.3f: level %d bound %.4f, E_q[log p] %.4f, Jensen's log p(ŝ) %.4f", d.Doc.N, v, c, b, e, logLevel(c, mean, testCuts))
+			}
+		}
+	}
+	d := randomDoc(rng, K, C, 3)
+	for j := range 3 {
+		row := d.PhiRow(j)
+		clear(row)
+		row[1] = 1
+	}
+	d.UpdatePhiBar()
+	if _, v := r.moments(d); v != 0 {
+		t.Errorf("a document of one topic has V = %v, want 0", v)
+	}
+}
+
+// PhiTermQuad's minorant: per token ρ·φ − c(η·φ)², times n_dv, plus the
+// rest, is ≤ the document's bound for any φ_dv and equal at the current
+// one (so the topic layer's exact maximiser of it raises the bound).
+func TestPhiQuadMinorant(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	const K, C = 4, 5
+	r := testResponse(t, K, []float64{-5, 7, 1, 3}, testCuts)
+	for i := range 8 {
+		d := randomDoc(rng, K, C, 3)
+		d.Doc.Counts[1] = float64(2 + i)
+		d.Doc.N = d.Doc.Counts[0] + d.Doc.Counts[1] + d.Doc.Counts[2]
+		d.UpdatePhiBar()
+		lc := r.NewLocal().(*local)
+		lc.Begin(d)
+		rho := make([]float64, K)
+		cq, u := lc.PhiTermQuad(rho, d, 1)
+		n := d.Doc.Counts[1]
+		surrogate := func(phi []float64) float64 {
+			t := dot(u, phi)
+			return n * (dot(rho, phi) - cq*t*t)
+		}
+		row := d.PhiRow(1)
+		old := append([]float64(nil), row...)
+		f0 := r.DocELBO(d)
+		s0 := surrogate(old)
+		for range 50 {
+			synth.Dirichlet(row, 0.3, rng)
+			d.UpdatePhiBar()
+			f := r.DocELBO(d)
+			if s := surrogate(row); f-f0 < s-s0-1e-12 {
+				t.Fatalf("doc %d: the bound rose by %.6g where the minorant rose by %.6g: not a minorant", i, f-f0, s-s0)
+			}
+		}
+		copy(row, old)
+		d.UpdatePhiBar()
+	}
+}
+
+// The M-step's gradient (objective, in η and b) against central
+// differences, and the solver's chain rule in the log-gaps.
+func TestObjectiveGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 1))
+	const K, C = 3, 5
+	r := testResponse(t, K, []float64{1, -2, 0.5}, testCuts)
+	s := r.NewStats()
+	for range 7 {
+		r.Accumulate(s, randomDoc(rng, K, C, 4))
+	}
+	st := s.(*Stats)
+	ge, gb := make([]float64, K), make([]float64, C-1)
+	eta, cuts := append([]float64(nil), r.Eta...), append([]float64(nil), r.Cuts...)
+	r.objective(eta, cuts, st, 2.5, ge, gb)
+	const h = 1e-6
+	f := func() float64 { return r.objective(eta, cuts, st, 2.5, nil, nil) }
+	for i, v := range [][]float64{eta, cuts} {
+		g := [][]float64{ge, gb}[i]
+		for k := range v {
+			x := v[k]
+			v[k] = x + h
+			up := f()
+			v[k] = x - h
+			down := f()
+			v[k] = x
+			if fd := (up - down) / (2 * h); math.Abs(fd-g[k]) > 1e-6*math.Max(1, math.Abs(fd)) {
+				t.Errorf("∂L/∂%s[%d] = %.10g, central differences %.10g", []string{"η", "b"}[i], k, g[k], fd)
+			}
+		}
+	}
+	obj := r.solverObjective(st, 2.5)
+	x := make([]float64, K+C-1)
+	pack(x, eta, cuts)
+	g := make([]float64, len(x))
+	obj(x, g)
+	for i := range x {
+		xi := x[i]
+		x[i] = xi + h
+		up := obj(x, nil)
+		x[i] = xi - h
+		down := obj(x, nil)
+		x[i] = xi
+		if fd := (up - down) / (2 * h); math.Abs(fd-g[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
+			t.Errorf("solver variable %d: gradient %.10g, central differences %.10g", i, g[i], fd)
+		}
+	}
+}
