@@ -32,7 +32,14 @@ type local struct {
 	nw    []float64 // the proposed φ_dv
 	nd    []float64 // φ_new·h̃_l, C
 	lb    []float64 // trial log B, C
+	pt    []float64 // trial B_dl/Σ_t B_dt, C (from lb, set by trial)
 	tmp   []float64 // C
+
+	// h̃ and m were computed by setH for N_d = hN from η = hEta (Begin
+	// reuses them while both are unchanged: within an E-step, η is fixed
+	// and every target update of a document has the same N_d).
+	hEta []float64
+	hN   float64
 
 	sc *evalScratch // DocELBO
 }
@@ -41,7 +48,8 @@ func newLocal(s *Softmax) *local {
 	C, K := s.C, s.K
 	return &local{s: s, C: C, K: K, h: make([]float64, C*K), m: make([]float64, C), logB: make([]float64, C),
 		p: make([]float64, C), lamEta: make([]float64, K), a: make([]float64, K), aWord: -1,
-		nw: make([]float64, K), nd: make([]float64, C), lb: make([]float64, C), tmp: make([]float64, C), sc: newEvalScratch(C, K)}
+		nw: make([]float64, K), nd: make([]float64, C), lb: make([]float64, C), pt: make([]float64, C), tmp: make([]float64, C),
+		sc: newEvalScratch(C, K)}
 }
 
 // Begin caches, from d.Phi, h̃_l and log B_dl = Σ_v n_dv log(φ_dv·h_l)
@@ -57,7 +65,11 @@ func (lc *local) Begin(d *framework.DocState) {
 		}
 		return
 	}
-	setH(lc.s.Eta, C, K, doc.N, lc.h, lc.m)
+	if lc.hEta == nil || lc.hN != doc.N || !equal(lc.hEta, lc.s.Eta) {
+		setH(lc.s.Eta, C, K, doc.N, lc.h, lc.m)
+		lc.hEta = append(lc.hEta[:0], lc.s.Eta...)
+		lc.hN = doc.N
+	}
 	if n := doc.Len() * C; cap(lc.dots) < n {
 		lc.dots = make([]float64, n)
 	} else {
@@ -173,7 +185,7 @@ func (lc *local) WordChanged(d *framework.DocState, j int, old []float64) {
 		lc.commit(dots)
 		return
 	}
-	z := logSumExp(lb)
+	z, zOK := lc.trial()
 	dG := z - lc.logZ
 	l1 := 0.0
 	for l := 0; l < C; l++ {
@@ -201,7 +213,14 @@ func (lc *local) WordChanged(d *framework.DocState, j int, old []float64) {
 		}
 	}
 	if ok {
-		lc.commit(dots)
+		if zOK {
+			copy(dots, lc.nd)
+			copy(lc.logB, lc.lb)
+			copy(lc.p, lc.pt)
+			lc.logZ = z
+		} else {
+			lc.commit(dots)
+		}
 		return
 	}
 	lc.backtrack(row, old, n, dots, tol)
@@ -263,21 +282,62 @@ func (lc *local) commit(dots []float64) {
 }
 
 // setP sets logZ = log Σ_l B_dl and p_l = B_dl/Σ_t B_dt from logB.
-func (lc *local) setP() {
-	mx := math.Inf(-1)
-	for _, v := range lc.logB {
-		mx = math.Max(mx, v)
+func (lc *local) setP() { lc.logZ = normalize(lc.p, lc.logB) }
+
+// trial returns log Σ_l exp(lb_l) (= logSumExp(lb)) and sets pt to
+// softmax(lb), the p that commit would compute from lb, bit for bit; ok is
+// false (pt not set) when the maximum of lb is infinite.
+func (lc *local) trial() (z float64, ok bool) {
+	mx := maxOf(lc.lb)
+	if math.IsInf(mx, 0) {
+		return mx, false
 	}
+	return normalize(lc.pt, lc.lb), true
+}
+
+// normalize sets p = exp(x − max x)/Σ exp(x − max x) and returns
+// log Σ exp(x).
+func normalize(p, x []float64) float64 {
+	mx := maxOf(x)
 	s := 0.0
-	for l, v := range lc.logB {
+	for l, v := range x {
 		e := math.Exp(v - mx)
-		lc.p[l] = e
+		p[l] = e
 		s += e
 	}
-	for l := range lc.p {
-		lc.p[l] /= s
+	for l := range p {
+		p[l] /= s
 	}
-	lc.logZ = mx + math.Log(s)
+	return mx + math.Log(s)
+}
+
+// maxOf is the largest element of x (−Inf for an empty x), with NaNs
+// propagated as math.Max does. Inlined compares rather than math.Max (a
+// function call); the result differs from math.Max's only in the sign of a
+// zero maximum, which no caller can see (it is only subtracted or added).
+func maxOf(x []float64) float64 {
+	mx := math.Inf(-1)
+	for _, v := range x {
+		if v > mx || v != v {
+			mx = v
+			if v != v {
+				return v
+			}
+		}
+	}
+	return mx
+}
+
+func equal(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i, x := range a {
+		if x != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func entropy(p []float64) float64 {

@@ -43,7 +43,9 @@ func setH(eta []float64, C, K int, N float64, h, m []float64) {
 		row := eta[l*K : (l+1)*K]
 		mx := math.Inf(-1)
 		for _, e := range row {
-			mx = math.Max(mx, e/N)
+			if v := e / N; v > mx || v != v {
+				mx = v
+			}
 		}
 		m[l] = mx
 		for k, e := range row {
@@ -54,10 +56,7 @@ func setH(eta []float64, C, K int, N float64, h, m []float64) {
 
 // logSumExp is log Σ exp(x) (x non-empty).
 func logSumExp(x []float64) float64 {
-	mx := math.Inf(-1)
-	for _, v := range x {
-		mx = math.Max(mx, v)
-	}
+	mx := maxOf(x)
 	if math.IsInf(mx, 0) {
 		return mx
 	}
