@@ -33,6 +33,7 @@ type local struct {
 	nd    []float64 // φ_new·h̃_l, C
 	lb    []float64 // trial log B, C
 	pt    []float64 // trial B_dl/Σ_t B_dt, C (from lb, set by trial)
+	q     []float64 // PhiTerm's B_dl/Σ_t B_dt/(φ_dv·h̃_l), C
 	tmp   []float64 // C
 
 	// h̃ and m were computed by setH for N_d = hN from η = hEta (Begin
@@ -40,6 +41,7 @@ type local struct {
 	// and every target update of a document has the same N_d).
 	hEta []float64
 	hN   float64
+	pl   prodLogs // Begin's log B_dl
 
 	sc *evalScratch // DocELBO
 }
@@ -48,8 +50,8 @@ func newLocal(s *Softmax) *local {
 	C, K := s.C, s.K
 	return &local{s: s, C: C, K: K, h: make([]float64, C*K), m: make([]float64, C), logB: make([]float64, C),
 		p: make([]float64, C), lamEta: make([]float64, K), a: make([]float64, K), aWord: -1,
-		nw: make([]float64, K), nd: make([]float64, C), lb: make([]float64, C), pt: make([]float64, C), tmp: make([]float64, C),
-		sc: newEvalScratch(C, K)}
+		nw: make([]float64, K), nd: make([]float64, C), lb: make([]float64, C), pt: make([]float64, C), q: make([]float64, C), tmp: make([]float64, C),
+		sc: newEvalScratch(C, K), pl: newProdLogs(C)}
 }
 
 // Begin caches, from d.Phi, h̃_l and log B_dl = Σ_v n_dv log(φ_dv·h_l)
@@ -78,14 +80,17 @@ func (lc *local) Begin(d *framework.DocState) {
 	for l := range lc.logB {
 		lc.logB[l] = doc.N * lc.m[l]
 	}
+	pl := &lc.pl
+	pl.reset()
 	for j, n := range doc.Counts {
 		row := d.PhiRow(j)
 		for l := 0; l < C; l++ {
 			dt := dot(row, lc.h[l*K:(l+1)*K])
 			lc.dots[j*C+l] = dt
-			lc.logB[l] += n * math.Log(dt)
+			pl.add(lc.logB, l, n, dt)
 		}
 	}
+	pl.flush(lc.logB)
 	lc.setP()
 }
 
@@ -128,10 +133,14 @@ func (lc *local) PhiTerm(dst []float64, d *framework.DocState, j int) {
 	copy(lc.a, dst)
 	lc.aDoc, lc.aWord = d.Doc, j
 	dots := lc.dots[j*C : (j+1)*C]
+	q := lc.q
+	for l := 0; l < C; l++ {
+		q[l] = lc.p[l] / dots[l]
+	}
 	for k := 0; k < K; k++ {
 		r := lc.lamEta[k]
-		for l := 0; l < C; l++ {
-			r -= lc.p[l] * lc.h[l*K+k] / dots[l]
+		for l, ql := range q {
+			r -= ql * lc.h[l*K+k]
 		}
 		dst[k] += r
 	}
