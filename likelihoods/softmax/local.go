@@ -34,6 +34,9 @@ type local struct {
 	lb    []float64 // trial log B, C
 	pt    []float64 // trial B_dl/Σ_t B_dt, C (from lb, set by trial)
 	q     []float64 // PhiTerm's B_dl/Σ_t B_dt/(φ_dv·h̃_l), C
+	u     []float64 // WordChanged's relative change of φ_dv·h̃_l, C
+	lu    []float64 // log1p(u), C
+	e     []float64 // (1+u)^n − 1, C
 	tmp   []float64 // C
 
 	// h̃ and m were computed by setH for N_d = hN from η = hEta (Begin
@@ -50,7 +53,7 @@ func newLocal(s *Softmax) *local {
 	C, K := s.C, s.K
 	return &local{s: s, C: C, K: K, h: make([]float64, C*K), m: make([]float64, C), logB: make([]float64, C),
 		p: make([]float64, C), lamEta: make([]float64, K), a: make([]float64, K), aWord: -1,
-		nw: make([]float64, K), nd: make([]float64, C), lb: make([]float64, C), pt: make([]float64, C), q: make([]float64, C), tmp: make([]float64, C),
+		nw: make([]float64, K), nd: make([]float64, C), lb: make([]float64, C), pt: make([]float64, C), q: make([]float64, C), u: make([]float64, C), lu: make([]float64, C), e: make([]float64, C), tmp: make([]float64, C),
 		sc: newEvalScratch(C, K), pl: newProdLogs(C)}
 }
 
@@ -179,10 +182,12 @@ func (lc *local) WordChanged(d *framework.DocState, j int, old []float64) {
 	row := d.PhiRow(j)
 	n := d.Doc.Counts[j]
 	dots := lc.dots[j*C : (j+1)*C]
-	nd, lb := lc.nd, lc.lb
+	nd, lb, u, lu := lc.nd, lc.lb, lc.u, lc.lu
 	for l := 0; l < C; l++ {
 		nd[l] = dot(row, lc.h[l*K:(l+1)*K])
-		lb[l] = lc.logB[l] + n*math.Log1p((nd[l]-dots[l])/dots[l])
+		u[l] = (nd[l] - dots[l]) / dots[l]
+		lu[l] = math.Log1p(u[l])
+		lb[l] = lc.logB[l] + n*lu[l]
 	}
 	guard := lc.s.guard && lc.aDoc == d.Doc && lc.aWord == j
 	lc.aWord = -1
@@ -194,12 +199,12 @@ func (lc *local) WordChanged(d *framework.DocState, j int, old []float64) {
 		lc.commit(dots)
 		return
 	}
-	z, zOK := lc.trial()
-	dG := z - lc.logZ
-	l1 := 0.0
+	dG, zOK := lc.trialRatio(n)
+	z := lc.logZ + dG
 	for l := 0; l < C; l++ {
-		dG -= n * lc.p[l] * (nd[l] - dots[l]) / dots[l]
+		dG -= n * lc.p[l] * u[l]
 	}
+	l1 := 0.0
 	tol := 1e-12 * (1 + math.Abs(lc.logZ) + n)
 	ok := dG <= tol
 	if !ok {
@@ -292,6 +297,38 @@ func (lc *local) commit(dots []float64) {
 
 // setP sets logZ = log Σ_l B_dl and p_l = B_dl/Σ_t B_dt from logB.
 func (lc *local) setP() { lc.logZ = normalize(lc.p, lc.logB) }
+
+// trialRatio sets pt to the class probabilities after the word's change
+// and returns the change of log Σ_l B_dl, multiplicatively from the
+// ratios B'_l/B_l = (1 + u_l)^n (u_l = Δ(φ·h̃_l)/(φ·h̃_l), lu_l = log1p(u_l)):
+// pt_l = p_l (1+e_l)/(1+a) and Δ log Σ B = log1p(a), with e_l = (1+u_l)^n − 1
+// and a = Σ_l p_l e_l; no exponential of the C classes. It falls back to
+// trial (from lb) when 1+a is not a positive finite number (ok reports
+// whether pt is set).
+func (lc *local) trialRatio(n float64) (dz float64, ok bool) {
+	a := 0.0
+	for l, x := range lc.u {
+		e := x
+		switch {
+		case n == 1:
+		case n == 2:
+			e = x * (2 + x)
+		default:
+			e = math.Expm1(n * lc.lu[l])
+		}
+		lc.e[l] = e
+		a += lc.p[l] * e
+	}
+	if !(1+a > 0) || math.IsInf(a, 0) {
+		z, ok := lc.trial()
+		return z - lc.logZ, ok
+	}
+	inv := 1 / (1 + a)
+	for l, e := range lc.e {
+		lc.pt[l] = lc.p[l] * (1 + e) * inv
+	}
+	return math.Log1p(a), true
+}
 
 // trial returns log Σ_l exp(lb_l) (= logSumExp(lb)) and sets pt to
 // softmax(lb), the p that commit would compute from lb, bit for bit; ok is
