@@ -82,7 +82,9 @@ func makeCompCorpus() (cls, reg *framework.Corpus, err error) {
 // the model (plain LDA; MA-sLDAc: softmax + confusion; MA-sLDAr: gaussian +
 // bias-precision, defaults) on compCorpus, after one untimed warm-up
 // iteration from the same seeded start, reporting the E-step's and the
-// M-step's seconds separately (the ELBO evaluation is excluded):
+// M-step's seconds separately (the ELBO evaluation is excluded), and (Linux)
+// the process's CPU seconds per iteration and the time its threads waited
+// for a CPU, the figures to compare on a shared machine:
 //
 //	go test ./models -run '^$' -bench Composition -benchtime 3x -count 5
 func BenchmarkComposition(b *testing.B) {
@@ -156,6 +158,7 @@ func BenchmarkComposition(b *testing.B) {
 				step(1)
 				eTime, mTime = 0, 0
 				it := 1
+				run0, wait0, haveSched := schedTimes()
 				b.ResetTimer()
 				for b.Loop() {
 					it++
@@ -164,6 +167,12 @@ func BenchmarkComposition(b *testing.B) {
 				n := float64(b.N)
 				b.ReportMetric(eTime.Seconds()/n, "estep-s/op")
 				b.ReportMetric(mTime.Seconds()/n, "mstep-s/op")
+				if run1, wait1, ok := schedTimes(); ok && haveSched {
+					// CPU seconds of the whole process (all threads): the
+					// measure to compare on a shared machine.
+					b.ReportMetric((run1-run0).Seconds()/n, "cpu-s/op")
+					b.ReportMetric((wait1-wait0).Seconds()/n, "rundelay-s/op")
+				}
 			})
 		}
 	}
