@@ -32,7 +32,19 @@ type local struct {
 	nw    []float64 // the proposed φ_dv
 	nd    []float64 // φ_new·h̃_l, C
 	lb    []float64 // trial log B, C
+	pt    []float64 // trial B_dl/Σ_t B_dt, C (from lb, set by trial)
+	q     []float64 // PhiTerm's B_dl/Σ_t B_dt/(φ_dv·h̃_l), C
+	u     []float64 // WordChanged's relative change of φ_dv·h̃_l, C
+	lu    []float64 // log1p(u), C
+	e     []float64 // (1+u)^n − 1, C
 	tmp   []float64 // C
+
+	// h̃ and m were computed by setH for N_d = hN from η = hEta (Begin
+	// reuses them while both are unchanged: within an E-step, η is fixed
+	// and every target update of a document has the same N_d).
+	hEta []float64
+	hN   float64
+	pl   prodLogs // Begin's log B_dl
 
 	sc *evalScratch // DocELBO
 }
@@ -41,7 +53,8 @@ func newLocal(s *Softmax) *local {
 	C, K := s.C, s.K
 	return &local{s: s, C: C, K: K, h: make([]float64, C*K), m: make([]float64, C), logB: make([]float64, C),
 		p: make([]float64, C), lamEta: make([]float64, K), a: make([]float64, K), aWord: -1,
-		nw: make([]float64, K), nd: make([]float64, C), lb: make([]float64, C), tmp: make([]float64, C), sc: newEvalScratch(C, K)}
+		nw: make([]float64, K), nd: make([]float64, C), lb: make([]float64, C), pt: make([]float64, C), q: make([]float64, C), u: make([]float64, C), lu: make([]float64, C), e: make([]float64, C), tmp: make([]float64, C),
+		sc: newEvalScratch(C, K), pl: newProdLogs(C)}
 }
 
 // Begin caches, from d.Phi, h̃_l and log B_dl = Σ_v n_dv log(φ_dv·h_l)
@@ -57,7 +70,11 @@ func (lc *local) Begin(d *framework.DocState) {
 		}
 		return
 	}
-	setH(lc.s.Eta, C, K, doc.N, lc.h, lc.m)
+	if lc.hEta == nil || lc.hN != doc.N || !equal(lc.hEta, lc.s.Eta) {
+		setH(lc.s.Eta, C, K, doc.N, lc.h, lc.m)
+		lc.hEta = append(lc.hEta[:0], lc.s.Eta...)
+		lc.hN = doc.N
+	}
 	if n := doc.Len() * C; cap(lc.dots) < n {
 		lc.dots = make([]float64, n)
 	} else {
@@ -66,14 +83,17 @@ func (lc *local) Begin(d *framework.DocState) {
 	for l := range lc.logB {
 		lc.logB[l] = doc.N * lc.m[l]
 	}
+	pl := &lc.pl
+	pl.reset()
 	for j, n := range doc.Counts {
 		row := d.PhiRow(j)
 		for l := 0; l < C; l++ {
 			dt := dot(row, lc.h[l*K:(l+1)*K])
 			lc.dots[j*C+l] = dt
-			lc.logB[l] += n * math.Log(dt)
+			pl.add(lc.logB, l, n, dt)
 		}
 	}
+	pl.flush(lc.logB)
 	lc.setP()
 }
 
@@ -116,10 +136,14 @@ func (lc *local) PhiTerm(dst []float64, d *framework.DocState, j int) {
 	copy(lc.a, dst)
 	lc.aDoc, lc.aWord = d.Doc, j
 	dots := lc.dots[j*C : (j+1)*C]
+	q := lc.q
+	for l := 0; l < C; l++ {
+		q[l] = lc.p[l] / dots[l]
+	}
 	for k := 0; k < K; k++ {
 		r := lc.lamEta[k]
-		for l := 0; l < C; l++ {
-			r -= lc.p[l] * lc.h[l*K+k] / dots[l]
+		for l, ql := range q {
+			r -= ql * lc.h[l*K+k]
 		}
 		dst[k] += r
 	}
@@ -158,10 +182,12 @@ func (lc *local) WordChanged(d *framework.DocState, j int, old []float64) {
 	row := d.PhiRow(j)
 	n := d.Doc.Counts[j]
 	dots := lc.dots[j*C : (j+1)*C]
-	nd, lb := lc.nd, lc.lb
+	nd, lb, u, lu := lc.nd, lc.lb, lc.u, lc.lu
 	for l := 0; l < C; l++ {
 		nd[l] = dot(row, lc.h[l*K:(l+1)*K])
-		lb[l] = lc.logB[l] + n*math.Log1p((nd[l]-dots[l])/dots[l])
+		u[l] = (nd[l] - dots[l]) / dots[l]
+		lu[l] = math.Log1p(u[l])
+		lb[l] = lc.logB[l] + n*lu[l]
 	}
 	guard := lc.s.guard && lc.aDoc == d.Doc && lc.aWord == j
 	lc.aWord = -1
@@ -173,12 +199,12 @@ func (lc *local) WordChanged(d *framework.DocState, j int, old []float64) {
 		lc.commit(dots)
 		return
 	}
-	z := logSumExp(lb)
-	dG := z - lc.logZ
-	l1 := 0.0
+	dG, zOK := lc.trialRatio(n)
+	z := lc.logZ + dG
 	for l := 0; l < C; l++ {
-		dG -= n * lc.p[l] * (nd[l] - dots[l]) / dots[l]
+		dG -= n * lc.p[l] * u[l]
 	}
+	l1 := 0.0
 	tol := 1e-12 * (1 + math.Abs(lc.logZ) + n)
 	ok := dG <= tol
 	if !ok {
@@ -201,7 +227,14 @@ func (lc *local) WordChanged(d *framework.DocState, j int, old []float64) {
 		}
 	}
 	if ok {
-		lc.commit(dots)
+		if zOK {
+			copy(dots, lc.nd)
+			copy(lc.logB, lc.lb)
+			copy(lc.p, lc.pt)
+			lc.logZ = z
+		} else {
+			lc.commit(dots)
+		}
 		return
 	}
 	lc.backtrack(row, old, n, dots, tol)
@@ -263,21 +296,94 @@ func (lc *local) commit(dots []float64) {
 }
 
 // setP sets logZ = log Σ_l B_dl and p_l = B_dl/Σ_t B_dt from logB.
-func (lc *local) setP() {
-	mx := math.Inf(-1)
-	for _, v := range lc.logB {
-		mx = math.Max(mx, v)
+func (lc *local) setP() { lc.logZ = normalize(lc.p, lc.logB) }
+
+// trialRatio sets pt to the class probabilities after the word's change
+// and returns the change of log Σ_l B_dl, multiplicatively from the
+// ratios B'_l/B_l = (1 + u_l)^n (u_l = Δ(φ·h̃_l)/(φ·h̃_l), lu_l = log1p(u_l)):
+// pt_l = p_l (1+e_l)/(1+a) and Δ log Σ B = log1p(a), with e_l = (1+u_l)^n − 1
+// and a = Σ_l p_l e_l; no exponential of the C classes. It falls back to
+// trial (from lb) when 1+a is not a positive finite number (ok reports
+// whether pt is set).
+func (lc *local) trialRatio(n float64) (dz float64, ok bool) {
+	a := 0.0
+	for l, x := range lc.u {
+		e := x
+		switch {
+		case n == 1:
+		case n == 2:
+			e = x * (2 + x)
+		default:
+			e = math.Expm1(n * lc.lu[l])
+		}
+		lc.e[l] = e
+		a += lc.p[l] * e
 	}
+	if !(1+a > 0) || math.IsInf(a, 0) {
+		z, ok := lc.trial()
+		return z - lc.logZ, ok
+	}
+	inv := 1 / (1 + a)
+	for l, e := range lc.e {
+		lc.pt[l] = lc.p[l] * (1 + e) * inv
+	}
+	return math.Log1p(a), true
+}
+
+// trial returns log Σ_l exp(lb_l) (= logSumExp(lb)) and sets pt to
+// softmax(lb), the p that commit would compute from lb, bit for bit; ok is
+// false (pt not set) when the maximum of lb is infinite.
+func (lc *local) trial() (z float64, ok bool) {
+	mx := maxOf(lc.lb)
+	if math.IsInf(mx, 0) {
+		return mx, false
+	}
+	return normalize(lc.pt, lc.lb), true
+}
+
+// normalize sets p = exp(x − max x)/Σ exp(x − max x) and returns
+// log Σ exp(x).
+func normalize(p, x []float64) float64 {
+	mx := maxOf(x)
 	s := 0.0
-	for l, v := range lc.logB {
+	for l, v := range x {
 		e := math.Exp(v - mx)
-		lc.p[l] = e
+		p[l] = e
 		s += e
 	}
-	for l := range lc.p {
-		lc.p[l] /= s
+	for l := range p {
+		p[l] /= s
 	}
-	lc.logZ = mx + math.Log(s)
+	return mx + math.Log(s)
+}
+
+// maxOf is the largest element of x (−Inf for an empty x), with NaNs
+// propagated as math.Max does. Inlined compares rather than math.Max (a
+// function call); the result differs from math.Max's only in the sign of a
+// zero maximum, which no caller can see (it is only subtracted or added).
+func maxOf(x []float64) float64 {
+	mx := math.Inf(-1)
+	for _, v := range x {
+		if v > mx || v != v {
+			mx = v
+			if v != v {
+				return v
+			}
+		}
+	}
+	return mx
+}
+
+func equal(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i, x := range a {
+		if x != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func entropy(p []float64) float64 {

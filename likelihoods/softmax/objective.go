@@ -26,11 +26,56 @@ type evalScratch struct {
 	logB []float64 // log B_dl, C
 	G    []float64 // Σ_v n_dv φ_dvk / (φ_dv·h̃_l), C×K
 	bar  []float64 // K
+	pl   prodLogs  // C
 }
 
 func newEvalScratch(C, K int) *evalScratch {
 	return &evalScratch{C: C, K: K, h: make([]float64, C*K), m: make([]float64, C), logB: make([]float64, C),
-		G: make([]float64, C*K), bar: make([]float64, K)}
+		G: make([]float64, C*K), bar: make([]float64, K), pl: newProdLogs(C)}
+}
+
+// prodLogs accumulates sums Σ_i n_i log x_i (log B_dl = Σ_v n_dv
+// log(φ_dv·h_l)) as products of the x_i^n_i, scaled by powers of two, with
+// one logarithm per sum at the end (flush) instead of one per term: a term
+// with a count n ∈ {1, 2, 3, 4} and x ∈ [2^−60, 2^60] is multiplied in,
+// any other is added as n·log x. The sum differs from Σ n_i log x_i only
+// by rounding (relative 1e-16 per factor).
+type prodLogs struct {
+	pr []float64 // the products' mantissas, kept in [2^−500, 2^500]
+	ex []int     // their binary exponents
+}
+
+func newProdLogs(c int) prodLogs { return prodLogs{pr: make([]float64, c), ex: make([]int, c)} }
+
+func (a *prodLogs) reset() {
+	for l := range a.pr {
+		a.pr[l], a.ex[l] = 1, 0
+	}
+}
+
+// add adds n·log x to sum l: into the product, or directly into out[l].
+func (a *prodLogs) add(out []float64, l int, n, x float64) {
+	if !(x >= 0x1p-60 && x <= 0x1p60) || !(n >= 1 && n <= 4 && n == math.Trunc(n)) {
+		out[l] += n * math.Log(x)
+		return
+	}
+	p := a.pr[l] * x
+	for i := 1; i < int(n); i++ {
+		p *= x
+	}
+	if p < 0x1p-500 || p > 0x1p500 {
+		f, e := math.Frexp(p)
+		p = f
+		a.ex[l] += e
+	}
+	a.pr[l] = p
+}
+
+// flush adds every product's logarithm into out.
+func (a *prodLogs) flush(out []float64) {
+	for l, p := range a.pr {
+		out[l] += math.Log(p) + float64(a.ex[l])*math.Ln2
+	}
 }
 
 func (sc *evalScratch) fits(C, K int) bool { return sc.C == C && sc.K == K }
@@ -43,7 +88,9 @@ func setH(eta []float64, C, K int, N float64, h, m []float64) {
 		row := eta[l*K : (l+1)*K]
 		mx := math.Inf(-1)
 		for _, e := range row {
-			mx = math.Max(mx, e/N)
+			if v := e / N; v > mx || v != v {
+				mx = v
+			}
 		}
 		m[l] = mx
 		for k, e := range row {
@@ -54,10 +101,7 @@ func setH(eta []float64, C, K int, N float64, h, m []float64) {
 
 // logSumExp is log Σ exp(x) (x non-empty).
 func logSumExp(x []float64) float64 {
-	mx := math.Inf(-1)
-	for _, v := range x {
-		mx = math.Max(mx, v)
-	}
+	mx := maxOf(x)
 	if math.IsInf(mx, 0) {
 		return mx
 	}
@@ -98,6 +142,8 @@ func evalDoc[T float32 | float64](eta []float64, C, K int, r docView[T], sc *eva
 			G[i] = 0
 		}
 	}
+	pl := &sc.pl
+	pl.reset()
 	for j, n := range doc.Counts {
 		row := r.phi[j*K : (j+1)*K]
 		for l := 0; l < C; l++ {
@@ -106,7 +152,7 @@ func evalDoc[T float32 | float64](eta []float64, C, K int, r docView[T], sc *eva
 			for k, p := range row {
 				dt += float64(p) * hl[k]
 			}
-			logB[l] += n * math.Log(dt)
+			pl.add(logB, l, n, dt)
 			if grad != nil {
 				c := n / dt
 				gl := G[l*K : (l+1)*K]
@@ -116,6 +162,7 @@ func evalDoc[T float32 | float64](eta []float64, C, K int, r docView[T], sc *eva
 			}
 		}
 	}
+	pl.flush(logB)
 	logZ := logSumExp(logB)
 	if grad != nil {
 		invN := 1 / N
