@@ -283,6 +283,21 @@ type Weighted interface {
 	SupervisionWeight() float64
 }
 
+// Piloted is an optional capability of a Likelihood whose fit begins with
+// a pilot (the gaussian's exact pilot): models.Run.Fit first runs batch EM
+// on the model as it is built, at most PilotIters() iterations and until
+// PilotDone() reports true after one, then calls EndPilot, puts the topic layer back in its state before the pilot
+// (the initial topics, fresh local steps) and runs the configured schedule
+// on that, the likelihood and the annotators keeping what EndPilot and the
+// pilot left. Progress of the pilot has Stage 1, of the schedule Stage 2;
+// the bound is monotone within each under batch EM. PilotIters 0 means no
+// pilot (also after EndPilot, and for a model restored after it).
+type Piloted interface {
+	PilotIters() int
+	PilotDone() bool
+	EndPilot() error
+}
+
 // FixedFeatures is an optional capability of a Likelihood. A response
 // whose FixedFeatures returns true treats φ̄_d as fixed, observed features
 // (a regression on LDA's topic proportions: no supervision term, the

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -32,11 +33,12 @@ type Run struct {
 	// that error. Other schedules refuse it (ErrNoCheckpoint).
 	AfterIter func(Position) error
 
-	reg    *framework.Registry
-	src    *rand.PCG // Rand's source (its state goes into checkpoints)
-	resume *Position // set by LoadCheckpoint: Fit continues from there
-	corpus *framework.Corpus
-	warm   bool // WarmStart: no classifier start
+	reg     *framework.Registry
+	src     *rand.PCG // Rand's source (its state goes into checkpoints)
+	resume  *Position // set by LoadCheckpoint: Fit continues from there
+	piloted bool      // the response's pilot ran (framework.Piloted): the schedule's progress is Stage 2
+	corpus  *framework.Corpus
+	warm    bool // WarmStart: no classifier start
 }
 
 // NewRand is the run's random source for a seed.
@@ -264,6 +266,7 @@ func (s *starting) after(second bool) func(optim.BatchState) error {
 	}
 	return func(bs optim.BatchState) error {
 		p := newPosition(bs)
+		p.Pilot = s.r.piloted
 		p.Iter += s.iter
 		p.Second, p.Started, p.Seen, p.IterOffset, p.EpochOffset = second, s.started, s.seen, s.iter, s.epoch
 		return s.r.AfterIter(p)
@@ -283,6 +286,63 @@ func (r *Run) schedule(ctx context.Context, obs framework.Observer, bs optim.Bat
 	return r.Schedule.Fit(ctx, r.Model, r.Rand, obs)
 }
 
+// errPilotDone stops the pilot's batch EM when PilotDone.
+var errPilotDone = errors.New("pilot done")
+
+// pilot runs a framework.Piloted response's pilot (the gaussian's exact
+// pilot) when it has one: batch EM on the model, at most PilotIters
+// iterations and until PilotDone (Progress.Stage 1), then EndPilot, the topic layer back to its state
+// before the pilot (Model.restartTopics) and the model's weight re-read.
+// It returns the observer of what follows, which reports Stage 2; without
+// a pilot, obs itself. A run resumed from a checkpoint is past it.
+func (r *Run) pilot(ctx context.Context, obs framework.Observer) (framework.Observer, error) {
+	p, ok := r.Model.Response.(framework.Piloted)
+	if !ok || p.PilotIters() <= 0 {
+		return obs, nil
+	}
+	if _, phased := r.Schedule.(framework.PhasedSchedule); phased {
+		return obs, nil
+	}
+	zeta0 := append([]float64(nil), r.Model.Topics.Zeta...)
+	b := optim.Batch{MaxIters: p.PilotIters(), Tol: 0}
+	if _, err := b.Fit(ctx, r.Model, r.Rand, func(pr framework.Progress) error {
+		pr.Stage = 1
+		if obs != nil {
+			if err := obs(pr); err != nil {
+				return err
+			}
+		}
+		if p.PilotDone() {
+			return errPilotDone
+		}
+		return nil
+	}); err != nil && !errors.Is(err, errPilotDone) {
+		return nil, err
+	}
+	if err := p.EndPilot(); err != nil {
+		return nil, fmt.Errorf("response: %w", err)
+	}
+	if err := r.Model.restartTopics(zeta0); err != nil {
+		return nil, err
+	}
+	r.piloted = true
+	return stage2(obs), nil
+}
+
+// stage2 is obs reporting Stage 2 where the schedule reports none (the
+// schedule after a pilot); nil for nil.
+func stage2(obs framework.Observer) framework.Observer {
+	if obs == nil {
+		return nil
+	}
+	return func(pr framework.Progress) error {
+		if pr.Stage == 0 {
+			pr.Stage = 2
+		}
+		return obs(pr)
+	}
+}
+
 // Fit trains. With restarts > 1 it first runs restart_iters batch EM
 // iterations from each of `restarts` initialisations (the first is the one
 // Build drew) and keeps the candidate with the highest ELBO; then it runs the
@@ -292,7 +352,8 @@ func (r *Run) schedule(ctx context.Context, obs framework.Observer, bs optim.Bat
 // topics as LDA's would). obs (may be nil) sees every update, the restart
 // phase with Progress.Restart set to the candidate's number. An annotator
 // model that is a framework.Starter is restarted from the model's own
-// classifier during the schedule (starting).
+// classifier during the schedule (starting). A response that is a
+// framework.Piloted runs its pilot first (pilot), after the restarts.
 func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Result, error) {
 	if r.AfterIter != nil || r.resume != nil {
 		if err := r.checkpointable(); err != nil {
@@ -333,6 +394,15 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 		}
 		r.Model = best
 	}
+	if r.resume == nil {
+		var err error
+		if obs, err = r.pilot(ctx, obs); err != nil {
+			return nil, err
+		}
+	} else if r.resume.Pilot {
+		r.piloted = true
+		obs = stage2(obs)
+	}
 	var (
 		res *framework.Result
 		err error
@@ -346,7 +416,11 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 		}
 		var after func(optim.BatchState) error
 		if r.AfterIter != nil {
-			after = func(bs optim.BatchState) error { return r.AfterIter(newPosition(bs)) }
+			after = func(bs optim.BatchState) error {
+				p := newPosition(bs)
+				p.Pilot = r.piloted
+				return r.AfterIter(p)
+			}
 		}
 		res, err = r.schedule(ctx, obs, bs, after)
 	}

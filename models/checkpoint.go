@@ -45,6 +45,10 @@ type Position struct {
 	Second      bool `json:"second,omitempty"`       // in the second run of the schedule (it converged before the start)
 	IterOffset  int  `json:"iter_offset,omitempty"`  // the first run's iterations (Second)
 	EpochOffset int  `json:"epoch_offset,omitempty"` // and epochs
+
+	// The response's pilot (framework.Piloted) ran before the schedule:
+	// a resumed run skips it and reports Stage 2.
+	Pilot bool `json:"pilot,omitempty"`
 }
 
 func newPosition(bs optim.BatchState) Position {
@@ -284,6 +288,9 @@ func (r *Run) LoadCheckpoint(dir, fingerprint string) (*Position, error) {
 		}
 	}
 	if err := readFileWith(filepath.Join(dir, "state.bin"), func(rd io.Reader, name string) error { return wrapName(name, m.loadState(rd)) }); err != nil {
+		return nil, err
+	}
+	if err := m.syncWeight(); err != nil { // a response past its exact stage (gaussian)
 		return nil, err
 	}
 	if err := r.src.UnmarshalBinary(man.Rand); err != nil {

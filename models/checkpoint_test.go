@@ -160,7 +160,8 @@ func smallRegression(t *testing.T) *framework.Corpus {
 // same posterior, for k before, at and after the classifier start (and in
 // the second schedule run when the schedule converges before it), after
 // restarts, and for MA-sLDAr (whose supervision weight keeps the φ store
-// of warm starts) and plain LDA.
+// of warm starts; before, at and after the end of its exact stage) and
+// plain LDA.
 func TestCheckpointResumeBitIdentical(t *testing.T) {
 	crowd := plantedCrowd(t, 5, 80, 60, 3, 3, 1, []float64{0.8, 0.5, 0.3})
 	reg := smallRegression(t)
@@ -178,6 +179,8 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 			crowd.train, []int{1, 2}},
 		{"MA-sLDAr", "seed = 4\ntopics {\n k = 3\n}\nresponse \"gaussian\" {\n estimate_sigma2 = true\n}\nannotators \"bias-precision\" {}\ninference \"batch\" {\n max_iters = 5\n tol = 0\n}\n",
 			reg, []int{1, 3, 4}},
+		{"MA-sLDAr exact stage", "seed = 4\ntopics {\n k = 3\n}\nresponse \"gaussian\" {\n exact_iters = 2\n}\nannotators \"bias-precision\" {}\ninference \"batch\" {\n max_iters = 5\n tol = 0\n}\n",
+			reg, []int{1, 2, 3}},
 		{"LDA", "seed = 5\ntopics {\n k = 3\n}\ninference \"batch\" {\n max_iters = 4\n tol = 0\n}\n",
 			&framework.Corpus{Docs: reg.Docs, V: reg.V}, []int{2}},
 	} {

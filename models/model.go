@@ -59,12 +59,8 @@ func NewModel(t *topics.Layer, resp framework.Likelihood, noise framework.NoiseM
 	if ff, ok := resp.(framework.FixedFeatures); ok && ff.FixedFeatures() {
 		m.fixed = true
 	}
-	if wr, ok := resp.(framework.Weighted); ok {
-		w := wr.SupervisionWeight()
-		if !(w >= 1) || math.IsInf(w, 0) {
-			return nil, fmt.Errorf("%w: supervision weight %v, want a finite number ≥ 1", framework.ErrBadInput, w)
-		}
-		m.weight = w
+	if err := m.syncWeight(); err != nil {
+		return nil, err
 	}
 	m.SetWorkers(workers)
 	if c != nil {
@@ -73,6 +69,46 @@ func NewModel(t *topics.Layer, resp framework.Likelihood, noise framework.NoiseM
 		}
 	}
 	return m, nil
+}
+
+// syncWeight reads the supervision weight in use from the response
+// (framework.Weighted; 1 without it). A response may change it at the
+// end of its pilot (framework.Piloted, the gaussian's exact pilot): the
+// run calls syncWeight then and after loading parameters.
+func (m *Model) syncWeight() error {
+	m.weight = 1
+	if wr, ok := m.Response.(framework.Weighted); ok {
+		w := wr.SupervisionWeight()
+		if !(w >= 1) || math.IsInf(w, 0) {
+			return fmt.Errorf("%w: supervision weight %v, want a finite number ≥ 1", framework.ErrBadInput, w)
+		}
+		m.weight = w
+	}
+	return nil
+}
+
+// mayWeigh reports whether the supervision weight is or may become
+// greater than 1 (a response with a pilot, framework.Piloted).
+func (m *Model) mayWeigh() bool {
+	if m.weight > 1 {
+		return true
+	}
+	p, ok := m.Response.(framework.Piloted)
+	return ok && p.PilotIters() > 0
+}
+
+// restartTopics puts the topic layer back to ζ (the state before a
+// response's pilot, framework.Piloted) with fresh local steps: no stored
+// γ_d or φ_d of training documents is used by the next E-step (the stored
+// q(target)s stay, for observers). It re-reads the supervision weight.
+func (m *Model) restartTopics(zeta []float64) error {
+	copy(m.Topics.Zeta, zeta)
+	m.Topics.Refresh()
+	clear(m.seen)
+	if m.warm != nil {
+		clear(m.warm.done)
+	}
+	return m.syncWeight()
 }
 
 // SetWorkers sets the size of the E-step's goroutine pool (≤ 0: all cores).
@@ -103,7 +139,7 @@ func (m *Model) setCorpus(c *framework.Corpus) error {
 		}
 		m.tseen = make([]bool, len(c.Docs))
 		m.warm = nil
-		if _, ok := m.Response.NewLocal().(framework.PhiRestorer); !ok && !m.fixed && m.weight > 1 {
+		if _, ok := m.Response.NewLocal().(framework.PhiRestorer); !ok && !m.fixed && m.mayWeigh() {
 			// A strong supervision weight makes the unsupervised first
 			// sweep of a warm start (firstPhi) lower the bound noticeably:
 			// resume from the stored φ instead (float32, 4·K·Σ_d L_d bytes).

@@ -91,7 +91,7 @@ func TestExploreRegressionOracle(t *testing.T) {
 			}
 			mk := func(w, s2 float64, est bool) gv {
 				gp := gaussian.Defaults()
-				gp.Weight, gp.Sigma2, gp.EstimateSigma2 = w, s2, est
+				gp.Weight, gp.Sigma2, gp.EstimateSigma2, gp.ExactIters = w, s2, est, 0 // one weight throughout
 				return gv{fmt.Sprintf("w %g, σ² %g%s", w, s2, map[bool]string{true: " est.", false: ""}[est]), gp}
 			}
 			gvs := []gv{mk(1, 0, false), mk(100, 0, false)}

@@ -53,10 +53,7 @@ func TestMASLDArScaleInvariance(t *testing.T) {
 			gp.Weight, _ = strconv.ParseFloat(w, 64)
 		}
 		m := newRegModel(t, &h, gp, biasprecision.Defaults(), 3)
-		b := optim.Batch{MaxIters: 10, MinIters: 10}
-		if _, err := b.Fit(context.Background(), m, nil, nil); err != nil {
-			t.Fatal(err)
-		}
+		fitRun(t, m, &optim.Batch{MaxIters: 20, MinIters: 20}, nil, nil) // the exact stage (10 passes), then the weighted one
 		ctx := context.Background()
 		post, err := m.Posterior(ctx)
 		if err != nil {
@@ -162,7 +159,7 @@ func TestMASLDArWeightedMonotone(t *testing.T) {
 	g := plantedRegression(t, 3, 150, 10, 0, 0.1)
 	for _, w := range []float64{1, 100} {
 		gp := gaussian.Defaults()
-		gp.Weight = w
+		gp.Weight, gp.EstimateSigma2, gp.ExactIters = w, false, 0 // one weight throughout (the exact stage: TestMASLDArExactStageMonotone)
 		m := newRegModel(t, g, gp, biasprecision.Defaults(), 5)
 		var elbos []float64
 		b := optim.Batch{MaxIters: 15, MinIters: 15}
@@ -187,7 +184,7 @@ func TestMASLDArWeightedMonotone(t *testing.T) {
 func TestMASLDArWeightedPhiIsMaximiser(t *testing.T) {
 	g := plantedRegression(t, 4, 120, 10, 0, 0.1)
 	gp := gaussian.Defaults()
-	gp.Weight = 100
+	gp.Weight, gp.EstimateSigma2, gp.ExactIters = 100, false, 0 // one weight throughout
 	m := newRegModel(t, g, gp, biasprecision.Defaults(), 5)
 	b := optim.Batch{MaxIters: 4, MinIters: 4}
 	if _, err := b.Fit(context.Background(), m, nil, nil); err != nil {
@@ -251,7 +248,7 @@ func TestMASLDArWeightedELBOIsSumOfDocuments(t *testing.T) {
 	g := plantedRegression(t, 6, 100, 10, 0, 0.1)
 	for _, wt := range []float64{1, 100} {
 		gp := gaussian.Defaults()
-		gp.Weight = wt
+		gp.Weight, gp.EstimateSigma2, gp.ExactIters = wt, false, 0 // one weight throughout
 		m := newRegModel(t, g, gp, biasprecision.Defaults(), 5)
 		b := optim.Batch{MaxIters: 3, MinIters: 3}
 		if _, err := b.Fit(context.Background(), m, nil, nil); err != nil {

@@ -54,7 +54,9 @@ func (r *Run) WarmStart(dir string) error {
 		}
 	}
 	r.warm = true
-	return nil
+	// A response saved after its exact stage resumes with the weight it
+	// had (one saved before, or without one, trains on as configured).
+	return m.syncWeight()
 }
 
 // compatible checks that saved model s (from dir) can start run r.

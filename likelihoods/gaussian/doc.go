@@ -8,10 +8,13 @@
 // (annotators/biasprecision) adds the evidence.
 //
 //	response "gaussian" {
-//	  sigma2          = 1      # σ², > 0: fixed, or the start of the estimate
-//	  estimate_sigma2 = false  # re-estimate σ² at every M-step (sLDA)
-//	  l2              = 0      # ridge μ ≥ 0 on η
+//	  sigma2          = 0      # σ² fixed, or the start σ₀² of its estimate; 0: the variance of the mean answers
+//	  estimate_sigma2 = true   # estimate σ² (sLDA); with weight > 1, in the exact pilot only
+//	  l2              = 0.01   # ridge μ ≥ 0 on η
 //	  intercept       = false  # a free, unpenalised offset b
+//	  weight          = 100    # supervision weight w ≥ 1 (1: the exact bound)
+//	  exact_iters     = 50     # the exact pilot: at most this many iterations (0: none)
+//	  exact_tol       = 0.01   # ... until σ² changes by at most this (relative)
 //	}
 //
 // # Equations and functions
@@ -102,15 +105,18 @@
 // Init sets every η_k to ȳ, the mean over documents with answers of their
 // mean answer (b = ȳ, η = 0 with an intercept), so that the first prior
 // message η·φ̄_d = ȳ neither shrinks the truth towards 0 nor shifts it.
-// σ² = 1 fixed by default, as in the paper: a weak prior next to the
-// annotators (Σ_r p_r ≈ 24 for the paper's five), so the truth is driven by
-// the answers and the supervision of φ (∝ 1/σ²) is gentle. estimate_sigma2
-// recovers a planted σ² (0.10–0.11 for 0.1) and raises the truth R²
-// slightly (0.961–0.973 against 0.958–0.963) at a similar held-out R²;
-// with two answers per document it raised the truth R² by 0.03–0.04. It is
-// not the default because the paper fixes σ², and because a small σ²
-// strengthens the supervision of the training φ, which prediction (ρ = 0)
-// does not have. μ = 0 and no intercept reproduce the paper's model.
+// σ² starts at the variance of the documents' mean answers (sigma2 = 0)
+// and, by default, a fit begins with an exact pilot: batch EM on the exact
+// bound (w = 1) estimating σ² until it settles; then σ² is held at its
+// estimate σ̂², the weight becomes w·σ̂²/σ₀² (the φ update's strength
+// w/σ₀² of a fit with σ² fixed at σ₀²), η and the topics restart, and the
+// configured schedule runs (framework.Piloted: PilotIters, PilotDone,
+// EndPilot; docs/design.md, "The exact pilot"). With one answer per
+// document this keeps the truth and the annotators' precisions at the
+// exact bound's, where σ² fixed at σ₀² (the previous default) let the
+// single answer dominate the truth. estimate_sigma2 = false fixes σ² (the
+// paper, and the previous default); μ = 0, w = 1 and no intercept
+// reproduce the paper's model.
 //
 // The ridge defaults to μ = 0.01, negligible next to Σ_d E[z̄_d z̄_dᵀ] for
 // any topic that documents use (of the order of D times its squared

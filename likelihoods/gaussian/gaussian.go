@@ -45,13 +45,32 @@ type Params struct {
 	// without answers), the variance of the target while the topics
 	// predict nothing yet; so the default scales with the answers.
 	Sigma2 float64 `hcl:"sigma2,optional"`
-	// EstimateSigma2 re-estimates σ² at every M-step (sLDA's update, see
-	// Response.Update); false (default) keeps σ² fixed as in the paper.
-	// With a supervision weight w > 1 the estimate is the residual of
-	// training documents whose φ the response pulled towards their
-	// targets: too small, so the truth leans on the text (measured in
-	// docs/results-regression.md); keep it fixed there.
+	// EstimateSigma2 estimates σ² (sLDA's update, see Response.Update);
+	// false keeps σ² fixed as in the paper. Default true. With a
+	// supervision weight w > 1 and ExactIters > 0 (the defaults) it is
+	// estimated only in the exact pilot and then held (see ExactIters):
+	// an estimate under w > 1 is the residual of training documents whose
+	// φ the response pulled towards their targets, too small, so the truth
+	// would lean on the text (docs/results-regression.md); with
+	// ExactIters = 0 it is estimated at every M-step all the same.
 	EstimateSigma2 bool `hcl:"estimate_sigma2,optional"`
+	// ExactIters is the largest number of batch EM iterations of the
+	// exact pilot that starts a weighted fit (w > 1 and EstimateSigma2;
+	// default DefaultExactIters; 0: no pilot). The pilot maximises the
+	// exact bound (w = 1) and estimates σ² and the annotators until σ²
+	// settles (ExactTol); then
+	// (framework.Piloted, driven by models.Run.Fit; Progress.Stage 1 then
+	// 2) σ² is held at its estimate σ̂², the weight becomes w·σ̂²/σ₀², σ₀²
+	// the start of σ² (Sigma2, or the variance of the mean answers), η
+	// and the topics restart from their initial values and the configured
+	// schedule runs: its φ update sees the supervision strength w/σ₀² of a
+	// fit with σ² fixed at σ₀², while q(x_d), η and the annotators see the
+	// honest σ̂². See docs/design.md, "The exact pilot".
+	ExactIters int `hcl:"exact_iters,optional"`
+	// ExactTol ends the exact pilot early, after the first iteration (the
+	// second on) at which σ² changed by at most ExactTol relative to its
+	// previous value (default DefaultExactTol; 0: run all ExactIters).
+	ExactTol float64 `hcl:"exact_tol,optional"`
 	// L2 is the ridge μ ≥ 0 on η (default 0.01): the M-step maximises the
 	// bound minus μ‖η‖²/(2σ²), i.e. η = (Σ_d E[z̄_d z̄_dᵀ] + μI)⁻¹ Σ_d φ̄_d m_d.
 	// 0 is the paper's model; it leaves the coefficient of a topic that no
@@ -74,11 +93,20 @@ type Params struct {
 // (docs/results-regression.md has the measurements behind it).
 const DefaultWeight = 100
 
-// Defaults returns the documented defaults: σ² fixed at the variance of
-// the documents' mean answers, ridge 0.01, no intercept, supervision
-// weight DefaultWeight.
+// DefaultExactIters and DefaultExactTol are the default limits of the
+// exact pilot (Params.ExactIters, Params.ExactTol).
+const (
+	DefaultExactIters = 50
+	DefaultExactTol   = 0.01
+)
+
+// Defaults returns the documented defaults: σ² started at the variance of
+// the documents' mean answers and estimated in an exact stage of
+// at most DefaultExactIters iterations (until it changes by at most
+// DefaultExactTol), then held; ridge 0.01, no intercept,
+// supervision weight DefaultWeight after the exact stage.
 func Defaults() Params {
-	return Params{Sigma2: 0, EstimateSigma2: false, L2: 0.01, Weight: DefaultWeight}
+	return Params{Sigma2: 0, EstimateSigma2: true, L2: 0.01, Weight: DefaultWeight, ExactIters: DefaultExactIters, ExactTol: DefaultExactTol}
 }
 
 // LinRegDefaults returns the documented defaults of "linreg": σ² = 1 fixed,
@@ -99,6 +127,10 @@ func (p Params) validate(name string) error {
 		return fmt.Errorf("%w: response %s: weight = %v, want a finite number ≥ 1", framework.ErrBadInput, name, p.Weight)
 	case !(p.L2 >= 0) || math.IsInf(p.L2, 0):
 		return fmt.Errorf("%w: response %s: l2 = %v, want a finite number ≥ 0", framework.ErrBadInput, name, p.L2)
+	case p.ExactIters < 0:
+		return fmt.Errorf("%w: response %s: exact_iters = %d, want ≥ 0 (0: no exact pilot)", framework.ErrBadInput, name, p.ExactIters)
+	case !(p.ExactTol >= 0) || math.IsInf(p.ExactTol, 0):
+		return fmt.Errorf("%w: response %s: exact_tol = %v, want a finite number ≥ 0", framework.ErrBadInput, name, p.ExactTol)
 	}
 	return nil
 }
@@ -125,6 +157,17 @@ type Response struct {
 	Eta    []float64 // η, length K
 	B      float64   // the intercept b (0 unless Config.Intercept)
 	Sigma2 float64   // σ²
+
+	// The exact pilot (Params.ExactIters): Sigma0 is σ₀², the start of
+	// σ²; Held is set by EndPilot, after which σ² is held and the
+	// supervision weight is HeldWeight = max(1, w·σ̂²/σ₀²).
+	Sigma0     float64
+	Held       bool
+	HeldWeight float64
+	eta0       []float64 // η and b as Init set them (EndPilot restores them)
+	b0         float64
+	pilotIters int     // M-steps of the pilot so far
+	pilotStep  float64 // |Δσ²|/σ² of its last M-step (PilotDone)
 
 	run  *Stats  // running (blended) statistics of SVI; nil before the first update
 	runW float64 // Σ of the blending weights in run (bias correction, see Update)
@@ -183,6 +226,9 @@ func (r *Response) Init(s *framework.Setup) error {
 			r.Sigma2 = yvar
 		}
 	}
+	r.Sigma0, r.Held, r.HeldWeight = r.Sigma2, false, 0
+	r.pilotIters, r.pilotStep = 0, math.Inf(1)
+	defer func() { r.eta0, r.b0 = append([]float64(nil), r.Eta...), r.B }()
 	if r.Config.Intercept {
 		r.B = ybar
 	} else {
@@ -219,13 +265,65 @@ func docMeanMoments(a *framework.Answers) (mean, variance float64) {
 	return mean, variance
 }
 
-// SupervisionWeight is the supervision weight w (framework.Weighted): the
-// configured weight, 1 for fixed features (no supervision term).
+// SupervisionWeight is the supervision weight in use (framework.Weighted):
+// 1 for fixed features (no supervision term) and during the exact pilot;
+// after it (EndPilot) max(1, w·σ̂²/σ₀²); otherwise the configured weight.
 func (r *Response) SupervisionWeight() float64 {
-	if r.fixed || r.Config.Weight == 0 {
+	switch {
+	case r.fixed || r.Config.Weight == 0:
+		return 1
+	case r.Held:
+		return r.HeldWeight
+	case r.piloted():
 		return 1
 	}
 	return r.Config.Weight
+}
+
+// piloted reports whether the fit starts with an exact pilot
+// (Params.ExactIters): a weight above 1, σ² estimated, exact_iters > 0.
+func (r *Response) piloted() bool {
+	return !r.fixed && r.Config.Weight > 1 && r.Config.EstimateSigma2 && r.Config.ExactIters > 0
+}
+
+// PilotIters is the largest length of the exact pilot (framework.Piloted):
+// exact_iters when the fit has one (see Params.ExactIters) and it has not
+// ended, else 0.
+func (r *Response) PilotIters() int {
+	if !r.piloted() || r.Held {
+		return 0
+	}
+	return r.Config.ExactIters
+}
+
+// PilotDone reports whether the pilot may end before PilotIters
+// (framework.Piloted): from its second M-step on, when σ² changed by at
+// most exact_tol relative to its previous value (never with exact_tol 0).
+func (r *Response) PilotDone() bool {
+	return r.piloted() && !r.Held && r.Config.ExactTol > 0 && r.pilotIters >= 2 && r.pilotStep <= r.Config.ExactTol
+}
+
+// EndPilot ends the exact pilot (framework.Piloted): σ² is held at its
+// estimate σ̂², the supervision weight becomes
+//
+//	w₂ = max(1, w·σ̂²/σ₀²),
+//
+// so that the supervision term of the φ update, w₂·ρ_dv ∝ w₂/σ̂², has the
+// strength w/σ₀² of a fit with σ² fixed at σ₀² (ρ_dv is proportional to
+// 1/σ²; PhiTerm), and η, b go back to their values from Init (the topics
+// restart too: models.Run.Fit). The bound changes (L_1 → L_w₂); each
+// stage is monotone under batch EM. Scale-equivariant: σ̂² and σ₀² both
+// scale with c². Nothing happens without a pilot or after its end.
+func (r *Response) EndPilot() error {
+	if !r.piloted() || r.Held {
+		return nil
+	}
+	r.Held = true
+	r.HeldWeight = max(1, r.Config.Weight*r.Sigma2/r.Sigma0)
+	copy(r.Eta, r.eta0)
+	r.B = r.b0
+	r.run, r.runW = nil, 0
+	return nil
 }
 
 // NewTarget returns a *framework.Gaussian.
@@ -590,13 +688,17 @@ func (r *Response) Update(ctx context.Context, st framework.Stats, step framewor
 	if err := r.solve(eff); err != nil {
 		return err
 	}
-	if r.Config.EstimateSigma2 {
+	if r.Config.EstimateSigma2 && !r.Held {
 		s2 := (r.residual(eff) + r.Config.L2*dot(r.Eta, r.Eta)) / eff.Docs
 		if !(s2 >= Sigma2Floor) { // also catches NaN
 			if math.IsNaN(s2) {
 				return fmt.Errorf("response %s: σ² update is NaN", r.name)
 			}
 			s2 = Sigma2Floor
+		}
+		if r.piloted() && !r.Held {
+			r.pilotIters++
+			r.pilotStep = math.Abs(s2-r.Sigma2) / r.Sigma2
 		}
 		r.Sigma2 = s2
 	}
@@ -694,6 +796,10 @@ type saved struct {
 	Eta       []float64 `json:"eta"`
 	Intercept float64   `json:"intercept"`
 	Sigma2    float64   `json:"sigma2"`
+	// After the exact pilot (Params.ExactIters): σ² is held and the
+	// supervision weight in use is Weight. Absent before it and without one.
+	Held   bool    `json:"sigma2_held,omitempty"`
+	Weight float64 `json:"weight,omitempty"`
 }
 
 // paramsVersion is the version of the saved format "maslda-" + name
@@ -707,7 +813,7 @@ func (r *Response) SaveParams(w io.Writer) error {
 	}
 	e := json.NewEncoder(w)
 	e.SetIndent("", "  ")
-	return e.Encode(saved{Format: "maslda-" + r.name, Version: paramsVersion, K: r.K, Eta: r.Eta, Intercept: r.B, Sigma2: r.Sigma2})
+	return e.Encode(saved{Format: "maslda-" + r.name, Version: paramsVersion, K: r.K, Eta: r.Eta, Intercept: r.B, Sigma2: r.Sigma2, Held: r.Held, Weight: r.HeldWeight})
 }
 
 // LoadParams restores what SaveParams wrote; call it after Init.
@@ -731,6 +837,8 @@ func (r *Response) LoadParams(rd io.Reader) error {
 		return fmt.Errorf("%w: %s parameters: sigma2 = %v, want a finite number > 0", framework.ErrBadInput, r.name, p.Sigma2)
 	case math.IsNaN(p.Intercept) || math.IsInf(p.Intercept, 0):
 		return fmt.Errorf("%w: %s parameters: intercept %v", framework.ErrBadInput, r.name, p.Intercept)
+	case p.Held && !(p.Weight >= 1) || math.IsInf(p.Weight, 0):
+		return fmt.Errorf("%w: %s parameters: weight %v, want a finite number ≥ 1", framework.ErrBadInput, r.name, p.Weight)
 	case p.Intercept != 0 && !r.Config.Intercept:
 		return fmt.Errorf("%w: %s parameters: intercept %v but the configuration has intercept = false", framework.ErrBadInput, r.name, p.Intercept)
 	}
@@ -741,6 +849,10 @@ func (r *Response) LoadParams(rd io.Reader) error {
 	}
 	copy(r.Eta, p.Eta)
 	r.B, r.Sigma2 = p.Intercept, p.Sigma2
+	r.Held, r.HeldWeight = p.Held, 0
+	if p.Held {
+		r.HeldWeight = p.Weight
+	}
 	r.run, r.runW = nil, 0
 	return nil
 }
@@ -752,6 +864,7 @@ var (
 	_ framework.Persister       = (*Response)(nil)
 	_ framework.FixedFeatures   = (*Response)(nil)
 	_ framework.Weighted        = (*Response)(nil)
+	_ framework.Piloted         = (*Response)(nil)
 	_ framework.LikelihoodLocal = (*Local)(nil)
 	_ framework.PhiQuadratic    = (*Local)(nil)
 	_ framework.DocScorer       = (*Local)(nil)

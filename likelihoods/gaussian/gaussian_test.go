@@ -388,7 +388,7 @@ func TestRegistryAndParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := l.(*Response); r.Config != (Params{Sigma2: 0.5, EstimateSigma2: true, L2: 0.01, Intercept: true, Weight: DefaultWeight}) {
+	if r := l.(*Response); r.Config != (Params{Sigma2: 0.5, EstimateSigma2: true, L2: 0.01, Intercept: true, Weight: DefaultWeight, ExactIters: DefaultExactIters, ExactTol: DefaultExactTol}) {
 		t.Errorf("decoded %+v", r.Config)
 	}
 	if l, err := framework.Default.Likelihood(Name, nil); err != nil || l.(*Response).Config != Defaults() {

@@ -56,7 +56,7 @@ func TestLinRegHCLBlock(t *testing.T) {
 	}{
 		{`response "linreg" {}`, gaussian.LinRegDefaults(), ""},
 		{"response \"linreg\" {\n sigma2 = 0.5\n estimate_sigma2 = true\n l2 = 0\n intercept = true\n}", gaussian.Params{Sigma2: 0.5, EstimateSigma2: true, Intercept: true}, ""},
-		{"response \"linreg\" {\n ridge = 3\n}", gaussian.Params{}, "estimate_sigma2, intercept, l2, sigma2"},
+		{"response \"linreg\" {\n ridge = 3\n}", gaussian.Params{}, "estimate_sigma2, exact_iters, exact_tol, intercept, l2, sigma2"},
 		{"response \"linreg\" {\n sigma2 = 0\n}", gaussian.Params{}, "sigma2 = 0"},
 	} {
 		cfg, err := models.ParseConfig([]byte(tc.block), "c.hcl")
