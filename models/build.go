@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/maslda/maslda/framework"
@@ -27,10 +28,11 @@ type Run struct {
 	RestartELBOs []float64 // each candidate's ELBO after the restart phase
 
 	// AfterIter, when set, is called by Fit after every iteration of the
-	// batch schedule that does not end the run (not in the restart phase),
-	// with where the run stands; the run's state is then complete, and
-	// SaveCheckpoint may save it. An error from AfterIter ends Fit with
-	// that error. Other schedules refuse it (ErrNoCheckpoint).
+	// batch schedule, or update of SVI, that does not end the run (not in
+	// the restart phase nor the pilot), with where the run stands; the
+	// run's state is then complete, and SaveCheckpoint may save it. An
+	// error from AfterIter ends Fit with that error. Other schedules refuse
+	// it (ErrNoCheckpoint).
 	AfterIter func(Position) error
 
 	reg     *framework.Registry
@@ -231,16 +233,15 @@ func (s *starting) fit(ctx context.Context, from *Position) (*framework.Result, 
 	var (
 		res *framework.Result
 		err error
-		bs  optim.BatchState
 	)
 	if from != nil {
-		s.started, s.seen, bs = from.Started, from.Seen, from.batch()
+		s.started, s.seen = from.Started, from.Seen
 	}
 	if from != nil && from.Second {
 		s.iter, s.epoch = from.IterOffset, from.EpochOffset
 		res = &framework.Result{Iters: s.iter, Epochs: s.epoch, Converged: true}
 	} else {
-		res, err = r.schedule(ctx, s.observe(ctx), bs, s.after(false))
+		res, err = r.schedule(ctx, s.observe(ctx), from, s.after(false))
 		if err != nil || s.started || !res.Converged {
 			return res, err
 		}
@@ -248,9 +249,9 @@ func (s *starting) fit(ctx context.Context, from *Position) (*framework.Result, 
 			return res, err
 		}
 		s.iter, s.epoch = res.Iters, res.Epochs
-		bs = optim.BatchState{}
+		from = nil
 	}
-	res2, err := r.schedule(ctx, s.observe(ctx), bs, s.after(true))
+	res2, err := r.schedule(ctx, s.observe(ctx), from, s.after(true))
 	if res2 != nil {
 		res2.Iters += res.Iters
 		res2.Epochs += res.Epochs
@@ -260,12 +261,11 @@ func (s *starting) fit(ctx context.Context, from *Position) (*framework.Result, 
 }
 
 // after is the schedule's hook for Run.AfterIter (nil without one).
-func (s *starting) after(second bool) func(optim.BatchState) error {
+func (s *starting) after(second bool) func(Position) error {
 	if s.r.AfterIter == nil {
 		return nil
 	}
-	return func(bs optim.BatchState) error {
-		p := newPosition(bs)
+	return func(p Position) error {
 		p.Pilot = s.r.piloted
 		p.Iter += s.iter
 		p.Second, p.Started, p.Seen, p.IterOffset, p.EpochOffset = second, s.started, s.seen, s.iter, s.epoch
@@ -273,14 +273,41 @@ func (s *starting) after(second bool) func(optim.BatchState) error {
 	}
 }
 
-// schedule runs the configured schedule on the run's model: the batch
-// schedule from bs with the hook after (which may be nil), any other
-// schedule from its start (which checkpointing refuses beforehand).
-func (r *Run) schedule(ctx context.Context, obs framework.Observer, bs optim.BatchState, after func(optim.BatchState) error) (*framework.Result, error) {
-	if b, ok := r.Schedule.(*optim.Batch); ok {
-		return b.FitFrom(ctx, r.Model, obs, bs, after)
+// schedule runs the configured schedule on the run's model: the batch or
+// SVI schedule from the position from (nil: the start) with the hook after
+// (which may be nil; it gets the schedule's part of the position, Iter
+// counting this run of the schedule), any other schedule from its start
+// (which checkpointing refuses beforehand).
+func (r *Run) schedule(ctx context.Context, obs framework.Observer, from *Position, after func(Position) error) (*framework.Result, error) {
+	switch s := r.Schedule.(type) {
+	case *optim.Batch:
+		var bs optim.BatchState
+		if from != nil {
+			bs = from.batch()
+		}
+		var hook func(optim.BatchState) error
+		if after != nil {
+			hook = func(bs optim.BatchState) error { return after(newPosition(bs)) }
+		}
+		return s.FitFrom(ctx, r.Model, obs, bs, hook)
+	case *optim.SVI:
+		var st *optim.SVIState
+		if from != nil {
+			if st = from.SVI; st == nil {
+				return nil, fmt.Errorf("%w: the checkpoint has no SVI state (written under another schedule?)", framework.ErrBadInput)
+			}
+		}
+		var hook func(*optim.SVIState) error
+		if after != nil {
+			hook = func(st *optim.SVIState) error {
+				c := *st
+				c.Perm = slices.Clone(st.Perm)
+				return after(Position{Iter: c.Updates, BatchIter: c.Updates, Elapsed: c.Elapsed, SVI: &c})
+			}
+		}
+		return s.FitFrom(ctx, r.Model, r.Rand, obs, st, hook)
 	}
-	if after != nil || bs.Iter > 0 {
+	if after != nil || from != nil {
 		return nil, r.checkpointable()
 	}
 	return r.Schedule.Fit(ctx, r.Model, r.Rand, obs)
@@ -410,19 +437,14 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 	if s := r.newStarting(obs); s != nil {
 		res, err = s.fit(ctx, r.resume)
 	} else {
-		var bs optim.BatchState
-		if r.resume != nil {
-			bs = r.resume.batch()
-		}
-		var after func(optim.BatchState) error
+		var after func(Position) error
 		if r.AfterIter != nil {
-			after = func(bs optim.BatchState) error {
-				p := newPosition(bs)
+			after = func(p Position) error {
 				p.Pilot = r.piloted
 				return r.AfterIter(p)
 			}
 		}
-		res, err = r.schedule(ctx, obs, bs, after)
+		res, err = r.schedule(ctx, obs, r.resume, after)
 	}
 	r.resume = nil
 	r.Result = res

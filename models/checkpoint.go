@@ -34,10 +34,17 @@ var ErrNoCheckpoint = errors.New("checkpoints unsupported")
 // uninterrupted run.
 type Position struct {
 	Iter      int           `json:"iter"`       // updates done, numbered as in history.csv
-	BatchIter int           `json:"batch_iter"` // iterations done by the current run of the batch schedule
+	BatchIter int           `json:"batch_iter"` // iterations (SVI: updates) done by the current run of the schedule
 	Prev      float64       `json:"-"`          // its convergence state (optim.BatchState)
 	PrevScale float64       `json:"-"`
 	Elapsed   time.Duration `json:"elapsed_ns"`
+
+	// SVI is the SVI schedule's state (nil under batch EM): its epoch,
+	// the epoch's permutation and where in it the next mini-batch starts,
+	// the epoch's ELBO estimates so far and the previous epoch's mean. ρ_t
+	// follows from the update count; the random source (Run.Rand, from
+	// which each epoch's shuffle draws) is saved with every checkpoint.
+	SVI *optim.SVIState `json:"-"`
 
 	// The annotators' classifier start (framework.Starter), when there is one.
 	Started     bool `json:"started,omitempty"`      // it has happened
@@ -70,16 +77,44 @@ type checkpointManifest struct {
 	PrevScale    uint64            `json:"prev_scale_bits"`
 	RestartELBOs []uint64          `json:"restart_elbo_bits,omitempty"`
 	Rand         []byte            `json:"rand"` // the run's PCG state (MarshalBinary)
+	SVI          *sviManifest      `json:"svi,omitempty"`
 	Files        map[string]string `json:"files"`
 }
 
-// checkpointable says whether Fit can checkpoint and resume this run: the
-// batch schedule only, with a joint model.
-func (r *Run) checkpointable() error {
-	if _, ok := r.Schedule.(*optim.Batch); !ok {
-		return fmt.Errorf("%w: inference %q: checkpoints and resume work with the batch schedule only (not yet SVI or two-stage)", ErrNoCheckpoint, r.Config.Inference.Name)
+// sviManifest is Position.SVI in checkpoint.json (floats as IEEE-754 bits).
+type sviManifest struct {
+	Updates int    `json:"updates"`
+	Epoch   int    `json:"epoch"`
+	Next    int    `json:"next"`
+	Sum     uint64 `json:"sum_bits"`
+	N       int    `json:"n"`
+	Prev    uint64 `json:"prev_bits"`
+	Perm    []int  `json:"perm"`
+}
+
+func newSVIManifest(s *optim.SVIState) *sviManifest {
+	if s == nil {
+		return nil
 	}
-	return nil
+	return &sviManifest{Updates: s.Updates, Epoch: s.Epoch, Next: s.Next, Sum: math.Float64bits(s.Sum), N: s.N, Prev: math.Float64bits(s.Prev), Perm: s.Perm}
+}
+
+func (m *sviManifest) state(elapsed time.Duration) *optim.SVIState {
+	if m == nil {
+		return nil
+	}
+	return &optim.SVIState{Updates: m.Updates, Epoch: m.Epoch, Next: m.Next, Sum: math.Float64frombits(m.Sum), N: m.N, Prev: math.Float64frombits(m.Prev), Perm: m.Perm, Elapsed: elapsed}
+}
+
+// checkpointable says whether Fit can checkpoint and resume this run: the
+// batch and SVI schedules (not two-stage, nor a schedule registered
+// elsewhere, whose state Fit cannot see).
+func (r *Run) checkpointable() error {
+	switch r.Schedule.(type) {
+	case *optim.Batch, *optim.SVI:
+		return nil
+	}
+	return fmt.Errorf("%w: inference %q: checkpoints and resume work with the batch and SVI schedules only (not yet two-stage)", ErrNoCheckpoint, r.Config.Inference.Name)
 }
 
 // Checkpointable reports whether the run can be checkpointed and resumed
@@ -202,7 +237,7 @@ func (r *Run) SaveCheckpoint(dir, fingerprint string, p Position, extra func(tmp
 			return err
 		}
 		man := checkpointManifest{Format: CheckpointFormat, Version: CheckpointVersion, Fingerprint: fingerprint, Position: p,
-			Prev: math.Float64bits(p.Prev), PrevScale: math.Float64bits(p.PrevScale), Rand: rs}
+			Prev: math.Float64bits(p.Prev), PrevScale: math.Float64bits(p.PrevScale), Rand: rs, SVI: newSVIManifest(p.SVI)}
 		for _, e := range r.RestartELBOs {
 			man.RestartELBOs = append(man.RestartELBOs, math.Float64bits(e))
 		}
@@ -268,6 +303,9 @@ func (r *Run) LoadCheckpoint(dir, fingerprint string) (*Position, error) {
 	case len(man.Files) == 0:
 		return nil, framework.Errorf(mpath, 0, "no \"files\" checksums")
 	}
+	if _, svi := r.Schedule.(*optim.SVI); svi != (man.SVI != nil) {
+		return nil, framework.Errorf(mpath, 0, "the checkpoint's schedule state does not match inference %q", r.Config.Inference.Name)
+	}
 	if err := verifyFiles(dir, man.Files); err != nil {
 		return nil, err
 	}
@@ -302,6 +340,7 @@ func (r *Run) LoadCheckpoint(dir, fingerprint string) (*Position, error) {
 	}
 	p := man.Position
 	p.Prev, p.PrevScale = math.Float64frombits(man.Prev), math.Float64frombits(man.PrevScale)
+	p.SVI = man.SVI.state(p.Elapsed)
 	r.resume = &p
 	return &p, nil
 }

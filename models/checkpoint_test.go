@@ -197,7 +197,56 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 	}
 }
 
-// TestCheckpointRefusals: another configuration's checkpoint, and SVI.
+// TestCheckpointResumeSVIBitIdentical: an SVI fit stopped after update k
+// (mid-epoch and at an epoch's end), checkpointed and resumed in a new run
+// ends exactly as the uninterrupted fit, as under batch EM: for MA-sLDAc
+// with the classifier start inside the schedule (before, at and after it,
+// and in the second schedule run when SVI converges before it), with the
+// bound over the corpus every epoch (eval_every), for MA-sLDAr (the
+// running statistics of the gaussian and bias-precision, after the exact
+// pilot), Dawid–Skene with the class-prior's point estimate (its running
+// statistics) and plain LDA.
+func TestCheckpointResumeSVIBitIdentical(t *testing.T) {
+	crowd := plantedCrowd(t, 5, 80, 60, 3, 3, 1, []float64{0.8, 0.5, 0.3})
+	reg := smallRegression(t)
+	const maslc = "seed = 3\ntopics {\n k = 3\n}\nresponse \"softmax\" {}\n"
+	// 80 documents in mini-batches of 30: updates 3, 6, 9, … end the epochs.
+	const svi = "inference \"svi\" {\n batch_size = 30\n epochs = 4\n tol = 0\n}\n"
+	for _, tc := range []struct {
+		name, src string
+		c         *framework.Corpus
+		stops     []int
+	}{
+		{"MA-sLDAc", maslc + "annotators \"confusion\" {\n start_iters = 2\n}\n" + svi,
+			crowd.train, []int{1, 2, 3, 5, 6, 7, 11}},
+		{"MA-sLDAc converged before the start", maslc + "annotators \"confusion\" {\n start_iters = 8\n}\ninference \"svi\" {\n batch_size = 30\n epochs = 4\n tol = 1\n}\n",
+			crowd.train, []int{2, 5, 7, 9, 10}},
+		{"MA-sLDAc eval_every", maslc + "annotators \"confusion\" {\n start_iters = 1\n}\ninference \"svi\" {\n batch_size = 50\n epochs = 3\n tol = 0\n eval_every = 1\n}\n",
+			crowd.train, []int{1, 2, 3}},
+		{"MA-sLDAr", "seed = 4\ntopics {\n k = 3\n}\nresponse \"gaussian\" {\n exact_iters = 2\n}\nannotators \"bias-precision\" {}\n" + svi,
+			reg, []int{1, 3, 4, 8}},
+		{"Dawid-Skene point", "seed = 6\ntopics {\n k = 1\n}\nresponse \"class-prior\" {\n estimate = \"point\"\n}\nannotators \"confusion\" {}\n" + svi,
+			crowd.train, []int{2, 4}},
+		{"LDA", "seed = 5\ntopics {\n k = 3\n}\n" + svi,
+			&framework.Corpus{Docs: reg.Docs, V: reg.V}, []int{2, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := fitTrace(t, tc.src, tc.c, 0, "")
+			if tc.name == "MA-sLDAc converged before the start" && want.iters <= 6 {
+				t.Fatalf("%d updates: the schedule did not run twice", want.iters)
+			}
+			for _, k := range tc.stops {
+				got := fitTrace(t, tc.src, tc.c, k, filepath.Join(t.TempDir(), "cp"))
+				compareTraces(t, want, got)
+				if t.Failed() {
+					t.Fatalf("resumed after update %d", k)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckpointRefusals: another configuration's checkpoint, and two-stage.
 func TestCheckpointRefusals(t *testing.T) {
 	reg := smallRegression(t)
 	c := &framework.Corpus{Docs: reg.Docs, V: reg.V}
@@ -214,7 +263,7 @@ func TestCheckpointRefusals(t *testing.T) {
 	if _, err := r.LoadCheckpoint(cp, r.Fingerprint()); !errors.Is(err, framework.ErrBadInput) {
 		t.Errorf("another seed: %v, want ErrBadInput", err)
 	}
-	cfg, err = models.ParseConfig([]byte("topics {\n k = 3\n}\ninference \"svi\" {\n batch_size = 20\n epochs = 1\n}\n"), "c.hcl")
+	cfg, err = models.ParseConfig([]byte("topics {\n k = 3\n}\ninference \"two-stage\" {}\n"), "c.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,6 +272,6 @@ func TestCheckpointRefusals(t *testing.T) {
 	}
 	r.AfterIter = func(models.Position) error { return nil }
 	if _, err := r.Fit(context.Background(), nil); !errors.Is(err, models.ErrNoCheckpoint) {
-		t.Errorf("SVI with checkpoints: %v, want ErrNoCheckpoint", err)
+		t.Errorf("two-stage with checkpoints: %v, want ErrNoCheckpoint", err)
 	}
 }

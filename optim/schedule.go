@@ -193,7 +193,38 @@ func (s *SVI) Rho(t int) float64 { return math.Pow(float64(t)+s.Delay, -s.Kappa)
 // stays on the estimates), and its time is left out of Progress.Elapsed
 // and Result.Elapsed, which therefore measure training alone.
 func (s *SVI) Fit(ctx context.Context, m framework.Model, rng *rand.Rand, obs framework.Observer) (*framework.Result, error) {
-	start := time.Now()
+	return s.FitFrom(ctx, m, rng, obs, nil, nil)
+}
+
+// SVIState is where SVI stands after an update that did not end the run:
+// all that a resumed Fit needs besides the model and the random source
+// (checkpoints).
+type SVIState struct {
+	Updates int     // updates done (t)
+	Epoch   int     // the epoch of update Updates
+	Next    int     // where the epoch's next mini-batch starts in Perm (len(Perm): the epoch is over)
+	Sum     float64 // the epoch's ELBO estimates so far, summed
+	N       int     // and counted
+	Prev    float64 // the previous epoch's mean estimate (NaN before the first epoch's end)
+	// Perm is the epoch's permutation of the documents. Each epoch
+	// shuffles the previous one's, drawing from the random source.
+	Perm    []int
+	Elapsed time.Duration // training time so far (Progress.Elapsed)
+}
+
+// FitFrom runs SVI from state from (nil: from the start, as Fit) and calls
+// after (when not nil) with the state after every update that does not
+// end the run; an error from after ends the run with that error, and after
+// must not keep the state's Perm. A model and random source in the state
+// they had after update from.Updates, resumed with that update's SVIState,
+// continue exactly as the run would have: the same mini-batches, steps ρ_t,
+// bounds, convergence test and Progress (but Elapsed).
+func (s *SVI) FitFrom(ctx context.Context, m framework.Model, rng *rand.Rand, obs framework.Observer, from *SVIState, after func(*SVIState) error) (*framework.Result, error) {
+	var elapsed0 time.Duration
+	if from != nil {
+		elapsed0 = from.Elapsed
+	}
+	start := time.Now().Add(-elapsed0)
 	D := m.NumDocs()
 	res := &framework.Result{ELBO: math.NaN()}
 	if D == 0 {
@@ -214,13 +245,30 @@ func (s *SVI) Fit(ctx context.Context, m framework.Model, rng *rand.Rand, obs fr
 	}
 	t := 0
 	prev := math.NaN()
-	for ep := 1; ep <= s.Epochs; ep++ {
-		if bs < D {
+	ep0, lo0, sum0, n0 := 1, 0, 0.0, 0
+	if from != nil {
+		if len(from.Perm) != D || from.Epoch < 1 || from.Next < 0 || from.Next > D {
+			return res, fmt.Errorf("%w: SVI state of %d documents (epoch %d, next %d), the model has %d", framework.ErrBadInput, len(from.Perm), from.Epoch, from.Next, D)
+		}
+		copy(perm, from.Perm)
+		t, prev = from.Updates, from.Prev
+		res.Iters, res.Epochs = from.Updates, from.Epoch
+		if from.Next >= D {
+			ep0 = from.Epoch + 1
+		} else {
+			ep0, lo0, sum0, n0 = from.Epoch, from.Next, from.Sum, from.N
+		}
+	}
+	for ep := ep0; ep <= s.Epochs; ep++ {
+		lo := 0
+		sum, n := 0.0, 0
+		if ep == ep0 && lo0 > 0 {
+			lo, sum, n = lo0, sum0, n0
+		} else if bs < D {
 			rng.Shuffle(D, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 		}
-		sum, n := 0.0, 0
 		done := false // the epoch's convergence test, made at its last update
-		for lo := 0; lo < D; lo += bs {
+		for ; lo < D; lo += bs {
 			batch := slices.Clone(perm[lo:min(D, lo+bs)])
 			slices.Sort(batch) // canonical order: merging does not depend on the permutation
 			st, err := m.EStep(ctx, batch)
@@ -238,7 +286,8 @@ func (s *SVI) Fit(ctx context.Context, m framework.Model, rng *rand.Rand, obs fr
 			res.Iters, res.Epochs, res.ELBO = t, ep, e
 			res.Elapsed = time.Since(start) - evalTime
 			full := math.NaN()
-			if lo+bs >= D { // the epoch's last update
+			last := lo+bs >= D // the epoch's last update
+			if last {
 				done = ep >= max(s.MinEpochs, 2) && converged(prev, sum/float64(n), s.Tol)
 				if ev != nil && (ep%s.EvalEvery == 0 || ep == s.Epochs || done) {
 					t0 := time.Now()
@@ -253,6 +302,16 @@ func (s *SVI) Fit(ctx context.Context, m framework.Model, rng *rand.Rand, obs fr
 				if err := obs(framework.Progress{Iter: t, Epoch: ep, Rho: step.Rho, ELBO: e, FullELBO: full, Docs: len(batch), Elapsed: res.Elapsed}); err != nil {
 					return res, err
 				}
+			}
+			if after == nil || done || (last && ep == s.Epochs) {
+				continue
+			}
+			state := &SVIState{Updates: t, Epoch: ep, Next: min(D, lo+bs), Sum: sum, N: n, Prev: prev, Perm: perm, Elapsed: time.Since(start) - evalTime}
+			if last {
+				state.Sum, state.N, state.Prev = 0, 0, sum/float64(n)
+			}
+			if err := after(state); err != nil {
+				return res, err
 			}
 		}
 		if done {

@@ -15,7 +15,9 @@ import (
 // OUT.checkpoint and exits 130; `train --resume` then ends with the same
 // files as the uninterrupted run, byte for byte (history.csv but its
 // seconds), and removes the checkpoint. A checkpoint of another run is
-// refused, as are checkpoints under SVI.
+// refused, as are checkpoints under two-stage. Under SVI (3 updates an
+// epoch, the start after the second) the same holds for k inside an epoch,
+// at its end, and before, at and after the start.
 func TestTrainResume(t *testing.T) {
 	f := newFixture(t)
 	truth, answers := f.crowd(t)
@@ -25,44 +27,15 @@ func TestTrainResume(t *testing.T) {
 		return append([]string{"train", "--docs", f.docs, "--vocab", f.vocab, "--ids", f.ids, "--answers", answers, "--truth", truth,
 			"--config", cfg, "--out", filepath.Join(f.dir, out), "--log-level", "warn", "--progress", "never"}, extra...)
 	}
-	mustRun(t, args("full")...)
-	want := dirFiles(t, filepath.Join(f.dir, "full"))
-	wantHist := withoutSeconds(readCSV(t, filepath.Join(f.dir, "full", "history.csv")))
 	t.Cleanup(func() { checkpointTestHook = nil })
-	for _, k := range []int{1, 2, 3, 5} {
-		out := "resumed" + strconv.Itoa(k)
-		ctx, cancel := context.WithCancel(context.Background())
-		checkpointTestHook = func(iter int) {
-			if iter == k {
-				cancel()
-			}
-		}
-		r := runCtx(t, ctx, nil, args(out, "--checkpoint-every", "100")...)
-		cancel()
-		checkpointTestHook = nil
-		if r.code != ExitInterrupted || !strings.Contains(r.stderr, "interrupted after update "+strconv.Itoa(k)) || !strings.Contains(r.stderr, "--resume") {
-			t.Fatalf("k = %d: exit %d, stderr:\n%s\nwant 130 and the checkpoint named", k, r.code, r.stderr)
-		}
-		if _, err := os.Stat(filepath.Join(f.dir, out)); !os.IsNotExist(err) {
-			t.Errorf("k = %d: %s exists after the interrupt (%v)", k, out, err)
-		}
-		mustRun(t, args(out, "--resume", "--checkpoint-every", "2")...)
-		got := dirFiles(t, filepath.Join(f.dir, out))
-		for name, sum := range want {
-			if name != "history.csv" && name != "model.json" && got[name] != sum {
-				t.Errorf("k = %d: %s differs from the uninterrupted run's", k, name)
-			}
-		}
-		if !slices.Equal(sortedKeys(want), sortedKeys(got)) {
-			t.Errorf("k = %d: files %v, want %v", k, sortedKeys(got), sortedKeys(want))
-		}
-		if gotHist := withoutSeconds(readCSV(t, filepath.Join(f.dir, out, "history.csv"))); !slices.EqualFunc(wantHist, gotHist, slices.Equal) {
-			t.Errorf("k = %d: history.csv\n%v\nwant\n%v", k, gotHist, wantHist)
-		}
-		if _, err := os.Stat(filepath.Join(f.dir, out+".checkpoint")); !os.IsNotExist(err) {
-			t.Errorf("k = %d: the checkpoint is left after the resumed run (%v)", k, err)
-		}
+	checkResumes(t, f.dir, args, "batch", []int{1, 2, 3, 5})
+	svi := f.config(t, "svi.hcl", maslda+"inference \"svi\" {\n  batch_size = 50\n  epochs = 4\n  tol = 0\n}\n")
+	sviArgs := func(out string, extra ...string) []string {
+		a := args(out, extra...)
+		a[slices.Index(a, "--config")+1] = svi
+		return a
 	}
+	checkResumes(t, f.dir, sviArgs, "svi", []int{1, 5, 6, 7, 11})
 
 	// Another seed: refused, the checkpoint kept.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -80,11 +53,11 @@ func TestTrainResume(t *testing.T) {
 	if r := run(t, args("nothing", "--resume")...); r.code != ExitError || !strings.Contains(r.stderr, "no checkpoint") {
 		t.Errorf("resume without a checkpoint: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
-	svi := f.config(t, "svi.hcl", maslda+"inference \"svi\" {\n  batch_size = 50\n  epochs = 1\n}\n")
-	r = run(t, "train", "--docs", f.docs, "--vocab", f.vocab, "--ids", f.ids, "--answers", answers, "--config", svi,
-		"--out", filepath.Join(f.dir, "svi"), "--checkpoint-every", "1", "--log-level", "warn", "--progress", "never")
-	if r.code != ExitUsage || !strings.Contains(r.stderr, "batch schedule only") {
-		t.Errorf("SVI with checkpoints: exit %d, stderr:\n%s", r.code, r.stderr)
+	two := f.config(t, "two.hcl", "topics {\n  k = 3\n}\nresponse \"logreg\" {}\nannotators \"confusion\" {}\ninference \"two-stage\" {}\n")
+	r = run(t, "train", "--docs", f.docs, "--vocab", f.vocab, "--ids", f.ids, "--answers", answers, "--config", two,
+		"--out", filepath.Join(f.dir, "two"), "--checkpoint-every", "1", "--log-level", "warn", "--progress", "never")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "batch and SVI schedules only") {
+		t.Errorf("two-stage with checkpoints: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
 
@@ -105,4 +78,50 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// checkResumes runs the command args(out) uninterrupted, then for each k
+// interrupted after update k (exit 130, the checkpoint named) and resumed:
+// every file but model.json equals the uninterrupted run's, history.csv
+// but its seconds, and the checkpoint is removed.
+func checkResumes(t *testing.T, dir string, args func(out string, extra ...string) []string, sched string, ks []int) {
+	t.Helper()
+	full := sched + "-full"
+	mustRun(t, args(full)...)
+	want := dirFiles(t, filepath.Join(dir, full))
+	wantHist := withoutSeconds(readCSV(t, filepath.Join(dir, full, "history.csv")))
+	for _, k := range ks {
+		out := sched + "-resumed" + strconv.Itoa(k)
+		ctx, cancel := context.WithCancel(context.Background())
+		checkpointTestHook = func(iter int) {
+			if iter == k {
+				cancel()
+			}
+		}
+		r := runCtx(t, ctx, nil, args(out, "--checkpoint-every", "100")...)
+		cancel()
+		checkpointTestHook = nil
+		if r.code != ExitInterrupted || !strings.Contains(r.stderr, "interrupted after update "+strconv.Itoa(k)) || !strings.Contains(r.stderr, "--resume") {
+			t.Fatalf("%s, k = %d: exit %d, stderr:\n%s\nwant 130 and the checkpoint named", sched, k, r.code, r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, out)); !os.IsNotExist(err) {
+			t.Errorf("%s, k = %d: %s exists after the interrupt (%v)", sched, k, out, err)
+		}
+		mustRun(t, args(out, "--resume", "--checkpoint-every", "2")...)
+		got := dirFiles(t, filepath.Join(dir, out))
+		for name, sum := range want {
+			if name != "history.csv" && name != "model.json" && got[name] != sum {
+				t.Errorf("%s, k = %d: %s differs from the uninterrupted run's", sched, k, name)
+			}
+		}
+		if !slices.Equal(sortedKeys(want), sortedKeys(got)) {
+			t.Errorf("%s, k = %d: files %v, want %v", sched, k, sortedKeys(got), sortedKeys(want))
+		}
+		if gotHist := withoutSeconds(readCSV(t, filepath.Join(dir, out, "history.csv"))); !slices.EqualFunc(wantHist, gotHist, slices.Equal) {
+			t.Errorf("%s, k = %d: history.csv\n%v\nwant\n%v", sched, k, gotHist, wantHist)
+		}
+		if _, err := os.Stat(filepath.Join(dir, out+".checkpoint")); !os.IsNotExist(err) {
+			t.Errorf("%s, k = %d: the checkpoint is left after the resumed run (%v)", sched, k, err)
+		}
+	}
 }
