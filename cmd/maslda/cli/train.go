@@ -182,6 +182,14 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	var resumed *models.Position
 	if *resume {
+		// A save killed between its two renames left the checkpoint aside.
+		did, err := models.Recover(cp.dir)
+		if err != nil {
+			return err
+		}
+		for _, r := range did {
+			e.log.Warn("leftover of an interrupted checkpoint", "action", r)
+		}
 		if resumed, err = run.LoadCheckpoint(cp.dir, cp.fingerprint); err != nil {
 			return err
 		}
