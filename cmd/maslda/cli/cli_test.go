@@ -883,6 +883,9 @@ func TestDemo(t *testing.T) {
 	if diff := cmp.Diff([]string{"train.ldac", "vocab.txt"}, dirNames(t, filepath.Join(dir, "corpus"))); diff != "" {
 		t.Errorf("demo corpus (-want +got):\n%s", diff)
 	}
+	if err := models.CheckOutDir(dir, isDemoDir); err != nil {
+		t.Errorf("a second demo --out %s would be refused: %v", dir, err)
+	}
 }
 
 var demoCrowdLine = regexp.MustCompile(`majority vote ([0-9.]+)\s+MA-sLDAc ([0-9.]+)`)

@@ -34,6 +34,11 @@ func runDemo(ctx context.Context, e *env, args []string) error {
 	if err := checkProgress(*progress); err != nil {
 		return err
 	}
+	if *out != "" {
+		if err := models.CheckOutDir(*out, isDemoDir); err != nil {
+			return err
+		}
+	}
 	start := time.Now()
 	switch *demoCase {
 	case "lda":

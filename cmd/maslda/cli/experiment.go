@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/maslda/maslda/cmd/maslda/experiment"
+	"github.com/maslda/maslda/models"
 )
 
 // experimentEnv is added to the environment of the children of `maslda
@@ -33,6 +34,11 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 	}
 	spec, err := experiment.LoadSpec(*specPath, experiment.Options{DataRoot: *data, Out: *out})
 	if err != nil {
+		return err
+	}
+	// Before any work: an --out that holds what this experiment did not
+	// write is refused, as train's (running again resumes one it wrote).
+	if err := models.CheckOutDir(spec.Out, experimentOwner(spec)); err != nil {
 		return err
 	}
 	r := &experiment.Runner{Spec: spec, Env: experimentEnv, Cores: *cores, Log: e.log}

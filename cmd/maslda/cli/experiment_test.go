@@ -155,6 +155,26 @@ func TestExperimentErrors(t *testing.T) {
 		t.Errorf("results.csv: %v", rows)
 	}
 
+	// An --out holding what the experiment did not write is refused
+	// before any work (nothing is added to it).
+	notes, userData := filepath.Join(t.TempDir(), "notes"), filepath.Join(t.TempDir(), "mine")
+	os.MkdirAll(notes, 0o755)
+	writeFile(t, filepath.Join(notes, "todo.txt"), "mine\n")
+	os.MkdirAll(filepath.Join(userData, "data"), 0o755)
+	writeFile(t, filepath.Join(userData, "data", "corpus.txt"), "mine\n")
+	for _, o := range []struct{ dir, want string }{
+		{notes, "it holds todo.txt, which an experiment does not write"},
+		{userData, "its data/ holds neither the steps' markers"},
+	} {
+		r := run(t, "experiment", "--spec", spec, "--out", o.dir)
+		if r.code != ExitError || !strings.Contains(r.stderr, "was not written by this command ("+o.want) {
+			t.Errorf("--out %s: exit %d, stderr %q", o.dir, r.code, r.stderr)
+		}
+		if got := treeFiles(t, o.dir); len(got) != 1 {
+			t.Errorf("--out %s: files %v after the refusal", o.dir, got)
+		}
+	}
+
 	bad := writeFile(t, filepath.Join(dir, "bad-spec.hcl"), "k = [2]\nbogus = 1\n")
 	for _, tc := range []struct {
 		args []string

@@ -59,6 +59,10 @@ func TestOutputRefusals(t *testing.T) {
 			`--out .*model\.json is inside --model .*model: write the output elsewhere$`},
 		{"predict --out a directory", []string{"predict", "--model", model, "--docs", f.test, "--out", notes}, ExitError, `--out .*notes is a directory; name a file`},
 		{"predict --workers -7", []string{"predict", "--model", model, "--docs", f.test, "--out", filepath.Join(d, "p.csv"), "--workers", "-7"}, ExitUsage, `--workers -7, want ≥ 0`},
+		{"demo over a folder of notes", []string{"demo", "--case", "lda", "--out", notes}, ExitError,
+			`--out .*notes exists and was not written by this command \(it holds todo\.txt, which demo does not write \(corpus/ and model/\)\); refusing to replace it`},
+		{"demo over a model", []string{"demo", "--case", "lda", "--out", model}, ExitError,
+			`--out .*model exists and was not written by this command \(it holds [a-z.]+, which demo does not write`},
 		{"import --out its --wide", []string{"import", "--wide", wide, "--out", wide}, ExitUsage, `--out .*wide\.txt is --wide`},
 		{"simulate --out its --truth", []string{"simulate", "--truth", truth, "--accuracies", "0.9", "--out", truth}, ExitUsage, `--out .*truth\.csv is --truth`},
 	} {
