@@ -275,6 +275,10 @@ func (m *Model) newWorker(withStats bool, maxLen int) *worker {
 // it continues from the warm sweep). "best" is monotone and explores.
 func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framework.Answer, warm []float64) {
 	w.ds.Bind(i, doc, answers)
+	if len(doc.Words) == 0 && doc.N == 0 && m.supervised() {
+		m.emptyStep(w)
+		return
+	}
 	if warm == nil || m.Topics.LocalInit == "fresh" {
 		m.infer(w, nil)
 		return
@@ -311,6 +315,20 @@ func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framew
 	topics.ElogDirichlet(ds.ElogTheta, ds.Gamma)
 	ds.UpdatePhiBar()
 	m.inferFrom(w, 2, change)
+}
+
+// emptyStep is the supervised local step of a document without words (the
+// tasks of `train --answers` without `--docs`): γ_d = α, φ̄_d = 0 and one
+// target update. It is what every local_init policy ends with, bit for
+// bit, on such a document: a sweep sets γ_d = α + Σ (nothing) = α from any
+// start, so the fresh restart and the warm sweep reach the same state
+// and the target updates around the sweeps repeat the same computation
+// (docs/performance.md, "Label-only Dawid–Skene"; models' TestEmptyStep).
+func (m *Model) emptyStep(w *worker) {
+	ds := w.ds
+	m.Topics.Start(ds, nil)
+	ds.UpdatePhiBar()
+	m.updateTarget(w)
 }
 
 // infer runs the local step to convergence from warm (nil: fresh):

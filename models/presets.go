@@ -96,6 +96,40 @@ annotators "confusion" {
 }
 inference "batch" {}
 `},
+	{"majority-vote", "majority vote: the class with the most answers (ties split by the class prior), documents ignored (k = 1)", `
+topics {
+  k = 1
+}
+response "class-prior" {
+  estimate = "point"
+}
+annotators "perfect" {
+  aggregate = "majority"
+}
+inference "batch" {}
+`},
+	{"wawa", "weighted majority vote (Wawa): each annotator weighs its agreement with the majority vote, documents ignored (k = 1)", `
+topics {
+  k = 1
+}
+response "class-prior" {
+  estimate = "point"
+}
+annotators "perfect" {
+  aggregate = "wawa"
+}
+inference "batch" {}
+`},
+	{"mace", "MACE (Hovy et al. 2013): class prior and each annotator's competence and spam distribution, documents ignored (k = 1)", `
+topics {
+  k = 1
+}
+response "class-prior" {
+  estimate = "point"
+}
+annotators "mace" {}
+inference "batch" {}
+`},
 }
 
 // presetsMu guards presets: RegisterPreset may run in any package's init,

@@ -63,6 +63,52 @@ type Layer struct {
 	ElogBeta    []float64 // E[log β_kv], V×K
 	ExpElogBeta []float64 // exp(E[log β_kv]), V×K
 	TopicSum    []float64 // Σ_v ζ_kv, K
+
+	empty emptyDoc // the fresh start of a document without words
+}
+
+// emptyDoc caches, for the α it was computed with, the fresh start of a
+// document without words (γ = α, E[log θ]) and its DocELBO: computed by
+// the same code as Start and DocELBO, once per Refresh, so that documents
+// without words (`train --answers` without `--docs`) skip the digamma and
+// log-gamma calls with bit-identical results. It is read-only during the
+// E-step.
+type emptyDoc struct {
+	ok          bool
+	alpha       float64
+	gamma, elog []float64
+	elbo        float64
+}
+
+// refreshEmpty recomputes the cache from the current α.
+func (l *Layer) refreshEmpty() {
+	K := l.K
+	e := &l.empty
+	if len(e.gamma) != K {
+		e.gamma, e.elog = make([]float64, K), make([]float64, K)
+	}
+	g := l.Alpha + 0/float64(K) // Start's α + N_d/K with N_d = 0
+	for k := range e.gamma {
+		e.gamma[k] = g
+	}
+	ElogDirichlet(e.elog, e.gamma)
+	e.elbo = l.thetaELBO(e.gamma, e.elog)
+	e.alpha, e.ok = l.Alpha, true
+}
+
+// emptyHit reports whether the cache applies to d: a document without
+// words at the cached fresh start, with α unchanged since Refresh.
+func (l *Layer) emptyHit(d *framework.DocState) bool {
+	e := &l.empty
+	if !e.ok || e.alpha != l.Alpha || d.Doc.N != 0 || len(d.Doc.Words) != 0 || len(d.Gamma) != len(e.gamma) {
+		return false
+	}
+	for k, g := range d.Gamma {
+		if g != e.gamma[k] || d.ElogTheta[k] != e.elog[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // New returns a layer of the given configuration over V words with ζ = τ
@@ -112,7 +158,8 @@ func (l *Layer) Init(c *framework.Corpus, rng *rand.Rand) {
 	l.Refresh()
 }
 
-// Refresh recomputes TopicSum, E[log β] and exp(E[log β]) from ζ.
+// Refresh recomputes TopicSum, E[log β] and exp(E[log β]) from ζ, and the
+// fresh start of a document without words (emptyDoc).
 func (l *Layer) Refresh() {
 	K := l.K
 	for k := range l.TopicSum {
@@ -133,6 +180,7 @@ func (l *Layer) Refresh() {
 		l.ElogBeta[i] = e
 		l.ExpElogBeta[i] = math.Exp(e)
 	}
+	l.refreshEmpty()
 }
 
 // Scratch is one goroutine's working memory for the local step.
@@ -152,6 +200,11 @@ func (l *Layer) NewScratch() *Scratch {
 // Start initialises γ_d from warm (a previous γ_d; copied) or, when warm is
 // nil, to α + N_d/K, and sets E[log θ_d].
 func (l *Layer) Start(d *framework.DocState, warm []float64) {
+	if e := &l.empty; warm == nil && d.Doc.N == 0 && e.ok && e.alpha == l.Alpha && len(d.Gamma) == len(e.gamma) {
+		copy(d.Gamma, e.gamma)
+		copy(d.ElogTheta, e.elog)
+		return
+	}
 	if warm != nil {
 		copy(d.Gamma, warm)
 	} else {
@@ -375,16 +428,10 @@ func (l *Layer) Infer(d *framework.DocState, warm []float64, s *Scratch) int {
 //
 // evaluated at the current γ_d, E[log θ_d] and φ_d.
 func (l *Layer) DocELBO(d *framework.DocState) float64 {
-	K := float64(l.K)
-	a := l.Alpha
-	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
-	e := lg(K*a) - K*lg(a)
-	gs := 0.0
-	for k, g := range d.Gamma {
-		e += (a-g)*d.ElogTheta[k] + lg(g)
-		gs += g
+	if l.emptyHit(d) {
+		return l.empty.elbo
 	}
-	e -= lg(gs)
+	e := l.thetaELBO(d.Gamma, d.ElogTheta)
 	for j, n := range d.Doc.Counts {
 		row := d.PhiRow(j)
 		t := 0.0
@@ -395,6 +442,22 @@ func (l *Layer) DocELBO(d *framework.DocState) float64 {
 		}
 		e += n * t
 	}
+	return e
+}
+
+// thetaELBO is E[log p(θ_d|α)] − E[log q(θ_d)] at γ_d = gamma, E[log θ_d] =
+// elog: DocELBO's part without words.
+func (l *Layer) thetaELBO(gamma, elog []float64) float64 {
+	K := float64(l.K)
+	a := l.Alpha
+	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	e := lg(K*a) - K*lg(a)
+	gs := 0.0
+	for k, g := range gamma {
+		e += (a-g)*elog[k] + lg(g)
+		gs += g
+	}
+	e -= lg(gs)
 	return e
 }
 

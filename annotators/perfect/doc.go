@@ -4,7 +4,7 @@
 // It registers itself as "perfect":
 //
 //	annotators "perfect" {
-//	  aggregate = "majority"  # or "mean"; default: chosen by the target
+//	  aggregate = "majority"  # or "wawa", "mean"; default: chosen by the target
 //	  precision = 0           # "mean" only: P > 0, or 0 for 1e8 / (variance of the mean answers)
 //	}
 //
@@ -72,6 +72,24 @@
 //
 // Documents without answers get no message: their target comes from the
 // response's prior message alone, and they add nothing to this term.
+//
+// # Wawa (weighted majority vote, categorical target)
+//
+// The aggregate of crowd-kit's Wawa ("worker agreement with aggregate"):
+// annotator r's weight is its agreement with the majority vote over the
+// training answers (WawaWeights; a tie of m classes counts 1/m),
+//
+//	w_r = Σ_{answers y of r about d} w_dy / n_r,
+//
+// computed once in Init, and the perfect answer of document d is the
+// weighted vote argmax_l Σ_{answers l} w_r, ties split evenly and left to
+// the response as for "majority" (the same evidence and ELBO term with the
+// weighted votes in place of the counts). It is not a fitted model: the
+// weights are fixed before the first E-step, so presets `majority-vote`
+// and `wawa` (class prior, k = 1) are the votes themselves, with the class
+// prior deciding the remaining ties. The weights are not saved: a model
+// rebuilt from disk (no training corpus) weighs every answer 1, which only
+// matters if its annotators' evidence is asked for again.
 //
 // # Compatibility
 //

@@ -27,4 +27,17 @@ func TestKit(t *testing.T) {
 			})
 		})
 	}
+	// "wawa": the same hard evidence, with the weights of the kit's
+	// fixture answers.
+	t.Run("wawa", func(t *testing.T) {
+		frameworktest.TestNoiseModel(t, frameworktest.NoiseModel{
+			New:       func() (framework.NoiseModel, error) { return New(Params{Aggregate: Wawa}) },
+			Kind:      frameworktest.KindCategorical,
+			Stateless: true,
+			Checks: frameworktest.Checks{Skip: map[string]string{
+				"Recovery":         "a fixed vote (TestWawaByHand)",
+				"EvidenceGradient": hard, "DocELBOSum": hard, "Merge": hard,
+			}},
+		})
+	})
 }

@@ -28,6 +28,7 @@ func init() {
 const (
 	Majority = "majority" // categorical target: the most frequent answer, ties split evenly
 	Mean     = "mean"     // Gaussian target: the mean answer
+	Wawa     = "wawa"     // categorical target: the vote weighted by each annotator's agreement with the majority
 )
 
 // RelPrecision is the default precision of the perfect annotator on a
@@ -57,9 +58,9 @@ func Defaults() Params { return Params{} }
 // Validate checks the settings; errors wrap framework.ErrBadInput.
 func (p Params) Validate() error {
 	switch p.Aggregate {
-	case "", Majority, Mean:
+	case "", Majority, Mean, Wawa:
 	default:
-		return fmt.Errorf("%w: annotators %s: aggregate = %q; valid: %q (categorical target), %q (Gaussian target), or unset (chosen by the target)", framework.ErrBadInput, Name, p.Aggregate, Majority, Mean)
+		return fmt.Errorf("%w: annotators %s: aggregate = %q; valid: %q or %q (categorical target), %q (Gaussian target), or unset (chosen by the target)", framework.ErrBadInput, Name, p.Aggregate, Majority, Wawa, Mean)
 	}
 	if !(p.Precision >= 0) || math.IsInf(p.Precision, 0) {
 		return fmt.Errorf("%w: annotators %s: precision = %v, want a finite number > 0, or 0 for %g / (variance of the mean answers)", framework.ErrBadInput, Name, p.Precision, RelPrecision)
@@ -81,6 +82,11 @@ type Model struct {
 	docs    int // training documents with at least one answer
 	answers int // training answers
 	ties    int // training documents whose majority is tied ("majority")
+	// weights are the annotators' weights of "wawa" (Init, from the
+	// training answers); nil without a training corpus (a rebuilt saved
+	// model), when every answer weighs 1.
+	weights []float64
+	workers []string // annotator names (Report)
 }
 
 // Interface checks.
@@ -109,6 +115,9 @@ func (m *Model) Precision() float64 { return m.prec }
 // resolve sets the aggregate a target kind needs, refusing a conflicting
 // configured one with framework.ErrIncompatible.
 func (m *Model) resolve(want, what string) error {
+	if want == Majority && m.agg == Wawa {
+		return nil // the weighted vote of a categorical target
+	}
 	if m.agg != "" && m.agg != want {
 		return fmt.Errorf("%w: annotators %s: aggregate = %q does not fit %s (it needs aggregate = %q)", framework.ErrIncompatible, Name, m.agg, what, want)
 	}
@@ -145,10 +154,11 @@ func (m *Model) Init(s *framework.Setup) error {
 	if a != nil && !a.Numeric() && m.agg == Mean {
 		return fmt.Errorf("%w: annotators %s: aggregate = %q needs numeric answers; the corpus's are categorical", framework.ErrIncompatible, Name, Mean)
 	}
-	if a != nil && a.Numeric() && m.agg == Majority {
-		return fmt.Errorf("%w: annotators %s: aggregate = %q needs categorical answers; the corpus's are numbers", framework.ErrIncompatible, Name, Majority)
+	if a != nil && a.Numeric() && (m.agg == Majority || m.agg == Wawa) {
+		return fmt.Errorf("%w: annotators %s: aggregate = %q needs categorical answers; the corpus's are numbers", framework.ErrIncompatible, Name, m.agg)
 	}
 	m.docs, m.answers, m.ties = 0, 0, 0
+	m.weights, m.workers = nil, s.Workers
 	var sum, sumSq float64
 	if a != nil {
 		C := m.classes
@@ -173,8 +183,16 @@ func (m *Model) Init(s *framework.Setup) error {
 				mean /= float64(len(as))
 				sum += mean
 				sumSq += mean * mean
-			} else if _, ties := top(as, C); ties > 1 {
+			} else if _, ties := top(as, C); ties > 1 && m.agg != Wawa {
 				m.ties++
+			}
+		}
+		if m.agg == Wawa {
+			m.weights = WawaWeights(a, len(s.Workers), C)
+			for _, as := range a.ByDoc {
+				if _, ties := m.weightedTop(as, C); ties > 1 {
+					m.ties++
+				}
 			}
 		}
 	}
@@ -261,6 +279,72 @@ func MajorityWeights(dst []float64, answers []framework.Answer) bool {
 	return ties > 0
 }
 
+// WawaWeights are the annotators' weights of "wawa" (weighted majority
+// vote, as crowd-kit's Wawa): annotator r's agreement with the majority
+// vote, w_r = Σ_{answers y of r about d} w_dy / n_r with w_d the majority
+// vote as a distribution (MajorityWeights: a tie counts 1/m for each of its
+// m classes), 0 for an annotator without answers. R annotators, C classes.
+func WawaWeights(a *framework.Answers, R, C int) []float64 {
+	agree, n := make([]float64, R), make([]float64, R)
+	mv := make([]float64, C)
+	for _, as := range a.ByDoc {
+		if !MajorityWeights(mv, as) {
+			continue
+		}
+		for _, x := range as {
+			if x.Worker < 0 || int(x.Worker) >= R || x.Class < 0 || int(x.Class) >= C {
+				continue
+			}
+			agree[x.Worker] += mv[x.Class]
+			n[x.Worker]++
+		}
+	}
+	for r := range agree {
+		if n[r] > 0 {
+			agree[r] /= n[r]
+		}
+	}
+	return agree
+}
+
+// Weights are the annotators' weights of "wawa" (nil otherwise, and
+// without a training corpus).
+func (m *Model) Weights() []float64 { return m.weights }
+
+// weight is annotator r's weight in the vote: 1 for "majority" (and for
+// "wawa" without weights), w_r for "wawa".
+func (m *Model) weight(r int32) float64 {
+	if m.weights == nil || r < 0 || int(r) >= len(m.weights) {
+		return 1
+	}
+	return m.weights[r]
+}
+
+// score is the weighted vote for class l: Σ_{answers l} w_r.
+func (m *Model) score(as []framework.Answer, l int) float64 {
+	s := 0.0
+	for _, a := range as {
+		if int(a.Class) == l {
+			s += m.weight(a.Worker)
+		}
+	}
+	return s
+}
+
+// weightedTop is top for "wawa": the largest weighted vote (> 0) and how
+// many classes have it.
+func (m *Model) weightedTop(as []framework.Answer, C int) (best float64, ties int) {
+	for l := 0; l < C; l++ {
+		switch s := m.score(as, l); {
+		case s > best:
+			best, ties = s, 1
+		case s == best && s > 0:
+			ties++
+		}
+	}
+	return best, ties
+}
+
 // Evidence adds the perfect annotator's message onto d.Target. A document
 // without answers gets none.
 //
@@ -280,6 +364,21 @@ func (m *Model) Evidence(d *framework.DocState) {
 	}
 	switch t := d.Target.(type) {
 	case *framework.Categorical:
+		if m.agg == Wawa {
+			best, ties := m.weightedTop(d.Answers, len(t.Log))
+			if ties == 0 {
+				return
+			}
+			lw := -math.Log(float64(ties))
+			for l := range t.Log {
+				if m.score(d.Answers, l) == best {
+					t.Log[l] += lw
+				} else {
+					t.Log[l] = math.Inf(-1)
+				}
+			}
+			return
+		}
 		best, ties := top(d.Answers, len(t.Log))
 		if ties == 0 {
 			return
@@ -314,6 +413,24 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 	}
 	switch t := d.Target.(type) {
 	case *framework.Categorical:
+		if m.agg == Wawa {
+			best, ties := m.weightedTop(d.Answers, len(t.P))
+			if ties == 0 {
+				return 0
+			}
+			lw := -math.Log(float64(ties))
+			e := 0.0
+			for l, p := range t.P {
+				if p == 0 {
+					continue
+				}
+				if m.score(d.Answers, l) != best {
+					return math.Inf(-1)
+				}
+				e += p * lw
+			}
+			return e
+		}
 		best, ties := top(d.Answers, len(t.P))
 		if ties == 0 {
 			return 0
@@ -387,12 +504,13 @@ func (m *Model) ELBO(st framework.Stats, step framework.Step) float64 {
 
 // Summary is annotators.json's content (Report's doc).
 type Summary struct {
-	Annotator string  `json:"annotator"`           // "perfect"
-	Aggregate string  `json:"aggregate"`           // "majority" or "mean"
-	Documents int     `json:"documents"`           // training documents with answers
-	Answers   int     `json:"answers"`             // training answers
-	Ties      int     `json:"ties,omitempty"`      // "majority": documents whose majority is tied
-	Precision float64 `json:"precision,omitempty"` // "mean": P
+	Annotator string             `json:"annotator"`           // "perfect"
+	Aggregate string             `json:"aggregate"`           // "majority" or "mean"
+	Documents int                `json:"documents"`           // training documents with answers
+	Answers   int                `json:"answers"`             // training answers
+	Ties      int                `json:"ties,omitempty"`      // "majority", "wawa": documents whose (weighted) majority is tied
+	Weights   map[string]float64 `json:"weights,omitempty"`   // "wawa": each annotator's weight
+	Precision float64            `json:"precision,omitempty"` // "mean": P
 }
 
 // Report (framework.Reporter) is one row: the aggregate, how many training
@@ -406,9 +524,19 @@ func (m *Model) Report() (header []string, rows [][]string, doc any) {
 	s := Summary{Annotator: Name, Aggregate: m.agg, Documents: m.docs, Answers: m.answers}
 	ties, prec := "", ""
 	switch m.agg {
-	case Majority:
+	case Majority, Wawa:
 		s.Ties = m.ties
 		ties = strconv.Itoa(m.ties)
+		if m.agg == Wawa && m.weights != nil {
+			s.Weights = map[string]float64{}
+			for r, w := range m.weights {
+				name := strconv.Itoa(r)
+				if r < len(m.workers) {
+					name = m.workers[r]
+				}
+				s.Weights[name] = w
+			}
+		}
 	case Mean:
 		s.Precision = m.prec
 		prec = strconv.FormatFloat(m.prec, 'g', 6, 64)

@@ -22,6 +22,7 @@ package std
 import (
 	_ "github.com/maslda/maslda/annotators/biasprecision" // annotators: bias-precision
 	_ "github.com/maslda/maslda/annotators/confusion"     // annotators: confusion
+	_ "github.com/maslda/maslda/annotators/mace"          // annotators: mace
 	_ "github.com/maslda/maslda/annotators/ordinalshift"  // annotators: ordinal-shift
 	_ "github.com/maslda/maslda/annotators/perfect"       // annotators: perfect
 	_ "github.com/maslda/maslda/framework/targets"        // kinds of target: categorical, gaussian

@@ -69,6 +69,9 @@ func TestTrainAnswersOnly(t *testing.T) {
 	csvPath, widePath, truthPath, majority := answersOnlyCrowd(t, dir)
 	ds := writeFile(t, filepath.Join(dir, "ds.hcl"), "model = \"dawid-skene\"\n")
 	bayes := writeFile(t, filepath.Join(dir, "bayes.hcl"), "model = \"dawid-skene(bayes)\"\n")
+	mace := writeFile(t, filepath.Join(dir, "mace.hcl"), "topics {\n  k = 1\n}\nresponse \"class-prior\" {}\nannotators \"mace\" {}\n")
+	mv := writeFile(t, filepath.Join(dir, "mv.hcl"), "model = \"majority-vote\"\n")
+	wawa := writeFile(t, filepath.Join(dir, "wawa.hcl"), "model = \"wawa\"\n")
 	accuracy := func(post [][]string, truth map[string]string) float64 {
 		right := 0
 		for _, row := range post[1:] {
@@ -82,12 +85,21 @@ func TestTrainAnswersOnly(t *testing.T) {
 	for _, row := range readCSV(t, truthPath)[1:] {
 		truth[row[0]] = row[1]
 	}
+	// Measured: the majority vote 0.670 (ties to the first class), the
+	// majority-vote preset 0.643 (ties to the class prior's favourite),
+	// wawa 0.670, MACE 0.773, Dawid–Skene 0.790 and 0.803 (Bayes). The
+	// votes have nothing to learn but the class prior: they converge at
+	// once.
 	for _, tc := range []struct {
 		name string
 		args []string
+		gain float64 // over the majority vote
 	}{
-		{"dawid-skene", []string{"--config", ds, "--answers", csvPath}},
-		{"dawid-skene(bayes)", []string{"--config", bayes, "--answers", csvPath}},
+		{"dawid-skene", []string{"--config", ds, "--answers", csvPath}, 0.05},
+		{"dawid-skene(bayes)", []string{"--config", bayes, "--answers", csvPath}, 0.05},
+		{"mace", []string{"--config", mace, "--answers", csvPath}, 0},
+		{"majority-vote", []string{"--config", mv, "--answers", csvPath}, -0.05},
+		{"wawa", []string{"--config", wawa, "--answers", csvPath}, -0.05},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+tc.name)
@@ -100,14 +112,15 @@ func TestTrainAnswersOnly(t *testing.T) {
 				t.Fatalf("posterior.csv: %d rows, first %v", len(post), post[1])
 			}
 			acc := accuracy(post, truth)
-			if acc < majority+0.05 {
+			t.Logf("%s: accuracy %.3f, majority vote %.3f", tc.name, acc, majority)
+			if acc < majority+tc.gain {
 				t.Errorf("accuracy %.3f, majority vote %.3f", acc, majority)
 			}
 			for _, f := range []string{"annotators.csv", "annotators.json", "history.csv"} {
 				readFile(t, filepath.Join(out, f))
 			}
 			// The bound has no word term: V = 1, no tokens.
-			if hist := readCSV(t, filepath.Join(out, "history.csv")); len(hist) < 4 {
+			if hist := readCSV(t, filepath.Join(out, "history.csv")); tc.gain >= 0 && len(hist) < 4 {
 				t.Errorf("history.csv: %d rows, want convergence after some iterations", len(hist))
 			}
 		})
