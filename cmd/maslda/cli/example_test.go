@@ -21,6 +21,6 @@ func ExampleMainContext() {
 	// annotators  bias-precision, confusion, ordinal-shift, perfect
 	// inference   batch, svi, two-stage
 	// model       dawid-skene, dawid-skene(bayes), lda+linreg(mean), lda+logreg(mv), lda+raykar, ma-sldac, ma-sldar, slda(mean), slda(mv)
-	// target      categorical, gaussian
-	// simulate    bias-precision, confusion
+	// target      categorical, gaussian, ordinal
+	// simulate    bias-precision, confusion, ordinal-shift
 }
