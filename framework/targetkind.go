@@ -14,8 +14,8 @@ const KindTarget = "target"
 // of a Target: the name of its kind of target, a registered TargetKind.
 // The built-in targets declare theirs (*Categorical: "categorical",
 // *Gaussian: "gaussian"); a response whose target is one of them but is
-// read, written or scored differently (ordered classes, say) declares its
-// own kind on the Likelihood.
+// read, written or scored differently declares its own kind on the
+// Likelihood (the ordinal response: "ordinal", ordered classes).
 type Kinded interface {
 	Kind() string
 }
@@ -54,6 +54,13 @@ type EvalInput struct {
 	// Classes are the declared classes (eval --classes), nil when not
 	// declared; only a kind with classes accepts them.
 	Classes []string
+	// Columns are the predictions file's columns after task (label
+	// first), and Rows each scored prediction's cells under them, aligned
+	// with Pred: a kind may score more than the label (the ordinal kind
+	// reads its median and p:<level> columns). Both nil when the caller
+	// has the labels only.
+	Columns []string
+	Rows    [][]string
 }
 
 // Metrics are the scores of `maslda eval`: encoding/json marshals them
@@ -68,8 +75,8 @@ type Metrics interface {
 // posterior.csv and of predictions, and the metrics of `eval` and of
 // train --truth. Register one with Registry.RegisterTargetKind; a response
 // names its kind with Kinded. Implementations are in framework/targets
-// (categorical, gaussian). A TargetKind is used concurrently and must not
-// change after registration.
+// (categorical, gaussian, ordinal). A TargetKind is used concurrently and
+// must not change after registration.
 type TargetKind interface {
 	// Name is the kind's name (what Kinded.Kind returns, eval --kind).
 	Name() string

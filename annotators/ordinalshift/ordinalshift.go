@@ -79,8 +79,8 @@ func fromNatural(th [3]float64) Annotator {
 }
 
 // Model is the ordinal-shift annotator model (doc.go). It implements
-// framework.NoiseModel, framework.DocScorer, framework.Persister and
-// framework.Reporter. Its parameters are read-only during the E-step.
+// framework.NoiseModel, framework.DocScorer, framework.Persister,
+// framework.Reporter and framework.Sampler (sampler.go). Its parameters are read-only during the E-step.
 type Model struct {
 	Config  Params
 	C       int
@@ -99,6 +99,7 @@ var (
 	_ framework.DocScorer  = (*Model)(nil)
 	_ framework.Persister  = (*Model)(nil)
 	_ framework.Reporter   = (*Model)(nil)
+	_ framework.Sampler    = (*Model)(nil)
 )
 
 // New returns a model with the given settings (call Init before use).
@@ -424,7 +425,9 @@ func (m *Model) Prob(r, c, l int) float64 { return math.Exp(m.logP[(r*m.C+c)*m.C
 
 // Report describes every annotator for annotators.csv and annotators.json
 // (framework.Reporter): shift, stretch, precision and the probability of
-// answering the true level, averaged over the levels.
+// answering the true level, averaged over the levels. annotators.json is
+// a list of {name, shift, stretch, precision, accuracy}, as the other
+// built-in models' lists (maslda plot reads it by its keys).
 func (m *Model) Report() (header []string, rows [][]string, doc any) {
 	header = []string{"annotator", "shift", "stretch", "precision", "accuracy"}
 	type entry struct {
@@ -432,7 +435,7 @@ func (m *Model) Report() (header []string, rows [][]string, doc any) {
 		Annotator
 		Accuracy float64 `json:"accuracy"`
 	}
-	var all []entry
+	all := []entry{}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 	for r, a := range m.Annotators() {
 		acc := 0.0
@@ -442,7 +445,7 @@ func (m *Model) Report() (header []string, rows [][]string, doc any) {
 		all = append(all, entry{m.Workers[r], a, acc})
 		rows = append(rows, []string{m.Workers[r], f(a.Shift), f(a.Stretch), f(a.Precision), f(acc)})
 	}
-	return header, rows, map[string]any{"model": Name, "levels": m.Names, "annotators": all}
+	return header, rows, all
 }
 
 // saved is the JSON of the annotators' parameters: each annotator's

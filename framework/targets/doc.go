@@ -1,10 +1,13 @@
 // Package targets holds the built-in kinds of target (framework.TargetKind),
 // registered on framework.Default when the package is linked in (the
 // command line links it): "categorical" (framework.Categorical: classes,
-// label,p:<class>… columns, accuracy, macro-F1 and the confusion matrix)
-// and "gaussian" (framework.Gaussian: numbers, label,var columns, R², MAE,
-// RMSE). Their helpers (ClassMetrics, RegressionMetrics, R2, LooksNumeric)
-// are exported for kinds built on them.
+// label,p:<class>… columns, accuracy, macro-F1 and the confusion matrix),
+// "gaussian" (framework.Gaussian: numbers, label,var columns, R², MAE,
+// RMSE) and "ordinal" (framework.Categorical read as ordered levels, the
+// ordinal response's: label,median,p:<level>… columns, the categorical
+// metrics plus the mean absolute error and RMSE in levels, of the label
+// and of the median). Their helpers (ClassMetrics, RegressionMetrics, R2,
+// LooksNumeric, Median) are exported for kinds built on them.
 package targets
 
 import (
@@ -16,6 +19,7 @@ import (
 func init() {
 	framework.RegisterTargetKind(Categorical{})
 	framework.RegisterTargetKind(Gaussian{})
+	framework.RegisterTargetKind(Ordinal{})
 }
 
 // FormatFloat is the text of a number in posterior and prediction files

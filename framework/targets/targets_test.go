@@ -27,11 +27,11 @@ func gaussian(mean, v float64) *framework.Gaussian {
 
 func TestRegisteredKinds(t *testing.T) {
 	got := framework.Default.Names(framework.KindTarget)
-	if diff := cmp.Diff([]string{"categorical", "gaussian"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"categorical", "gaussian", "ordinal"}, got); diff != "" {
 		t.Errorf("registered kinds (-want +got):\n%s", diff)
 	}
-	_, err := framework.Default.TargetKind("ordinal")
-	if !errors.Is(err, framework.ErrUnknownComponent) || !strings.Contains(err.Error(), "registered: categorical, gaussian") {
+	_, err := framework.Default.TargetKind("poisson")
+	if !errors.Is(err, framework.ErrUnknownComponent) || !strings.Contains(err.Error(), "registered: categorical, gaussian, ordinal") {
 		t.Errorf("unknown kind: %v, want ErrUnknownComponent listing the kinds", err)
 	}
 }

@@ -24,8 +24,11 @@
 // the proportional-odds model (McCullagh 1980): log-odds of c_d ≤ c are
 // b_c − s_d, one score for all levels. Levels are the classes of
 // framework.Setup.Classes in their order (the answer readers sort numeric
-// labels numerically); Response.Levels returns them (Ordered, the
-// capability a target-kind registry can look for).
+// labels numerically); Response.Levels returns them (Ordered). The
+// response declares the kind of target "ordinal" (Response.Kind,
+// framework.Kinded; registered by framework/targets): posterior and
+// prediction files carry the median level beside the categorical
+// columns, and `maslda eval` reports errors in levels.
 //
 // Logit rather than probit: log p, its derivatives in s and in the cut
 // points are closed forms without erfc tails (level: log p = y + log(e^Δ

@@ -128,6 +128,11 @@ func New(p Params) (*Response, error) {
 // Levels are the level names, lowest first (Ordered).
 func (r *Response) Levels() []string { return slices.Clone(r.Names) }
 
+// Kind is "ordinal" (framework.Kinded): the kind of target registered by
+// framework/targets, whose files carry the median level beside the
+// categorical columns and whose metrics include errors in levels.
+func (r *Response) Kind() string { return "ordinal" }
+
 // LastSolve describes the last M-step (for diagnostics).
 func (r *Response) LastSolve() Solve { return r.last }
 

@@ -25,7 +25,7 @@ import (
 	_ "github.com/maslda/maslda/annotators/mace"          // annotators: mace
 	_ "github.com/maslda/maslda/annotators/ordinalshift"  // annotators: ordinal-shift
 	_ "github.com/maslda/maslda/annotators/perfect"       // annotators: perfect
-	_ "github.com/maslda/maslda/framework/targets"        // kinds of target: categorical, gaussian
+	_ "github.com/maslda/maslda/framework/targets"        // kinds of target: categorical, gaussian, ordinal
 	_ "github.com/maslda/maslda/likelihoods/classprior"   // response: class-prior
 	_ "github.com/maslda/maslda/likelihoods/gaussian"     // responses: gaussian, linreg
 	_ "github.com/maslda/maslda/likelihoods/logreg"       // response: logreg

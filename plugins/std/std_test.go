@@ -18,7 +18,7 @@ func TestRegistered(t *testing.T) {
 		framework.KindResponse:   {"class-prior", "gaussian", "linreg", "logreg", "ordinal", "softmax"},
 		framework.KindAnnotators: {"bias-precision", "confusion", "mace", "ordinal-shift", "perfect"},
 		framework.KindInference:  {"batch", "svi", "two-stage"},
-		framework.KindTarget:     {"categorical", "gaussian"},
+		framework.KindTarget:     {"categorical", "gaussian", "ordinal"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("registered (-want +got):\n%s", diff)

@@ -56,10 +56,11 @@ func runEval(_ context.Context, e *env, args []string) error {
 	if tt == nil {
 		return fmt.Errorf("%w: missing --truth or --truth-column", errUsage)
 	}
-	in := &framework.EvalInput{PredFile: *predPath, TruthFile: tt.Name, Classes: classes}
+	in := &framework.EvalInput{PredFile: *predPath, TruthFile: tt.Name, Classes: classes, Columns: cols}
 	for _, r := range tt.Rows {
-		if p, ok := pred[r.Task]; ok {
-			in.Pred = append(in.Pred, p)
+		if row, ok := pred[r.Task]; ok {
+			in.Pred = append(in.Pred, row[0])
+			in.Rows = append(in.Rows, row)
 			in.Truth = append(in.Truth, r.Label)
 			in.Lines = append(in.Lines, r.Line)
 		}
@@ -109,9 +110,9 @@ func evalKind(name string, cols []string, predPath string) (framework.TargetKind
 	return nil, framework.Errorf(predPath, 1, "columns %q after task fit several kinds of target (%s); say which with --kind", strings.Join(cols, ","), strings.Join(names, ", "))
 }
 
-// readPredLabels reads task → label from a predictions/posterior CSV and
-// returns its columns after task.
-func readPredLabels(path string) (map[string]string, []string, error) {
+// readPredLabels reads task → the cells after task (the label first) from
+// a predictions/posterior CSV and returns its columns after task.
+func readPredLabels(path string) (map[string][]string, []string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -130,7 +131,7 @@ func readPredLabels(path string) (map[string]string, []string, error) {
 		return nil, nil, framework.Errorf(path, 1, "header %q, want it to start with task,label (a file from maslda predict or train's posterior.csv)", strings.Join(header, ","))
 	}
 	cols := append([]string(nil), header[1:]...)
-	out := map[string]string{}
+	out := map[string][]string{}
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -143,7 +144,7 @@ func readPredLabels(path string) (map[string]string, []string, error) {
 		if _, dup := out[rec[0]]; dup {
 			return nil, nil, framework.Errorf(path, line, "task %q appears twice", rec[0])
 		}
-		out[rec[0]] = rec[1]
+		out[rec[0]] = append([]string(nil), rec[1:]...)
 	}
 	return out, cols, nil
 }

@@ -21,6 +21,6 @@ func ExampleMainContext() {
 	// annotators  bias-precision, confusion, mace, ordinal-shift, perfect
 	// inference   batch, svi, two-stage
 	// model       dawid-skene, dawid-skene(bayes), lda+linreg(mean), lda+logreg(mv), lda+raykar, ma-sldac, ma-sldar, mace, majority-vote, slda(mean), slda(mv), wawa
-	// target      categorical, gaussian
-	// simulate    bias-precision, confusion
+	// target      categorical, gaussian, ordinal
+	// simulate    bias-precision, confusion, ordinal-shift
 }

@@ -31,6 +31,7 @@ var plotKinds = []struct {
 	{"confusion", "estimated (and true) confusion matrices of chosen annotators as heat maps", plotConfusion},
 	{"biasprec", "estimated (and true) bias and precision of each annotator (regression)", plotBiasPrec},
 	{"boxes", "box plots of answers per annotator and annotator accuracy", plotBoxes},
+	{"ordshift", "estimated (and true) shift, stretch and precision of ordinal-shift annotators", plotOrdShift},
 }
 
 func runPlot(_ context.Context, e *env, args []string) error {
@@ -499,6 +500,38 @@ func plotBoxes(e *env, args []string) error {
 				return nil, err
 			}
 			return plots.BoxFigure(panels, plots.BoxOptions{Title: *pf.title})
+		}}
+	})
+}
+
+func plotOrdShift(e *env, args []string) error {
+	return e.runPlotKind("ordshift", "--annotators annotators.json|DIR [--true-shift S,... [--true-stretch S,...] [--true-precision P,...]] [--select a0,a1]", args, func(fs *flag.FlagSet, pf plotFlags) plotSpec {
+		annPath := fs.String("annotators", "", "annotators.json of maslda train (ordinal-shift annotators), or the model directory (required)")
+		trueShift := fs.String("true-shift", "", "the true shifts, as in simulate's ordinal-shift block")
+		trueStretch := fs.String("true-stretch", "", "the true stretches (default 1 for every annotator)")
+		truePrec := fs.String("true-precision", "", "the true precisions (adds a panel of estimated against true precision)")
+		trueNames := fs.String("true-names", "", "names of the true annotators, comma-separated (default a0, a1, ...: simulate's names)")
+		sel := fs.String("select", "", "annotators to draw, comma-separated (default: all, with a truth when given)")
+		return plotSpec{required: map[string]*string{"annotators": annPath}, build: func() (*plots.Figure, error) {
+			if *trueShift == "" && (*trueStretch != "" || *truePrec != "") {
+				return nil, fmt.Errorf("%w: --true-stretch and --true-precision need --true-shift", errUsage)
+			}
+			est, _, err := plotReadAnnotators(*annPath)
+			if err != nil {
+				return nil, err
+			}
+			opt := plots.OrdinalShiftOptions{TrueNames: plotList(*trueNames), Select: plotList(*sel), Title: *pf.title}
+			for _, f := range []struct {
+				name, val string
+				into      *[]float64
+			}{{"--true-shift", *trueShift, &opt.TrueShift}, {"--true-stretch", *trueStretch, &opt.TrueStretch}, {"--true-precision", *truePrec, &opt.TruePrecision}} {
+				if f.val != "" {
+					if *f.into, err = floatList(f.name, f.val); err != nil {
+						return nil, err
+					}
+				}
+			}
+			return plots.OrdinalShiftFigure(est, opt)
 		}}
 	})
 }

@@ -29,6 +29,7 @@ import (
 const (
 	KindConfusion     = "confusion"      // name, answers, accuracy, confusion
 	KindBiasPrecision = "bias-precision" // annotator, answers, bias, precision, sd
+	KindOrdinalShift  = "ordinal-shift"  // name, shift, stretch, precision, accuracy
 )
 
 // Annotator is one entry of annotators.json as written by `maslda train`.
@@ -39,14 +40,16 @@ type Annotator struct {
 	// confusion annotators
 	Accuracy  float64
 	Confusion [][]float64 // row = true class, column = answer
-	// bias-precision annotators
+	// bias-precision annotators (Precision also of ordinal-shift ones)
 	Bias, Precision, SD float64
+	// ordinal-shift annotators (with Precision and Accuracy)
+	Shift, Stretch float64
 }
 
 // Annotators is an annotators.json file.
 type Annotators struct {
 	Name string // file name, for errors
-	Kind string // KindConfusion or KindBiasPrecision
+	Kind string // KindConfusion, KindBiasPrecision or KindOrdinalShift
 	List []Annotator
 }
 
@@ -85,11 +88,14 @@ type jsonAnnotator struct {
 	Bias      *float64    `json:"bias"`
 	Precision *float64    `json:"precision"`
 	SD        *float64    `json:"sd"`
+	Shift     *float64    `json:"shift"`
+	Stretch   *float64    `json:"stretch"`
 }
 
 // ReadAnnotators reads annotators.json: a list of confusion annotators
-// ({name, answers, accuracy, confusion}) or of bias-precision annotators
-// ({annotator, answers, bias, precision, sd}). Errors name the file and
+// ({name, answers, accuracy, confusion}), of bias-precision annotators
+// ({annotator, answers, bias, precision, sd}) or of ordinal-shift
+// annotators ({name, shift, stretch, precision, accuracy}). Errors name the file and
 // the line of the offending entry.
 func ReadAnnotators(r io.Reader, name string) (*Annotators, error) {
 	data, err := io.ReadAll(r)
@@ -149,6 +155,22 @@ func ReadAnnotators(r io.Reader, name string) (*Annotators, error) {
 			if err := checkMatrix(an.Confusion); err != nil {
 				return nil, framework.Errorf(name, line, "annotator %q: %v", an.Name, err)
 			}
+		case j.Shift != nil || j.Stretch != nil:
+			kind = KindOrdinalShift
+			if j.Name != nil {
+				an.Name = *j.Name
+			}
+			if j.Shift == nil || j.Stretch == nil || j.Precision == nil {
+				return nil, framework.Errorf(name, line, "ordinal-shift annotator needs \"shift\", \"stretch\" and \"precision\"")
+			}
+			an.Shift, an.Stretch, an.Precision = *j.Shift, *j.Stretch, *j.Precision
+			if !(an.Precision > 0) || math.IsInf(an.Precision, 0) || math.IsNaN(an.Shift) || math.IsInf(an.Shift, 0) || math.IsNaN(an.Stretch) || math.IsInf(an.Stretch, 0) {
+				return nil, framework.Errorf(name, line, "annotator %q: shift %v, stretch %v, precision %v, want finite numbers and a positive precision", an.Name, an.Shift, an.Stretch, an.Precision)
+			}
+			an.Accuracy = math.NaN()
+			if j.Accuracy != nil {
+				an.Accuracy = *j.Accuracy
+			}
 		case j.Bias != nil || j.Precision != nil:
 			kind = KindBiasPrecision
 			if j.Annotator != nil {
@@ -168,7 +190,7 @@ func ReadAnnotators(r io.Reader, name string) (*Annotators, error) {
 				an.SD = *j.SD
 			}
 		default:
-			return nil, framework.Errorf(name, line, "entry has neither \"confusion\" (confusion annotators) nor \"bias\"/\"precision\" (bias-precision annotators)")
+			return nil, framework.Errorf(name, line, "entry has neither \"confusion\" (confusion annotators) nor \"bias\"/\"precision\" (bias-precision annotators) nor \"shift\"/\"stretch\" (ordinal-shift annotators)")
 		}
 		if a.Kind == "" {
 			a.Kind = kind
