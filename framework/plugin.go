@@ -40,11 +40,21 @@ type Setup struct {
 	Rand    *rand.Rand // the run's random source; never the global one
 }
 
-// Persister is an optional capability of a Likelihood or NoiseModel: its
-// global parameters saved with a trained model and restored after Init.
+// Persister is a required capability of a Likelihood or NoiseModel that
+// has global parameters: they are saved with a trained model and restored
+// after Init. A component without parameters says so with Parameterless
+// instead; models.NewModel refuses a component that does neither (a saved
+// model would otherwise predict with its initial parameters).
 type Persister interface {
 	SaveParams(w io.Writer) error
 	LoadParams(r io.Reader) error
+}
+
+// Parameterless is implemented by a Likelihood or NoiseModel with no
+// global parameters to save (everything it needs is rebuilt by Init from
+// its configuration); it replaces Persister.
+type Parameterless interface {
+	Parameterless()
 }
 
 // Checkpointer is an optional capability of a Likelihood or NoiseModel
@@ -139,11 +149,13 @@ type PhiRestorer interface {
 	RestorePhi(d *DocState) bool
 }
 
-// DocScorer is an optional capability of a LikelihoodLocal (looked up
-// first), a Likelihood or a NoiseModel: its part of document d's ELBO at the
-// current global parameters and local state. The local step uses it to choose between a warm and a fresh start
-// (topics local_init = "best"); without it that choice sees the topic
-// layer's terms only.
+// DocScorer is a required capability of a Likelihood and a NoiseModel (a
+// LikelihoodLocal may implement it too, and is then looked up first): its
+// part of document d's ELBO at the current global parameters and local
+// state. The local step uses it to choose between a warm and a fresh start
+// (topics local_init = "best"); models.NewModel refuses a component
+// without it, since that choice would silently see the topic layer's terms
+// only.
 type DocScorer interface {
 	DocELBO(d *DocState) float64
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -50,6 +51,14 @@ func NewModel(t *topics.Layer, resp framework.Likelihood, noise framework.NoiseM
 	if noise != nil && resp == nil {
 		return nil, fmt.Errorf("%w: annotators need a response (the true target they answer about)", framework.ErrIncompatible)
 	}
+	for _, c := range []struct {
+		what string
+		comp any
+	}{{"response", resp}, {"annotator model", noise}} {
+		if err := checkContract(c.what, c.comp); err != nil {
+			return nil, err
+		}
+	}
 	if noise != nil {
 		if err := noise.Bind(resp.NewTarget()); err != nil {
 			return nil, err
@@ -69,6 +78,28 @@ func NewModel(t *topics.Layer, resp framework.Likelihood, noise framework.NoiseM
 		}
 	}
 	return m, nil
+}
+
+// checkContract refuses a plug-in (response or annotator model; nil is
+// allowed) that lacks a capability the model relies on: DocScorer (its part
+// of a document's bound, for the local step's choice of start) and either
+// Persister or Parameterless (what a saved model holds of it).
+func checkContract(what string, comp any) error {
+	if comp == nil {
+		return nil
+	}
+	if v := reflect.ValueOf(comp); v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil
+	}
+	if _, ok := comp.(framework.DocScorer); !ok {
+		return fmt.Errorf("%w: %s %T does not implement framework.DocScorer (DocELBO: its part of a document's bound; docs/extending.md)", framework.ErrIncompatible, what, comp)
+	}
+	_, p := comp.(framework.Persister)
+	_, n := comp.(framework.Parameterless)
+	if !p && !n {
+		return fmt.Errorf("%w: %s %T implements neither framework.Persister (SaveParams/LoadParams) nor framework.Parameterless: a saved model would predict with its initial parameters (docs/extending.md)", framework.ErrIncompatible, what, comp)
+	}
+	return nil
 }
 
 // syncWeight reads the supervision weight in use from the response

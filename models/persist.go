@@ -389,6 +389,12 @@ func Load(dir string, reg *framework.Registry) (*Saved, error) {
 		if !ok {
 			continue
 		}
+		if _, listed := man.Files[name]; !listed && man.Version >= 2 {
+			// Saved by a maslda whose component had no parameters to
+			// save (the perfect annotators before they kept their
+			// precision and weights): Init's values stand, as then.
+			continue
+		}
 		f, err := os.Open(filepath.Join(dir, name))
 		if err != nil {
 			return nil, err

@@ -39,7 +39,11 @@ func (f *flat) Init(s *framework.Setup) error {
 	f.c = len(s.Classes)
 	return nil
 }
-func (f *flat) NewTarget() framework.Target         { return framework.NewCategorical(f.c) }
+func (f *flat) NewTarget() framework.Target { return framework.NewCategorical(f.c) }
+func (f *flat) DocELBO(d *framework.DocState) float64 {
+	return d.Target.(*framework.Categorical).Entropy() - math.Log(float64(f.c))
+}
+func (f *flat) Parameterless()                      {}
 func (f *flat) NewLocal() framework.LikelihoodLocal { return flatLocal{} }
 func (f *flat) Predict(d *framework.DocState) {
 	t := d.Target.(*framework.Categorical)

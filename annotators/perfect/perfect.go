@@ -2,7 +2,9 @@ package perfect
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 
@@ -94,7 +96,44 @@ var (
 	_ framework.NoiseModel = (*Model)(nil)
 	_ framework.DocScorer  = (*Model)(nil)
 	_ framework.Reporter   = (*Model)(nil)
+	_ framework.Persister  = (*Model)(nil)
 )
+
+// saved is what a trained model keeps of the perfect annotators: the
+// precision of the averaged answers (from the training answers unless
+// configured) and the weights of "wawa".
+type saved struct {
+	Precision float64   `json:"precision"`
+	Weights   []float64 `json:"weights,omitempty"`
+}
+
+// SaveParams writes the precision and the "wawa" weights as JSON
+// (framework.Persister), so that a saved model answers as the trained one.
+func (m *Model) SaveParams(w io.Writer) error {
+	return json.NewEncoder(w).Encode(saved{Precision: m.prec, Weights: m.weights})
+}
+
+// LoadParams restores what SaveParams wrote (after Init); a precision that
+// is not positive and finite, or a weight that is negative or not finite,
+// is framework.ErrBadInput.
+func (m *Model) LoadParams(r io.Reader) error {
+	var s saved
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return fmt.Errorf("%w: annotators %s: parameters: %v", framework.ErrBadInput, Name, err)
+	}
+	if !(s.Precision > 0) || math.IsInf(s.Precision, 0) {
+		return fmt.Errorf("%w: annotators %s: precision %v, want > 0 and finite", framework.ErrBadInput, Name, s.Precision)
+	}
+	for r, x := range s.Weights {
+		if !(x >= 0) || math.IsInf(x, 0) {
+			return fmt.Errorf("%w: annotators %s: weight %d is %v, want ≥ 0 and finite", framework.ErrBadInput, Name, r, x)
+		}
+	}
+	m.prec, m.weights = s.Precision, s.Weights
+	return nil
+}
 
 // New returns a model with the given settings (call Init before use).
 func New(p Params) (*Model, error) {

@@ -130,9 +130,14 @@ type Clamped struct {
 }
 
 var (
-	_ framework.NoiseModel = (*Clamped)(nil)
-	_ framework.DocScorer  = (*Clamped)(nil)
+	_ framework.NoiseModel    = (*Clamped)(nil)
+	_ framework.DocScorer     = (*Clamped)(nil)
+	_ framework.Parameterless = (*Clamped)(nil)
 )
+
+// Parameterless: a clamped model has nothing to save beyond its
+// configuration (framework.Parameterless).
+func (*Clamped) Parameterless() {}
 
 // Init sets the defaults.
 func (c *Clamped) Init(*framework.Setup) error {

@@ -42,6 +42,8 @@ func (p *perfect) Evidence(d *framework.DocState) {
 		t.Log[a.Class] += p.pot
 	}
 }
+func (p *perfect) Parameterless() {}
+
 func (p *perfect) DocELBO(d *framework.DocState) float64 {
 	t := d.Target.(*framework.Categorical)
 	logZ := math.Log(math.Exp(p.pot) + float64(len(t.P)-1))
