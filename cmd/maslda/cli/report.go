@@ -246,11 +246,23 @@ func reportHistory(p *reportPage, dir string, add func(k, v string)) error {
 		p.ELBONote = "history.csv has no elbo column."
 		return nil
 	}
-	x := "iteration"
-	if _, ok := h.Values[x]; !ok {
-		x = h.Columns[0]
+	// The updates in file order: staged training (a pilot stage, then
+	// the joint one) starts its iterations again at 1 in each stage.
+	n := len(h.Values["elbo"])
+	seq := &plots.History{Name: h.Name, Columns: h.Columns, Values: map[string][]float64{}}
+	for c, v := range h.Values {
+		seq.Values[c] = v
 	}
-	run := []plots.Run{{Label: "this model", History: h}}
+	upd := make([]float64, n)
+	for i := range upd {
+		upd[i] = float64(i + 1)
+	}
+	seq.Values["iteration"] = upd
+	if st, ok := h.Values["stage"]; ok && n > 0 && st[0] != st[n-1] {
+		p.ELBONote = "Staged training: the updates of every stage in order (the stage column of history.csv)."
+	}
+	x := "iteration"
+	run := []plots.Run{{Label: "this model", History: seq}}
 	f, err := plots.HistoryFigure(run, plots.HistoryOptions{X: []string{x}, Y: "elbo"})
 	if err != nil {
 		return err
@@ -652,7 +664,7 @@ svg{max-width:100%;height:auto}p.note{color:#555;font-style:italic}
 
 <section id="elbo">
 <h2>ELBO trace</h2>
-{{if .ELBO}}<figure>{{.ELBO}}</figure>{{else}}<p class="note">{{.ELBONote}}</p>{{end}}
+{{if .ELBONote}}<p class="note">{{.ELBONote}}</p>{{end}}{{if .ELBO}}<figure>{{.ELBO}}</figure>{{end}}
 {{if .Truth}}<figure>{{.Truth}}</figure>{{end}}
 </section>
 

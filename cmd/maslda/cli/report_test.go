@@ -97,7 +97,7 @@ func TestReport(t *testing.T) {
 	}{
 		{"classification", []string{"truth_accuracy", "by estimated accuracy", `<table class="heat">`, "<th>x</th><th>y</th><th>z</th>", "one column per class", "softmax"},
 			[]string{"no annotator model", "no response"}},
-		{"regression", []string{"truth_r2", "by estimated precision", "bias ", "<th>weight</th>", "gaussian", "sigma2"},
+		{"regression", []string{"truth_r2", "Staged training: the updates of every stage in order", "by estimated precision", "bias ", "<th>weight</th>", "gaussian", "sigma2"},
 			[]string{"no annotator model", "no response", `<table class="heat">`}},
 		{"lda", []string{"plain LDA", "This model has no annotator model", "This model has no response (plain LDA)"},
 			[]string{"<th>annotator</th>", "truth_"}},
