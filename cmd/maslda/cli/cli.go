@@ -45,6 +45,7 @@ var commands = []command{
 	{"import", "convert a wide answer matrix into answers CSV (task,worker,label)", runImport},
 	{"experiment", "run a grid of runs from a spec into results.csv and summary.md", runExperiment},
 	{"plot", "draw figures (PNG, SVG) from results, histories and annotators", runPlot},
+	{"report", "write one self-contained HTML page describing a trained model", runReport},
 	{"components", "list the registered plug-ins", runComponents},
 }
 
