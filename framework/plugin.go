@@ -50,6 +50,14 @@ type Persister interface {
 	LoadParams(r io.Reader) error
 }
 
+// Coefficients is an optional capability of a Likelihood: its
+// coefficients on the topics, for reports (`maslda report`). Eta holds one
+// column of K numbers per class (or a single column for a rating); scalars
+// are named extra parameters (an intercept, a variance, cut points...).
+type Coefficients interface {
+	Coefficients() (eta [][]float64, scalars map[string]float64)
+}
+
 // Parameterless is implemented by a Likelihood or NoiseModel with no
 // global parameters to save (everything it needs is rebuilt by Init from
 // its configuration); it replaces Persister.

@@ -869,3 +869,9 @@ var (
 	_ framework.PhiQuadratic    = (*Local)(nil)
 	_ framework.DocScorer       = (*Local)(nil)
 )
+
+// Coefficients returns η as one column, with the intercept, σ² and the
+// supervision weight in use (framework.Coefficients).
+func (r *Response) Coefficients() ([][]float64, map[string]float64) {
+	return [][]float64{append([]float64(nil), r.Eta...)}, map[string]float64{"intercept": r.B, "sigma2": r.Sigma2, "weight": r.SupervisionWeight()}
+}

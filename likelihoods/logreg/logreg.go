@@ -418,3 +418,12 @@ func (r *Response) LoadParams(rd io.Reader) error {
 	copy(r.Eta, p.Eta)
 	return nil
 }
+
+// Coefficients returns η per class (framework.Coefficients).
+func (r *Response) Coefficients() ([][]float64, map[string]float64) {
+	eta := make([][]float64, r.C)
+	for l := range eta {
+		eta[l] = append([]float64(nil), r.Eta[l*r.K:(l+1)*r.K]...)
+	}
+	return eta, nil
+}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/maslda/maslda/framework"
@@ -747,4 +748,14 @@ func Sample(zbar [][]float64, eta, cuts []float64, rng *rand.Rand) []int {
 		out[d] = c
 	}
 	return out
+}
+
+// Coefficients returns η as one column and the cut points b_0 < … <
+// b_{C−2} as cut_0, cut_1, … (framework.Coefficients).
+func (r *Response) Coefficients() ([][]float64, map[string]float64) {
+	sc := make(map[string]float64, len(r.Cuts))
+	for i, b := range r.Cuts {
+		sc["cut_"+strconv.Itoa(i)] = b
+	}
+	return [][]float64{append([]float64(nil), r.Eta...)}, sc
 }

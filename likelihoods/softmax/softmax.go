@@ -313,3 +313,13 @@ func dot(a, b []float64) float64 {
 	}
 	return s
 }
+
+// Coefficients returns η per class and the L2 penalty in use
+// (framework.Coefficients).
+func (s *Softmax) Coefficients() ([][]float64, map[string]float64) {
+	eta := make([][]float64, s.C)
+	for l := range eta {
+		eta[l] = append([]float64(nil), s.Eta[l*s.K:(l+1)*s.K]...)
+	}
+	return eta, map[string]float64{"mu": s.Mu}
+}

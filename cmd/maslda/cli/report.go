@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -190,7 +189,7 @@ func buildReport(s *models.Saved, dir string, top, maxAnn int) (*reportPage, err
 	if err := reportAnnotators(p, s, dir, maxAnn); err != nil {
 		return nil, err
 	}
-	if err := reportCoefficients(p, s, dir); err != nil {
+	if err := reportCoefficients(p, s); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -528,92 +527,45 @@ func coefCell(x, scale float64) template.HTML {
 	return template.HTML(fmt.Sprintf(`<td class="num" style="background:rgba(%s,%.3f)">%s</td>`, rgb, 0.75*a, html.EscapeString(rfmt(x))))
 }
 
-// softmaxMagic starts the binary response.params of a response with one
-// coefficient per class and topic: C and K (uint64, little-endian), then
-// η, C×K class-major (float64, little-endian).
-const softmaxMagic = "MASLDAs1"
-
-// reportCoefficients reads the response's coefficients from
-// response.params: the binary per-class η above, or a JSON object with an
-// "eta" list (one weight per topic, or one list per class) and optional
-// scalars (intercept, sigma2...).
-func reportCoefficients(p *reportPage, s *models.Saved, dir string) error {
+// reportCoefficients shows the response's coefficients through its
+// framework.Coefficients capability (the loaded model's response, with its
+// saved parameters): one column per class, or one for a rating, and its
+// named scalars.
+func reportCoefficients(p *reportPage, s *models.Saved) error {
 	m := s.Manifest
-	if m.Response == "" {
+	if m.Response == "" || s.Model == nil || s.Model.Response == nil {
 		p.ResponseNote = "This model has no response (plain LDA): there are no coefficients."
 		return nil
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "response.params"))
-	if errors.Is(err, fs.ErrNotExist) {
-		p.ResponseNote = "The response " + m.Response + " saved no parameters (no response.params): no coefficients to show."
+	cr, ok := s.Model.Response.(framework.Coefficients)
+	if !ok {
+		p.ResponseNote = "The response " + m.Response + " does not report coefficients (framework.Coefficients): no coefficients to show."
 		return nil
 	}
-	if err != nil {
-		return err
-	}
 	K := m.K
-	var eta [][]float64 // per column (class, or the single rating weight), K each
+	eta, scalars := cr.Coefficients()
 	var cols []string
+	for c, col := range eta {
+		if len(col) != K {
+			return fmt.Errorf("response %s: coefficients column %d has %d entries, want K = %d", m.Response, c, len(col), K)
+		}
+		switch {
+		case len(eta) == 1:
+			cols = append(cols, "weight")
+		case len(m.Classes) == len(eta):
+			cols = append(cols, m.Classes[c])
+		default:
+			cols = append(cols, strconv.Itoa(c))
+		}
+	}
+	keys := make([]string, 0, len(scalars))
+	for k := range scalars {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
 	var extra []reportKV
-	switch {
-	case bytes.HasPrefix(data, []byte(softmaxMagic)):
-		rest := data[len(softmaxMagic):]
-		if len(rest) < 16 {
-			break
-		}
-		C, k := int(binary.LittleEndian.Uint64(rest)), int(binary.LittleEndian.Uint64(rest[8:]))
-		rest = rest[16:]
-		if k != K || C < 1 || C > 1<<20 || len(rest) != 8*C*K {
-			break
-		}
-		for c := 0; c < C; c++ {
-			row := make([]float64, K)
-			for j := range row {
-				row[j] = math.Float64frombits(binary.LittleEndian.Uint64(rest[8*(c*K+j):]))
-			}
-			eta = append(eta, row)
-			name := strconv.Itoa(c)
-			if len(m.Classes) == C {
-				name = m.Classes[c]
-			}
-			cols = append(cols, name)
-		}
-	case bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")):
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(data, &obj) != nil {
-			break
-		}
-		var flat []float64
-		var per [][]float64
-		if json.Unmarshal(obj["eta"], &flat) == nil && len(flat) == K {
-			eta, cols = [][]float64{flat}, []string{"weight"}
-		} else if json.Unmarshal(obj["eta"], &per) == nil && len(per) > 0 {
-			ok := true
-			for _, r := range per {
-				ok = ok && len(r) == K
-			}
-			if ok {
-				eta = per
-				for c := range per {
-					name := strconv.Itoa(c)
-					if len(m.Classes) == len(per) {
-						name = m.Classes[c]
-					}
-					cols = append(cols, name)
-				}
-			}
-		}
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			var x float64
-			if k != "eta" && k != "k" && k != "version" && json.Unmarshal(obj[k], &x) == nil {
-				extra = append(extra, reportKV{k, rfmt(x)})
-			}
-		}
+	for _, k := range keys {
+		extra = append(extra, reportKV{k, rfmt(scalars[k])})
 	}
 	if eta == nil {
 		p.ResponseNote = "The parameters of the response " + m.Response + " are in a format this report does not read: no coefficients to show."
