@@ -1,6 +1,8 @@
 package framework
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -42,4 +44,20 @@ func (e *LineError) Unwrap() error { return ErrBadInput }
 // Errorf builds a *LineError with a formatted message.
 func Errorf(file string, line int, format string, args ...any) error {
 	return &LineError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// JSONErrorAt builds a *LineError for a JSON decoding error in data (the
+// whole file named file): the line is that of the syntax or type error's
+// offset when err carries one, else of off (the decoder's position).
+func JSONErrorAt(file string, data []byte, err error, off int64) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = se.Offset
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		off = te.Offset
+	}
+	line := 1 + bytes.Count(data[:min(max(int(off), 0), len(data))], []byte("\n"))
+	return Errorf(file, line, "%v", err)
 }

@@ -3,7 +3,6 @@ package synth
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -112,17 +111,7 @@ func ParseMatrices(r io.Reader, name string) ([][][]float64, error) {
 	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a leading byte-order mark is ignored, as by every maslda reader
 	lineAt := func(off int64) int { return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n")) }
-	bad := func(err error, off int64) error {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			off = se.Offset
-		}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			off = te.Offset
-		}
-		return framework.Errorf(name, lineAt(off), "%v", err)
-	}
+	bad := func(err error, off int64) error { return framework.JSONErrorAt(name, data, err, off) }
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {

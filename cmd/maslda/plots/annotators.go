@@ -104,17 +104,7 @@ func ReadAnnotators(r io.Reader, name string) (*Annotators, error) {
 	}
 	data = bytes.TrimPrefix(data, []byte(corpus.BOM)) // a leading byte-order mark is ignored
 	lineAt := func(off int64) int { return 1 + bytes.Count(data[:min(int(off), len(data))], []byte("\n")) }
-	bad := func(err error, off int64) error {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			off = se.Offset
-		}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			off = te.Offset
-		}
-		return framework.Errorf(name, lineAt(off), "%v", err)
-	}
+	bad := func(err error, off int64) error { return framework.JSONErrorAt(name, data, err, off) }
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if errors.Is(err, io.EOF) {
