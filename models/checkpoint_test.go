@@ -227,6 +227,8 @@ func TestCheckpointResumeSVIBitIdentical(t *testing.T) {
 			reg, []int{1, 3, 4, 8}},
 		{"Dawid-Skene point", "seed = 6\ntopics {\n k = 1\n}\nresponse \"class-prior\" {\n estimate = \"point\"\n}\nannotators \"confusion\" {}\n" + svi,
 			crowd.train, []int{2, 4}},
+		{"MACE", "seed = 7\ntopics {\n k = 1\n}\nresponse \"class-prior\" {}\nannotators \"mace\" {}\n" + svi,
+			crowd.train, []int{2, 4}},
 		{"LDA", "seed = 5\ntopics {\n k = 3\n}\n" + svi,
 			&framework.Corpus{Docs: reg.Docs, V: reg.V}, []int{2, 3}},
 	} {
