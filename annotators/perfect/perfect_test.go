@@ -1,6 +1,7 @@
 package perfect
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -378,5 +379,56 @@ func TestReport(t *testing.T) {
 	_, rows, _ = m.Report()
 	if diff := cmp.Diff([]string{"perfect", "mean", "2", "2", "", "2.5"}, rows[0]); diff != "" {
 		t.Errorf("mean report (-want +got):\n%s", diff)
+	}
+}
+
+// TestSaveLoadRestoresLearnt: the precision computed from the training
+// answers and the wawa weights survive SaveParams/LoadParams into a model
+// rebuilt without a corpus (which would otherwise use precision
+// RelPrecision and equal weights); bad parameters are refused.
+func TestSaveLoadRestoresLearnt(t *testing.T) {
+	c := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 4), Answers: &framework.Answers{
+		Workers: []string{"a", "b"},
+		ByDoc:   [][]framework.Answer{num(1, 3), nil, num(5), num(8, 10)},
+	}}
+	trained := newModel(t, Defaults(), &framework.Setup{Workers: c.Answers.Workers, Corpus: c})
+	var buf bytes.Buffer
+	if err := trained.SaveParams(&buf); err != nil {
+		t.Fatal(err)
+	}
+	rebuilt := newModel(t, Defaults(), &framework.Setup{Workers: c.Answers.Workers})
+	if rebuilt.Precision() == trained.Precision() {
+		t.Fatalf("rebuilt precision %v already equals the trained one: the test cannot tell", rebuilt.Precision())
+	}
+	if err := rebuilt.LoadParams(bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if rebuilt.Precision() != trained.Precision() {
+		t.Errorf("precision after load %v, want %v", rebuilt.Precision(), trained.Precision())
+	}
+
+	p := Defaults()
+	p.Aggregate = Wawa
+	cc := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 3), Answers: &framework.Answers{
+		Workers: []string{"a", "b", "c"}, Classes: []string{"x", "y"},
+		ByDoc:   [][]framework.Answer{cat(0, 0, 1), cat(1, 1, 1), cat(0, 0, 0)},
+	}}
+	setup := &framework.Setup{Workers: cc.Answers.Workers, Classes: cc.Answers.Classes, Corpus: cc}
+	w := newModel(t, p, setup)
+	buf.Reset()
+	if err := w.SaveParams(&buf); err != nil {
+		t.Fatal(err)
+	}
+	rw := newModel(t, p, &framework.Setup{Workers: cc.Answers.Workers, Classes: cc.Answers.Classes})
+	if err := rw.LoadParams(bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(w.Weights(), rw.Weights()); diff != "" || w.Weights() == nil {
+		t.Errorf("wawa weights after load (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{`{"precision": 0}`, `{"precision": 1, "weights": [-1]}`, `{"precision": 1, "extra": 2}`, `not json`} {
+		if err := rw.LoadParams(bytes.NewReader([]byte(bad))); !errors.Is(err, framework.ErrBadInput) {
+			t.Errorf("LoadParams(%s): %v, want ErrBadInput", bad, err)
+		}
 	}
 }
