@@ -411,7 +411,7 @@ func TestSaveLoadRestoresLearnt(t *testing.T) {
 	p.Aggregate = Wawa
 	cc := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 3), Answers: &framework.Answers{
 		Workers: []string{"a", "b", "c"}, Classes: []string{"x", "y"},
-		ByDoc:   [][]framework.Answer{cat(0, 0, 1), cat(1, 1, 1), cat(0, 0, 0)},
+		ByDoc: [][]framework.Answer{cat(0, 0, 1), cat(1, 1, 1), cat(0, 0, 0)},
 	}}
 	setup := &framework.Setup{Workers: cc.Answers.Workers, Classes: cc.Answers.Classes, Corpus: cc}
 	w := newModel(t, p, setup)
