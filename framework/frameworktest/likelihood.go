@@ -20,8 +20,9 @@ type Likelihood struct {
 	// for a response fitted by optimisation, the running statistics for
 	// one that blends statistics. Required unless Stateless.
 	Natural func(framework.Likelihood) []float64
-	// Stateless declares a response without global parameters (no
-	// Persister needed; the update checks are skipped).
+	// Stateless declares a response without global parameters (it
+	// implements framework.Parameterless instead of Persister, which
+	// models.NewModel requires; the update checks are skipped).
 	Stateless bool
 	// Seed varies the fixture and the planted problems (0 is a seed).
 	Seed uint64

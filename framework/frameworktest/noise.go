@@ -19,7 +19,9 @@ type NoiseModel struct {
 	// ((1 − ρ)·old + ρ·(prior + S·stats), MODEL.md §5) as one vector.
 	// Required unless Stateless.
 	Natural func(framework.NoiseModel) []float64
-	// Stateless declares an annotator model without global parameters.
+	// Stateless declares an annotator model without global parameters
+	// (it implements framework.Parameterless instead of Persister, which
+	// models.NewModel requires).
 	Stateless bool
 	// Seed varies the fixture and the planted problems.
 	Seed uint64
