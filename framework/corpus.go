@@ -40,6 +40,36 @@ func (a *Answers) Count() int {
 	return n
 }
 
+// OrderWorkers renumbers the annotators to the order of names (a saved
+// model's, for a warm start): Workers becomes names and every
+// Answer.Worker is remapped; an annotator of names who gave no answer here
+// keeps its place. An annotator who answered but is not in names is an
+// error wrapping ErrBadInput that names it.
+func (a *Answers) OrderWorkers(names []string) error {
+	pos := make(map[string]int32, len(names))
+	for i, n := range names {
+		if _, dup := pos[n]; dup {
+			return fmt.Errorf("%w: annotator %q listed twice", ErrBadInput, n)
+		}
+		pos[n] = int32(i)
+	}
+	remap := make([]int32, len(a.Workers))
+	for i, w := range a.Workers {
+		k, ok := pos[w]
+		if !ok {
+			return fmt.Errorf("%w: annotator %q is not one of the %d annotators %v", ErrBadInput, w, len(names), names)
+		}
+		remap[i] = k
+	}
+	for _, x := range a.ByDoc {
+		for j := range x {
+			x[j].Worker = remap[x[j].Worker]
+		}
+	}
+	a.Workers = append([]string(nil), names...)
+	return nil
+}
+
 // DocMean is the mean of a document's answer values; ok is false when it
 // has no answers.
 func DocMean(as []Answer) (mean float64, ok bool) {

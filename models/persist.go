@@ -311,11 +311,11 @@ func verifyFiles(dir string, sums map[string]string) error {
 	return nil
 }
 
-// Load rebuilds a saved model through the registry (nil: framework.Default).
-func Load(dir string, reg *framework.Registry) (*Saved, error) {
-	if reg == nil {
-		reg = framework.Default
-	}
+// ReadManifest reads and checks dir's model.json: its format and version,
+// and the SHA-256 of every file it lists. It is the first step of Load,
+// for callers that need the manifest (the classes, the annotators) without
+// rebuilding the model.
+func ReadManifest(dir string) (*Manifest, error) {
 	mpath := filepath.Join(dir, "model.json")
 	raw, err := os.ReadFile(mpath)
 	if err != nil {
@@ -342,6 +342,20 @@ func Load(dir string, reg *framework.Registry) (*Saved, error) {
 	if err := verifyFiles(dir, man.Files); err != nil {
 		return nil, err
 	}
+	return &man, nil
+}
+
+// Load rebuilds a saved model through the registry (nil: framework.Default).
+func Load(dir string, reg *framework.Registry) (*Saved, error) {
+	if reg == nil {
+		reg = framework.Default
+	}
+	mpath := filepath.Join(dir, "model.json")
+	pman, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	man := *pman
 	if man.K < 1 || man.V < 1 {
 		return nil, framework.Errorf(mpath, 0, "dimensions k=%d v=%d, want ≥ 1", man.K, man.V)
 	}

@@ -34,7 +34,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	out := fs.String("out", "", "output directory for the model and history.csv (required; replaced atomically)")
 	truthPath := fs.String("truth", "", "ground truth of the training documents, CSV task,label: history.csv gets the truth-inference metric per update")
 	truthCol := fs.String("truth-column", "", "ground truth as one label per line in document order (e.g. labels_train.txt)")
-	classesPath := fs.String("classes", "", "the classes of a categorical response, one per line, in order: answers and truth outside them are errors (default: the answers' distinct labels, sorted)")
+	classesPath := fs.String("classes", "", "the classes of a categorical response, one per line, in order: answers and truth outside them are errors (default: --init-model's classes, else the answers' distinct labels, sorted)")
 	seed := fs.Uint64("seed", 0, "override the configuration's seed")
 	workers := fs.Int("workers", -1, "override the configuration's E-step goroutines (0 = all cores)")
 	progress := fs.String("progress", "auto", "progress bar: auto (on a terminal), always, never")
@@ -140,6 +140,19 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			return framework.Errorf(*classesPath, 0, "%d classes, want at least 2 (one per line)", len(classes))
 		}
 	}
+	var warmFrom *models.Manifest
+	if *initModel != "" && table != nil && cfg.Response != nil {
+		if warmFrom, err = models.ReadManifest(*initModel); err != nil {
+			return err
+		}
+		// A warm start continues the saved model: its classes, in its
+		// order, are the declared ones (an answer outside them is an
+		// error naming its line, a class nobody chose here is kept).
+		if classes == nil && len(warmFrom.Classes) > 0 {
+			classes = warmFrom.Classes
+			e.log.Info("classes from --init-model", "model", *initModel, "classes", len(classes))
+		}
+	}
 	if table != nil {
 		if cfg.Response == nil {
 			e.log.Warn("answers given but the configuration has no response block: training plain LDA and ignoring them")
@@ -150,6 +163,13 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			}
 			if warning != "" {
 				e.log.Warn(warning)
+			}
+			if warmFrom != nil && len(warmFrom.Workers) > 0 {
+				// and its annotators, in its order (the answers number
+				// them in order of first appearance).
+				if err := c.Answers.OrderWorkers(warmFrom.Workers); err != nil {
+					return fmt.Errorf("%s: --init-model %s: %w", table.Name, *initModel, err)
+				}
 			}
 		}
 	}
