@@ -273,8 +273,8 @@ func (s *starting) after(second bool) func(Position) error {
 	}
 }
 
-// schedule runs the configured schedule on the run's model: the batch or
-// SVI schedule from the position from (nil: the start) with the hook after
+// schedule runs the configured schedule on the run's model: the batch,
+// SVI or two-stage schedule from the position from (nil: the start) with the hook after
 // (which may be nil; it gets the schedule's part of the position, Iter
 // counting this run of the schedule), any other schedule from its start
 // (which checkpointing refuses beforehand).
@@ -306,6 +306,24 @@ func (r *Run) schedule(ctx context.Context, obs framework.Observer, from *Positi
 			}
 		}
 		return s.FitFrom(ctx, r.Model, r.Rand, obs, st, hook)
+	case *optim.TwoStage:
+		var ts *optim.TwoStageState
+		if from != nil {
+			if from.Stage == 0 {
+				return nil, fmt.Errorf("%w: the checkpoint has no two-stage state (written under another schedule?)", framework.ErrBadInput)
+			}
+			ts = &optim.TwoStageState{Stage: from.Stage, Done: from.StageDone, Converged1: from.Converged1, Batch: from.batch()}
+		}
+		var hook func(optim.TwoStageState) error
+		if after != nil {
+			hook = func(ts optim.TwoStageState) error {
+				p := newPosition(ts.Batch)
+				p.Iter += ts.Done
+				p.Stage, p.StageDone, p.Converged1 = ts.Stage, ts.Done, ts.Converged1
+				return after(p)
+			}
+		}
+		return s.FitFrom(ctx, r.Model, obs, ts, hook)
 	}
 	if after != nil || from != nil {
 		return nil, r.checkpointable()

@@ -53,6 +53,13 @@ type Position struct {
 	IterOffset  int  `json:"iter_offset,omitempty"`  // the first run's iterations (Second)
 	EpochOffset int  `json:"epoch_offset,omitempty"` // and epochs
 
+	// The two-stage schedule's stage (1 or 2; 0 under other schedules),
+	// with stage 1's iterations and convergence once in stage 2; BatchIter,
+	// Prev and PrevScale are then the stage's batch EM state.
+	Stage      int  `json:"stage,omitempty"`
+	StageDone  int  `json:"stage_done,omitempty"`
+	Converged1 bool `json:"stage1_converged,omitempty"`
+
 	// The response's pilot (framework.Piloted) ran before the schedule:
 	// a resumed run skips it and reports Stage 2.
 	Pilot bool `json:"pilot,omitempty"`
@@ -107,14 +114,14 @@ func (m *sviManifest) state(elapsed time.Duration) *optim.SVIState {
 }
 
 // checkpointable says whether Fit can checkpoint and resume this run: the
-// batch and SVI schedules (not two-stage, nor a schedule registered
+// batch, SVI and two-stage schedules (not a schedule registered
 // elsewhere, whose state Fit cannot see).
 func (r *Run) checkpointable() error {
 	switch r.Schedule.(type) {
-	case *optim.Batch, *optim.SVI:
+	case *optim.Batch, *optim.SVI, *optim.TwoStage:
 		return nil
 	}
-	return fmt.Errorf("%w: inference %q: checkpoints and resume work with the batch and SVI schedules only (not yet two-stage)", ErrNoCheckpoint, r.Config.Inference.Name)
+	return fmt.Errorf("%w: inference %q: checkpoints and resume work with the batch, SVI and two-stage schedules only (a schedule registered elsewhere keeps state Fit cannot see)", ErrNoCheckpoint, r.Config.Inference.Name)
 }
 
 // Checkpointable reports whether the run can be checkpointed and resumed
@@ -302,6 +309,9 @@ func (r *Run) LoadCheckpoint(dir, fingerprint string) (*Position, error) {
 		return nil, framework.Errorf(mpath, 0, "the checkpoint was written by a run with another configuration, seed or inputs (documents, vocabulary, answers, classes, truth, --init-model); resume with exactly the same ones, or start afresh without --resume")
 	case len(man.Files) == 0:
 		return nil, framework.Errorf(mpath, 0, "no \"files\" checksums")
+	}
+	if _, two := r.Schedule.(*optim.TwoStage); two != (man.Position.Stage != 0) {
+		return nil, framework.Errorf(mpath, 0, "the checkpoint's schedule state does not match inference %q", r.Config.Inference.Name)
 	}
 	if _, svi := r.Schedule.(*optim.SVI); svi != (man.SVI != nil) {
 		return nil, framework.Errorf(mpath, 0, "the checkpoint's schedule state does not match inference %q", r.Config.Inference.Name)

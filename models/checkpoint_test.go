@@ -20,10 +20,11 @@ import (
 // trace is what a fit reports and leaves: every update's progress but its
 // time, and the saved model's files with the posterior.
 type trace struct {
-	progress []framework.Progress
-	files    map[string][]byte
-	post     []float64
-	iters    int
+	progress  []framework.Progress
+	files     map[string][]byte
+	post      []float64
+	iters     int
+	converged bool
 }
 
 var errStop = errors.New("stopped for the test")
@@ -82,7 +83,7 @@ func fitTrace(t *testing.T, src string, c *framework.Corpus, stopAt int, cp stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr.iters = res.Iters
+	tr.iters, tr.converged = res.Iters, res.Converged
 	dir := t.TempDir()
 	if err := r.WriteFiles(dir); err != nil {
 		t.Fatal(err)
@@ -114,8 +115,8 @@ func fitTrace(t *testing.T, src string, c *framework.Corpus, stopAt int, cp stri
 
 func compareTraces(t *testing.T, want, got trace) {
 	t.Helper()
-	if want.iters != got.iters {
-		t.Errorf("%d iterations, want %d", got.iters, want.iters)
+	if want.iters != got.iters || want.converged != got.converged {
+		t.Errorf("%d iterations, converged %v; want %d, %v", got.iters, got.converged, want.iters, want.converged)
 	}
 	if diff := cmp.Diff(want.progress, got.progress, cmp.Comparer(func(a, b float64) bool {
 		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
@@ -248,7 +249,51 @@ func TestCheckpointResumeSVIBitIdentical(t *testing.T) {
 	}
 }
 
-// TestCheckpointRefusals: another configuration's checkpoint, and two-stage.
+// TestCheckpointResumeTwoStageBitIdentical: the two-stage schedule (the
+// LDA-then-response baselines) stopped after update k — in the topics
+// stage, and in the response stage on the frozen φ — checkpointed and
+// resumed in a new run ends exactly as the uninterrupted fit, with
+// restarts too (lda+raykar: logistic regression and point confusions;
+// lda+linreg on the mean answer).
+func TestCheckpointResumeTwoStageBitIdentical(t *testing.T) {
+	crowd := plantedCrowd(t, 5, 80, 60, 3, 3, 1, []float64{0.8, 0.5, 0.3})
+	reg := smallRegression(t)
+	const two = "inference \"two-stage\" {\n topics_iters = 4\n response_iters = 4\n topics_tol = 0\n response_tol = 0\n}\n"
+	for _, tc := range []struct {
+		name, src string
+		c         *framework.Corpus
+		stops     []int
+	}{
+		{"lda+raykar", "seed = 3\ntopics {\n k = 3\n}\nresponse \"logreg\" {}\nannotators \"confusion\" {\n estimate = \"point\"\n init = \"majority\"\n}\n" + two,
+			crowd.train, []int{1, 3, 5, 7}},
+		{"lda+raykar restarts", "seed = 3\nrestarts = 2\nrestart_iters = 2\ntopics {\n k = 3\n}\nresponse \"logreg\" {}\nannotators \"confusion\" {\n estimate = \"point\"\n init = \"majority\"\n}\n" + two,
+			crowd.train, []int{2, 6}},
+		{"lda+linreg", "seed = 4\ntopics {\n k = 3\n}\nresponse \"linreg\" {}\nannotators \"perfect\" {\n aggregate = \"mean\"\n}\n" + two,
+			reg, []int{2, 5}},
+		// Stage 1 converges after 2 iterations (tol 1), stage 2 not: the
+		// result's convergence is both stages'.
+		{"lda+linreg converged topics", "seed = 4\ntopics {\n k = 3\n}\nresponse \"linreg\" {}\nannotators \"perfect\" {\n aggregate = \"mean\"\n}\n" +
+			"inference \"two-stage\" {\n topics_iters = 9\n topics_tol = 1\n response_iters = 4\n response_tol = 1\n}\n",
+			reg, []int{3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := fitTrace(t, tc.src, tc.c, 0, "")
+			if want.iters != 8 && !want.converged {
+				t.Fatalf("%d updates, want 4 + 4", want.iters)
+			}
+			for _, k := range tc.stops {
+				got := fitTrace(t, tc.src, tc.c, k, filepath.Join(t.TempDir(), "cp"))
+				compareTraces(t, want, got)
+				if t.Failed() {
+					t.Fatalf("resumed after update %d", k)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckpointRefusals: another configuration's checkpoint, and a
+// checkpoint of another schedule.
 func TestCheckpointRefusals(t *testing.T) {
 	reg := smallRegression(t)
 	c := &framework.Corpus{Docs: reg.Docs, V: reg.V}
@@ -265,6 +310,7 @@ func TestCheckpointRefusals(t *testing.T) {
 	if _, err := r.LoadCheckpoint(cp, r.Fingerprint()); !errors.Is(err, framework.ErrBadInput) {
 		t.Errorf("another seed: %v, want ErrBadInput", err)
 	}
+	// The batch run's checkpoint under a two-stage configuration.
 	cfg, err = models.ParseConfig([]byte("topics {\n k = 3\n}\ninference \"two-stage\" {}\n"), "c.hcl")
 	if err != nil {
 		t.Fatal(err)
@@ -272,8 +318,7 @@ func TestCheckpointRefusals(t *testing.T) {
 	if r, err = models.Build(cfg, nil, c); err != nil {
 		t.Fatal(err)
 	}
-	r.AfterIter = func(models.Position) error { return nil }
-	if _, err := r.Fit(context.Background(), nil); !errors.Is(err, models.ErrNoCheckpoint) {
-		t.Errorf("two-stage with checkpoints: %v, want ErrNoCheckpoint", err)
+	if _, err := r.LoadCheckpoint(cp, r.Fingerprint()); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("a batch checkpoint under two-stage: %v, want ErrBadInput", err)
 	}
 }

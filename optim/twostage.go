@@ -81,8 +81,35 @@ func (s *TwoStage) MaxUpdates(int) int { return s.TopicsIters + s.ResponseIters 
 // converged. rng is unused (both stages are deterministic given the
 // initialisation).
 func (s *TwoStage) Fit(ctx context.Context, m framework.Model, rng *rand.Rand, obs framework.Observer) (*framework.Result, error) {
-	start := time.Now()
+	return s.FitFrom(ctx, m, obs, nil, nil)
+}
+
+// TwoStageState is where the two-stage schedule stands after an iteration
+// that did not end its stage (checkpoints): the stage (1 or 2), the
+// iterations of stage 1 and whether it converged (when in stage 2), and
+// the stage's batch EM state.
+type TwoStageState struct {
+	Stage      int
+	Done       int  // iterations of stage 1 (Stage 2 only)
+	Converged1 bool // stage 1 converged (Stage 2 only)
+	Batch      BatchState
+}
+
+// FitFrom runs the stages from state from (nil: from the start, as Fit)
+// and calls after (when not nil) with the state after every iteration
+// that does not end a stage; an error from after ends the run with it. A
+// model in the state a run had at from, resumed with it, continues exactly
+// as the run would have (but Elapsed).
+func (s *TwoStage) FitFrom(ctx context.Context, m framework.Model, obs framework.Observer, from *TwoStageState, after func(TwoStageState) error) (*framework.Result, error) {
+	var elapsed time.Duration
+	if from != nil {
+		elapsed = from.Batch.Elapsed
+	}
+	start := time.Now().Add(-elapsed)
 	res := &framework.Result{ELBO: math.NaN()}
+	if from != nil && (from.Stage < 1 || from.Stage > 2) {
+		return res, fmt.Errorf("%w: %s: resumed at stage %d, want 1 or 2", framework.ErrBadInput, TwoStageName, from.Stage)
+	}
 	pm, ok := m.(framework.Phased)
 	if !ok {
 		return res, fmt.Errorf("%w: inference %q needs a model with phases (framework.Phased); %T has none", framework.ErrIncompatible, TwoStageName, m)
@@ -99,12 +126,32 @@ func (s *TwoStage) Fit(ctx context.Context, m framework.Model, rng *rand.Rand, o
 	}
 	done := 0
 	for n, st := range stages {
+		var bs BatchState
+		if from != nil {
+			if n+1 < from.Stage {
+				done, stages[n].converged = from.Done, from.Converged1
+				res.Iters, res.Epochs = done, done
+				continue
+			}
+			if n+1 == from.Stage {
+				bs = from.Batch
+				bs.Elapsed = 0 // counted in start
+			}
+		}
 		if err := pm.SetPhase(st.phase); err != nil {
 			return res, fmt.Errorf("%s %s: %w", TwoStageName, st.name, err)
 		}
 		b := Batch{MaxIters: st.iters, MinIters: s.MinIters, Tol: st.tol}
 		stage, offset := n+1, done
-		r, err := b.Fit(ctx, m, rng, func(p framework.Progress) error {
+		var hook func(BatchState) error
+		if after != nil {
+			conv1 := stages[0].converged
+			hook = func(b BatchState) error {
+				b.Elapsed = time.Since(start)
+				return after(TwoStageState{Stage: stage, Done: offset, Converged1: conv1 && stage == 2, Batch: b})
+			}
+		}
+		r, err := b.FitFrom(ctx, m, func(p framework.Progress) error {
 			p.Stage = stage
 			p.Iter += offset
 			p.Epoch += offset
@@ -113,7 +160,7 @@ func (s *TwoStage) Fit(ctx context.Context, m framework.Model, rng *rand.Rand, o
 				return obs(p)
 			}
 			return nil
-		})
+		}, bs, hook)
 		if r != nil {
 			res.Iters, res.Epochs, res.ELBO = done+r.Iters, done+r.Epochs, r.ELBO
 			stages[n].converged = r.Converged

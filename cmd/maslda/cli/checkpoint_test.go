@@ -15,7 +15,7 @@ import (
 // OUT.checkpoint and exits 130; `train --resume` then ends with the same
 // files as the uninterrupted run, byte for byte (history.csv but its
 // seconds), and removes the checkpoint. A checkpoint of another run is
-// refused, as are checkpoints under two-stage. Under SVI (3 updates an
+// refused. The two-stage schedule resumes in either stage. Under SVI (3 updates an
 // epoch, the start after the second) the same holds for k inside an epoch,
 // at its end, and before, at and after the start.
 func TestTrainResume(t *testing.T) {
@@ -53,12 +53,16 @@ func TestTrainResume(t *testing.T) {
 	if r := run(t, args("nothing", "--resume")...); r.code != ExitError || !strings.Contains(r.stderr, "no checkpoint") {
 		t.Errorf("resume without a checkpoint: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
-	two := f.config(t, "two.hcl", "topics {\n  k = 3\n}\nresponse \"logreg\" {}\nannotators \"confusion\" {}\ninference \"two-stage\" {}\n")
-	r = run(t, "train", "--docs", f.docs, "--vocab", f.vocab, "--ids", f.ids, "--answers", answers, "--config", two,
-		"--out", filepath.Join(f.dir, "two"), "--checkpoint-every", "1", "--log-level", "warn", "--progress", "never")
-	if r.code != ExitUsage || !strings.Contains(r.stderr, "batch and SVI schedules only") {
-		t.Errorf("two-stage with checkpoints: exit %d, stderr:\n%s", r.code, r.stderr)
+	// The two-stage schedule (stage 1 the topics, updates 1–3; stage 2
+	// the response on frozen φ, updates 4–6).
+	two := f.config(t, "two.hcl", "topics {\n  k = 3\n}\nresponse \"logreg\" {}\nannotators \"confusion\" {}\n"+
+		"inference \"two-stage\" {\n  topics_iters = 3\n  topics_tol = 0\n  response_iters = 3\n  response_tol = 0\n}\n")
+	twoArgs := func(out string, extra ...string) []string {
+		a := args(out, extra...)
+		a[slices.Index(a, "--config")+1] = two
+		return a
 	}
+	checkResumes(t, f.dir, twoArgs, "two-stage", []int{2, 4})
 }
 
 // withoutSeconds drops history.csv's column "seconds".

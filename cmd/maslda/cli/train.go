@@ -39,7 +39,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	workers := fs.Int("workers", -1, "override the configuration's E-step goroutines (0 = all cores)")
 	progress := fs.String("progress", "auto", "progress bar: auto (on a terminal), always, never")
 	initModel := fs.String("init-model", "", "start from this trained model's topics, response and annotators (same k, vocabulary, components, classes and annotators; the schedule may differ) instead of the configured initialisation; skips the classifier start")
-	every := fs.Int("checkpoint-every", 0, "save the run's state to OUT.checkpoint every N iterations and when interrupted (Ctrl-C), for --resume; 0 (default): no checkpoints. Batch and SVI schedules (N counts SVI updates)")
+	every := fs.Int("checkpoint-every", 0, "save the run's state to OUT.checkpoint every N iterations and when interrupted (Ctrl-C), for --resume; 0 (default): no checkpoints. batch, SVI and two-stage schedules (N counts SVI updates)")
 	resume := fs.Bool("resume", false, "continue the interrupted run whose checkpoint is OUT.checkpoint (same configuration, seed and inputs); it ends as the uninterrupted run would")
 	if err := e.parse(fs, level, args); err != nil {
 		return err
