@@ -19,7 +19,8 @@ import (
 // holds an older model, is killed with SIGKILL after a random delay
 // (seeded, up to 1.4 times an uninterrupted child run: from before the
 // first checkpoint to after the end of the run),
-// under batch EM and SVI. At every kill --out holds the old model or the
+// under batch EM (with and without restarts: killed in the restart phase
+// too), SVI, the classifier start inside each, and two-stage. At every kill --out holds the old model or the
 // new complete one, byte for byte; then `train --resume` (or, when no
 // checkpoint was saved yet or the run had ended, the command afresh) ends
 // with the uninterrupted run's files: every file byte for byte but
@@ -36,9 +37,18 @@ func TestTrainKilledResumes(t *testing.T) {
 	var oldFiles map[string]string
 	for _, sc := range []struct{ name, inference string }{
 		{"batch", "inference \"batch\" {\n  max_iters = 25\n  tol = 0\n}\n"},
+		{"restarts", "inference \"batch\" {\n  max_iters = 20\n  tol = 0\n}\n"},
 		{"svi", "inference \"svi\" {\n  batch_size = 50\n  epochs = 8\n  tol = 0\n}\n"},
+		{"two-stage", "inference \"two-stage\" {\n  topics_iters = 12\n  topics_tol = 0\n  response_iters = 12\n  response_tol = 0\n}\n"},
 	} {
-		cfg := f.config(t, sc.name+".hcl", maslda+sc.inference)
+		src := maslda + sc.inference
+		switch sc.name {
+		case "restarts": // the restart phase, then the classifier start
+			src = "restarts = 3\nrestart_iters = 2\n" + src
+		case "two-stage": // lda+raykar's: topics, then the response on frozen φ
+			src = "topics {\n  k = 3\n}\nresponse \"logreg\" {}\nannotators \"confusion\" {\n  estimate = \"point\"\n}\n" + sc.inference
+		}
+		cfg := f.config(t, sc.name+".hcl", src)
 		args := func(out string, extra ...string) []string {
 			return append([]string{"train", "--docs", f.docs, "--vocab", f.vocab, "--ids", f.ids, "--answers", answers, "--truth", truth,
 				"--config", cfg, "--out", filepath.Join(f.dir, out), "--log-level", "warn", "--progress", "never"}, extra...)
