@@ -130,6 +130,16 @@ response "class-prior" {
 annotators "mace" {}
 inference "batch" {}
 `},
+	{"one-coin", "one-coin Dawid–Skene: class prior and one accuracy per annotator (Beta posterior), wrong answers uniform, documents ignored (k = 1)", `
+topics {
+  k = 1
+}
+response "class-prior" {
+  estimate = "point"
+}
+annotators "one-coin" {}
+inference "batch" {}
+`},
 }
 
 // presetsMu guards presets: RegisterPreset may run in any package's init,

@@ -10,7 +10,7 @@ import (
 
 	_ "github.com/maslda/maslda/plugins/std" // every built-in plug-in
 
-	_ "github.com/maslda/maslda/examples/onecoin/onecoin" // annotators: one-coin
+	_ "github.com/maslda/maslda/examples/onecoin/onecoin" // annotators: my-one-coin
 )
 
 func main() {

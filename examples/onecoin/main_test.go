@@ -15,7 +15,7 @@ func TestComponentsListsOneCoin(t *testing.T) {
 	if code := cli.Main([]string{"components"}, &out, &errb); code != 0 {
 		t.Fatalf("components: exit %d: %s", code, errb.String())
 	}
-	for _, name := range []string{"one-coin", "confusion", "softmax", "svi"} {
+	for _, name := range []string{"my-one-coin", "confusion", "softmax", "svi"} {
 		if !strings.Contains(out.String(), name) {
 			t.Errorf("components does not list %q:\n%s", name, out.String())
 		}

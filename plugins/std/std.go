@@ -23,6 +23,7 @@ import (
 	_ "github.com/maslda/maslda/annotators/biasprecision" // annotators: bias-precision
 	_ "github.com/maslda/maslda/annotators/confusion"     // annotators: confusion
 	_ "github.com/maslda/maslda/annotators/mace"          // annotators: mace
+	_ "github.com/maslda/maslda/annotators/onecoin"       // annotators: one-coin
 	_ "github.com/maslda/maslda/annotators/ordinalshift"  // annotators: ordinal-shift
 	_ "github.com/maslda/maslda/annotators/perfect"       // annotators: perfect
 	_ "github.com/maslda/maslda/framework/targets"        // kinds of target: categorical, gaussian, ordinal

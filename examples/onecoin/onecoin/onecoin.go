@@ -1,9 +1,11 @@
 // Package onecoin is an annotator model written outside maslda against its
-// public API: the "one-coin" model, in which annotator r gives the true
+// public API: the "my-one-coin" model, in which annotator r gives the true
 // class with probability a_r and each wrong class with probability
-// (1 − a_r)/(C − 1). It registers itself as "one-coin" (annotators
-// "one-coin" { alpha = 2, beta = 2 }); docs/extending.md builds it step by
-// step.
+// (1 − a_r)/(C − 1). It registers itself as "my-one-coin" (annotators
+// "my-one-coin" { alpha = 2, beta = 2 }); docs/extending.md builds it step
+// by step. It is teaching material: maslda has a built-in one-coin model
+// (annotators/onecoin, "one-coin", with a Beta posterior), whose name this
+// one must not take.
 //
 // The accuracy is a point estimate under a Beta(α, β) prior, fitted from
 // running statistics that SVI blends (MODEL.md §5): with λ_d the target
@@ -25,18 +27,18 @@ import (
 )
 
 // Name is the registered name.
-const Name = "one-coin"
+const Name = "my-one-coin"
 
 func init() { framework.RegisterNoise(Name, New) }
 
-// Params is the `annotators "one-coin" { ... }` block, decoded by its hcl
+// Params is the `annotators "my-one-coin" { ... }` block, decoded by its hcl
 // tags; the zero value means the defaults.
 type Params struct {
 	Alpha float64 `hcl:"alpha,optional"` // Beta prior on the accuracy (default 2)
 	Beta  float64 `hcl:"beta,optional"`  // (default 2)
 }
 
-// New is the factory registered as "one-coin".
+// New is the factory registered as "my-one-coin".
 func New(p framework.Params) (framework.NoiseModel, error) {
 	pr := Params{}
 	if p != nil {
@@ -213,7 +215,7 @@ func (m *Model) ELBO(st framework.Stats, step framework.Step) float64 {
 
 // SaveParams writes the accuracies as JSON.
 func (m *Model) SaveParams(w io.Writer) error {
-	return json.NewEncoder(w).Encode(map[string]any{"format": "one-coin", "accuracies": m.Acc})
+	return json.NewEncoder(w).Encode(map[string]any{"format": "my-one-coin", "accuracies": m.Acc})
 }
 
 // LoadParams restores what SaveParams wrote into a model initialised with
@@ -228,8 +230,8 @@ func (m *Model) LoadParams(r io.Reader) error {
 	if err := dec.Decode(&p); err != nil {
 		return fmt.Errorf("%w: %s parameters: %v", framework.ErrBadInput, Name, err)
 	}
-	if p.Format != "one-coin" || len(p.Accuracies) != len(m.Acc) {
-		return fmt.Errorf("%w: %s parameters: format %q with %d accuracies, want %q with %d", framework.ErrBadInput, Name, p.Format, len(p.Accuracies), "one-coin", len(m.Acc))
+	if p.Format != "my-one-coin" || len(p.Accuracies) != len(m.Acc) {
+		return fmt.Errorf("%w: %s parameters: format %q with %d accuracies, want %q with %d", framework.ErrBadInput, Name, p.Format, len(p.Accuracies), "my-one-coin", len(m.Acc))
 	}
 	for r, a := range p.Accuracies {
 		if !(a > 0 && a < 1) {
