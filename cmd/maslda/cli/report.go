@@ -132,6 +132,7 @@ type reportPage struct {
 	Topics     []reportTopic
 	HasWeights bool
 	TopicsNote string
+	TopicMap   template.HTML // the intertopic distance map (inline SVG)
 
 	AnnNote        string // why there is no annotator section, or how it is sorted
 	AnnKind        string
@@ -309,6 +310,19 @@ func reportTopics(p *reportPage, s *models.Saved, top int) {
 	}
 	if s.Vocab == nil {
 		p.TopicsNote = "The model was trained without a vocabulary: words are shown by id."
+	}
+	if len(beta) >= 2 {
+		xy, err := plots.ClassicalMDS(plots.JSDistances(beta))
+		if err == nil {
+			labels := make([]string, len(beta))
+			for k := range labels {
+				labels[k] = topicLabel(p, k)
+				if p.HasWeights {
+					labels[k] += " (" + p.Topics[k].Weight + " of the words)"
+				}
+			}
+			p.TopicMap = template.HTML(plots.TopicMapSVG(xy, weights, labels, 640, 440))
+		}
 	}
 }
 
@@ -626,6 +640,9 @@ svg{max-width:100%;height:auto}p.note{color:#555;font-style:italic}
 <table class="list"><tr><th>topic</th>{{if .HasWeights}}<th>share of words</th>{{end}}<th>top words (probability)</th></tr>
 {{range .Topics}}<tr><td class="num">{{.Index}}</td>{{if $.HasWeights}}<td class="num">{{.Weight}}</td>{{end}}<td class="words">{{range .Words}}<span>{{.Word}} <small>{{.P}}</small></span>{{end}}</td></tr>
 {{end}}</table>
+{{if .TopicMap}}<h3>Intertopic distance map</h3>
+<p class="note">Each topic at its place in a classical multidimensional scaling of the Jensen–Shannon distances between the topics' word distributions (as pyLDAvis draws it): close topics use words alike. A circle's area is the topic's share of the words; hover over a circle for its top words.</p>
+<figure>{{.TopicMap}}</figure>{{end}}
 </section>
 
 <section id="annotators">

@@ -89,7 +89,7 @@ func checkReportHTML(t *testing.T, page string, sections ...string) {
 func TestReport(t *testing.T) {
 	f, dirs := reportModels(t)
 	common := []string{`<section id="metrics">`, `<section id="elbo">`, `<section id="topics">`, `<section id="annotators">`, `<section id="response">`,
-		"final ELBO", "iterations", "share of words"}
+		"final ELBO", "iterations", "share of words", "Intertopic distance map"}
 	for _, tc := range []struct {
 		name string
 		want []string
@@ -117,6 +117,11 @@ func TestReport(t *testing.T) {
 				if !strings.Contains(page, `<td class="num">`+strconv.Itoa(k)+`</td>`) {
 					t.Errorf("no row for topic %d", k)
 				}
+			}
+			// the intertopic map: one circle and tooltip per topic
+			if m := regexp.MustCompile(`(?s)<svg[^>]*aria-label="intertopic distance map">.*?</svg>`).FindString(page); strings.Count(m, "<circle") != 3 ||
+				!regexp.MustCompile(`<title>0: w\d+ w\d+ w\d+ \(\d+\.\d% of the words\)</title>`).MatchString(m) {
+				t.Errorf("intertopic map with %d circles, want 3 with tooltips:\n%s", strings.Count(m, "<circle"), m)
 			}
 			if !regexp.MustCompile(`<span>w\d+ <small>0\.\d{3}</small></span>`).MatchString(page) {
 				t.Errorf("no top word with its probability")
@@ -203,24 +208,43 @@ func TestReportChromium(t *testing.T) {
 		t.Skip("-short: the headless Chromium check is skipped")
 	}
 	f, dirs := reportModels(t)
-	for _, name := range []string{"classification", "regression", "lda"} {
-		out := filepath.Join(f.dir, name+".html")
-		mustRun(t, "report", "--model", dirs[name], "--out", out, "--log-level", "warn")
-		abs, err := filepath.Abs(out)
+	// render loads a page headless and returns its DOM and the console
+	// messages Chromium logged (--enable-logging=stderr: lines with
+	// "CONSOLE").
+	render := func(name, path string) (dom string, console []string) {
+		abs, err := filepath.Abs(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		cmd := exec.CommandContext(ctx, bin, "--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+abs)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--disable-background-networking",
+			"--disable-component-update", "--disable-sync", "--enable-logging=stderr", "--v=0", "--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+abs)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err = cmd.Run()
-		cancel()
-		if err != nil {
+		if err := cmd.Run(); err != nil {
 			t.Fatalf("%s: chromium --dump-dom: %v\n%s", name, err, stderr.String())
 		}
-		dom := stdout.String()
-		for _, s := range []string{`<section id="metrics">`, `<section id="elbo">`, `<section id="topics">`, `<section id="annotators">`, `<section id="response">`, "<svg", "ELBO trace"} {
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			if strings.Contains(line, "CONSOLE") {
+				console = append(console, line)
+			}
+		}
+		return stdout.String(), console
+	}
+	// The check sees console errors: a page that logs one is caught.
+	bad := writeFile(t, filepath.Join(f.dir, "bad.html"), `<!DOCTYPE html><html><body><script>console.error("boom")</script></body></html>`)
+	if _, console := render("control", bad); len(console) == 0 {
+		t.Fatalf("a page calling console.error logged nothing: the console check cannot see errors")
+	}
+	for _, name := range []string{"classification", "regression", "lda"} {
+		out := filepath.Join(f.dir, name+".html")
+		mustRun(t, "report", "--model", dirs[name], "--out", out, "--log-level", "warn")
+		dom, console := render(name, out)
+		if len(console) > 0 {
+			t.Errorf("%s: console messages while rendering:\n%s", name, strings.Join(console, "\n"))
+		}
+		for _, s := range []string{`<section id="metrics">`, `<section id="elbo">`, `<section id="topics">`, `<section id="annotators">`, `<section id="response">`, "<svg", "ELBO trace", "intertopic distance map"} {
 			if !strings.Contains(dom, s) {
 				t.Errorf("%s: the rendered DOM lacks %q", name, s)
 			}
