@@ -132,6 +132,7 @@ func TestPresetTable(t *testing.T) {
 		"majority-vote":      {Response: "class-prior", Annotators: "perfect", Inference: "batch", K: 1},
 		"wawa":               {Response: "class-prior", Annotators: "perfect", Inference: "batch", K: 1},
 		"mace":               {Response: "class-prior", Annotators: "mace", Inference: "batch", K: 1},
+		"one-coin":           {Response: "class-prior", Annotators: "one-coin", Inference: "batch", K: 1},
 	}
 	got := map[string]blocks{}
 	for _, p := range Presets() {
@@ -163,7 +164,7 @@ func TestPresetTable(t *testing.T) {
 var presetData = map[string]string{
 	"ma-sldac": "class", "ma-sldar": "reg", "lda+logreg(mv)": "class", "lda+linreg(mean)": "reg",
 	"slda(mv)": "class", "slda(mean)": "reg", "lda+raykar": "class", "dawid-skene": "class", "dawid-skene(bayes)": "class",
-	"majority-vote": "class", "wawa": "class", "mace": "class",
+	"majority-vote": "class", "wawa": "class", "mace": "class", "one-coin": "class",
 }
 
 // TestPresetsBuild builds and briefly trains every preset whose plug-ins
