@@ -10,7 +10,7 @@ import (
 func num(vs ...float64) []Answer {
 	out := make([]Answer, len(vs))
 	for i, v := range vs {
-		out[i] = Answer{Worker: int32(i), Class: -1, Value: v}
+		out[i] = Answer{Annotator: int32(i), Class: -1, Value: v}
 	}
 	return out
 }

@@ -19,16 +19,16 @@ func (d *Doc) Len() int { return len(d.Words) }
 
 // Answer is one annotator's answer for one document, resolved to indices.
 type Answer struct {
-	Worker int32   // annotator index into Answers.Workers
-	Class  int32   // class index into Answers.Classes; -1 for numeric answers
-	Value  float64 // the numeric answer; for categorical answers, float64(Class)
+	Annotator int32   // annotator index into Answers.Annotators
+	Class     int32   // class index into Answers.Classes; -1 for numeric answers
+	Value     float64 // the numeric answer; for categorical answers, float64(Class)
 }
 
 // Answers holds every answer of a corpus, grouped by document.
 type Answers struct {
-	Workers []string   // annotator names; index = Answer.Worker
-	Classes []string   // class names for categorical answers; nil for numeric ones
-	ByDoc   [][]Answer // ByDoc[d] are the answers for document d (may be empty)
+	Annotators []string   // annotator names; index = Answer.Worker
+	Classes    []string   // class names for categorical answers; nil for numeric ones
+	ByDoc      [][]Answer // ByDoc[d] are the answers for document d (may be empty)
 }
 
 // Count is the total number of answers.
@@ -53,8 +53,8 @@ func (a *Answers) OrderWorkers(names []string) error {
 		}
 		pos[n] = int32(i)
 	}
-	remap := make([]int32, len(a.Workers))
-	for i, w := range a.Workers {
+	remap := make([]int32, len(a.Annotators))
+	for i, w := range a.Annotators {
 		k, ok := pos[w]
 		if !ok {
 			return fmt.Errorf("%w: annotator %q is not one of the %d annotators %v", ErrBadInput, w, len(names), names)
@@ -63,10 +63,10 @@ func (a *Answers) OrderWorkers(names []string) error {
 	}
 	for _, x := range a.ByDoc {
 		for j := range x {
-			x[j].Worker = remap[x[j].Worker]
+			x[j].Annotator = remap[x[j].Annotator]
 		}
 	}
-	a.Workers = append([]string(nil), names...)
+	a.Annotators = append([]string(nil), names...)
 	return nil
 }
 
@@ -145,8 +145,8 @@ func (c *Corpus) Validate() error {
 		}
 		for d, as := range a.ByDoc {
 			for _, x := range as {
-				if x.Worker < 0 || int(x.Worker) >= len(a.Workers) {
-					return fmt.Errorf("%w: document %d: annotator index %d outside [0, %d)", ErrBadInput, d, x.Worker, len(a.Workers))
+				if x.Annotator < 0 || int(x.Annotator) >= len(a.Annotators) {
+					return fmt.Errorf("%w: document %d: annotator index %d outside [0, %d)", ErrBadInput, d, x.Annotator, len(a.Annotators))
 				}
 				if a.Classes != nil && (x.Class < 0 || int(x.Class) >= len(a.Classes)) {
 					return fmt.Errorf("%w: document %d: class index %d outside [0, %d)", ErrBadInput, d, x.Class, len(a.Classes))

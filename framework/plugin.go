@@ -32,12 +32,12 @@ func BatchStep(iter int) Step { return Step{Rho: 1, Scale: 1, Full: true, Iter: 
 
 // Setup is what a component needs to size and initialise its parameters.
 type Setup struct {
-	K       int        // number of topics
-	V       int        // vocabulary size
-	Classes []string   // class names of a categorical target (nil otherwise)
-	Workers []string   // annotator names (nil without answers)
-	Corpus  *Corpus    // the training corpus (nil when rebuilding a saved model)
-	Rand    *rand.Rand // the run's random source; never the global one
+	K          int        // number of topics
+	V          int        // vocabulary size
+	Classes    []string   // class names of a categorical target (nil otherwise)
+	Annotators []string   // annotator names (nil without answers)
+	Corpus     *Corpus    // the training corpus (nil when rebuilding a saved model)
+	Rand       *rand.Rand // the run's random source; never the global one
 }
 
 // Persister is a required capability of a Likelihood or NoiseModel that
@@ -170,7 +170,7 @@ type DocScorer interface {
 
 // Reporter is an optional capability of a NoiseModel: a description of
 // every annotator for annotators.csv (a header and one row per annotator,
-// in the order of Setup.Workers) and annotators.json (any value that
+// in the order of Setup.Annotators) and annotators.json (any value that
 // encoding/json can marshal).
 type Reporter interface {
 	Report() (header []string, rows [][]string, doc any)
@@ -181,8 +181,8 @@ type NoiseModel interface {
 	Global
 	// Init sizes and initialises the parameters.
 	Init(s *Setup) error
-	// Bind refuses, with ErrIncompatible, a target it cannot update.
-	Bind(t Target) error
+	// Accepts refuses, with ErrIncompatible, a target it cannot update.
+	Accepts(t Target) error
 	// Evidence adds the annotators' message onto d.Target.
 	Evidence(d *DocState)
 }
@@ -351,7 +351,7 @@ type Progress struct {
 // a PhasedSchedule.
 type Starter interface {
 	StartIters() int
-	Start(pred []Target) error
+	StartFrom(pred []Target) error
 }
 
 // Observer is called after every update; an error stops the run and is

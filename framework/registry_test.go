@@ -120,7 +120,7 @@ func TestCorpusValidate(t *testing.T) {
 		{"zero count", framework.Corpus{V: 3, Docs: []framework.Doc{{Words: []int32{0}, Counts: []float64{0}, N: 0}}}, "count 0"},
 		{"ragged", framework.Corpus{V: 3, Docs: []framework.Doc{{Words: []int32{0}, N: 0}}}, "1 words but 0 counts"},
 		{"answers length", framework.Corpus{V: 3, Docs: []framework.Doc{ok}, Answers: &framework.Answers{}}, "answers for 0 documents"},
-		{"worker range", framework.Corpus{V: 3, Docs: []framework.Doc{ok}, Answers: &framework.Answers{ByDoc: [][]framework.Answer{{{Worker: 1}}}}}, "annotator index 1"},
+		{"worker range", framework.Corpus{V: 3, Docs: []framework.Doc{ok}, Answers: &framework.Answers{ByDoc: [][]framework.Answer{{{Annotator: 1}}}}}, "annotator index 1"},
 	}
 	for _, tc := range tests {
 		err := tc.c.Validate()

@@ -56,7 +56,7 @@ func blClassProblem(t *testing.T, seed uint64, d, perDoc int, acc []float64) *bl
 		workers[i] = "w" + strconv.Itoa(i)
 	}
 	return &blClassData{
-		train: &framework.Corpus{V: V, Docs: all.Docs[:d], Answers: &framework.Answers{Workers: workers, Classes: []string{"c0", "c1", "c2"}, ByDoc: byDoc}},
+		train: &framework.Corpus{V: V, Docs: all.Docs[:d], Answers: &framework.Answers{Annotators: workers, Classes: []string{"c0", "c1", "c2"}, ByDoc: byDoc}},
 		test:  &framework.Corpus{V: V, Docs: all.Docs[d:]},
 		truth: classes[:d], testTruth: classes[d:],
 	}
@@ -66,9 +66,9 @@ func blClassProblem(t *testing.T, seed uint64, d, perDoc int, acc []float64) *bl
 func (g *blClassData) oracle() *framework.Corpus {
 	byDoc := make([][]framework.Answer, len(g.truth))
 	for d, c := range g.truth {
-		byDoc[d] = []framework.Answer{{Worker: 0, Class: int32(c), Value: float64(c)}}
+		byDoc[d] = []framework.Answer{{Annotator: 0, Class: int32(c), Value: float64(c)}}
 	}
-	return &framework.Corpus{V: g.train.V, Docs: g.train.Docs, Answers: &framework.Answers{Workers: []string{"oracle"}, Classes: g.train.Answers.Classes, ByDoc: byDoc}}
+	return &framework.Corpus{V: g.train.V, Docs: g.train.Docs, Answers: &framework.Answers{Annotators: []string{"oracle"}, Classes: g.train.Answers.Classes, ByDoc: byDoc}}
 }
 
 // blMajority is each document's strict majority class, or −1 (a tie or no
@@ -245,7 +245,7 @@ func blRegProblem(t *testing.T, seed uint64, d int) *blRegData {
 	x := synth.Targets(pl.ZBar, []float64{0.5, 1.75, 3, 4.25, 5.5}, 0.1, rng)
 	byDoc := biasprecision.Sample(x[:d], []float64{0.3, -0.3, 0}, []float64{4, 2, 1}, 3, rng)
 	return &blRegData{
-		train:  &framework.Corpus{V: 300, Docs: all.Docs[:d], Answers: &framework.Answers{Workers: []string{"a", "b", "c"}, ByDoc: byDoc}},
+		train:  &framework.Corpus{V: 300, Docs: all.Docs[:d], Answers: &framework.Answers{Annotators: []string{"a", "b", "c"}, ByDoc: byDoc}},
 		test:   &framework.Corpus{V: 300, Docs: all.Docs[d:]},
 		xTrain: x[:d], xTest: x[d:],
 	}
@@ -334,7 +334,7 @@ func TestBaselineDawidSkene(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &framework.Corpus{V: 1, Docs: docs, Answers: &framework.Answers{Workers: []string{"a", "b", "c", "d", "e"}, Classes: []string{"x", "y", "z"}, ByDoc: byDoc}}
+	c := &framework.Corpus{V: 1, Docs: docs, Answers: &framework.Answers{Annotators: []string{"a", "b", "c", "d", "e"}, Classes: []string{"x", "y", "z"}, ByDoc: byDoc}}
 	empirical := make([]float64, C)
 	for _, c := range truth {
 		empirical[c] += 1.0 / D

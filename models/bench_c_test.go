@@ -40,7 +40,7 @@ var crowdBench = sync.OnceValues(func() (*framework.Corpus, error) {
 	for i := range workers {
 		workers[i] = "a" + strconv.Itoa(i)
 	}
-	c.Answers = &framework.Answers{Workers: workers, Classes: names, ByDoc: byDoc}
+	c.Answers = &framework.Answers{Annotators: workers, Classes: names, ByDoc: byDoc}
 	return c, nil
 })
 
@@ -77,7 +77,7 @@ func BenchmarkMASLDAcIteration(b *testing.B) {
 				corpus := &framework.Corpus{Docs: c.Docs, V: c.V}
 				if model == "ma-sldac" {
 					corpus = c
-					setup := &framework.Setup{K: benchK, V: c.V, Corpus: c, Rand: rng, Classes: c.Answers.Classes, Workers: c.Answers.Workers}
+					setup := &framework.Setup{K: benchK, V: c.V, Corpus: c, Rand: rng, Classes: c.Answers.Classes, Annotators: c.Answers.Annotators}
 					resp, err = softmax.New(nil)
 					if err == nil {
 						err = resp.Init(setup)

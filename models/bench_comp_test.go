@@ -60,7 +60,7 @@ func makeCompCorpus() (cls, reg *framework.Corpus, err error) {
 	for i := range workers {
 		workers[i] = "a" + strconv.Itoa(i)
 	}
-	cls = &framework.Corpus{Docs: c.Docs, V: c.V, Answers: &framework.Answers{Workers: workers, Classes: []string{"c0", "c1", "c2", "c3"}, ByDoc: byDoc}}
+	cls = &framework.Corpus{Docs: c.Docs, V: c.V, Answers: &framework.Answers{Annotators: workers, Classes: []string{"c0", "c1", "c2", "c3"}, ByDoc: byDoc}}
 	eta := make([]float64, compK)
 	for k := range eta {
 		eta[k] = rng.NormFloat64()
@@ -71,10 +71,10 @@ func makeCompCorpus() (cls, reg *framework.Corpus, err error) {
 	num := make([][]framework.Answer, len(x))
 	for d, v := range x {
 		for r := range bias {
-			num[d] = append(num[d], framework.Answer{Worker: int32(r), Class: -1, Value: v + bias[r] + rng.NormFloat64()/math.Sqrt(prec[r])})
+			num[d] = append(num[d], framework.Answer{Annotator: int32(r), Class: -1, Value: v + bias[r] + rng.NormFloat64()/math.Sqrt(prec[r])})
 		}
 	}
-	reg = &framework.Corpus{Docs: c.Docs, V: c.V, Answers: &framework.Answers{Workers: workers, ByDoc: num}}
+	reg = &framework.Corpus{Docs: c.Docs, V: c.V, Answers: &framework.Answers{Annotators: workers, ByDoc: num}}
 	return cls, reg, nil
 }
 
@@ -127,7 +127,7 @@ func BenchmarkComposition(b *testing.B) {
 					b.Fatal(err)
 				}
 				if resp != nil {
-					setup := &framework.Setup{K: compK, V: compV, Corpus: corpus, Rand: rng, Classes: corpus.Answers.Classes, Workers: corpus.Answers.Workers}
+					setup := &framework.Setup{K: compK, V: compV, Corpus: corpus, Rand: rng, Classes: corpus.Answers.Classes, Annotators: corpus.Answers.Annotators}
 					if err := resp.Init(setup); err != nil {
 						b.Fatal(err)
 					}

@@ -43,13 +43,13 @@ func dsCorpus() *framework.Corpus {
 		if rng.Float64() >= acc[r] {
 			y = (y + 1 + rng.IntN(dsClasses-1)) % dsClasses
 		}
-		byDoc[d] = append(byDoc[d], framework.Answer{Worker: int32(r), Class: int32(y), Value: float64(y)})
+		byDoc[d] = append(byDoc[d], framework.Answer{Annotator: int32(r), Class: int32(y), Value: float64(y)})
 	}
 	docs := make([]framework.Doc, dsTasks)
 	for d := range docs {
 		docs[d].ID = strconv.Itoa(d)
 	}
-	return &framework.Corpus{Docs: docs, V: 1, Answers: &framework.Answers{Workers: workers, Classes: []string{"0", "1"}, ByDoc: byDoc}}
+	return &framework.Corpus{Docs: docs, V: 1, Answers: &framework.Answers{Annotators: workers, Classes: []string{"0", "1"}, ByDoc: byDoc}}
 }
 
 // inlineDS is a minimal Dawid–Skene EM on flat arrays: answers sorted by
@@ -65,10 +65,10 @@ type inlineDS struct {
 
 func newInlineDS(c *framework.Corpus) *inlineDS {
 	a := c.Answers
-	m := &inlineDS{C: len(a.Classes), R: len(a.Workers), off: make([]int32, len(a.ByDoc)+1)}
+	m := &inlineDS{C: len(a.Classes), R: len(a.Annotators), off: make([]int32, len(a.ByDoc)+1)}
 	for d, as := range a.ByDoc {
 		for _, x := range as {
-			m.worker = append(m.worker, x.Worker)
+			m.worker = append(m.worker, x.Annotator)
 			m.class = append(m.class, x.Class)
 		}
 		m.off[d+1] = int32(len(m.worker))

@@ -17,13 +17,13 @@ import (
 // Run is an assembled model with its schedule and random source: what
 // `maslda train` fits and saves.
 type Run struct {
-	Config   *Config
-	Model    *Model
-	Schedule framework.Schedule
-	Rand     *rand.Rand
-	Classes  []string // class names of a categorical target (nil otherwise)
-	Workers  []string // annotator names (nil without answers)
-	Result   *framework.Result
+	Config     *Config
+	Model      *Model
+	Schedule   framework.Schedule
+	Rand       *rand.Rand
+	Classes    []string // class names of a categorical target (nil otherwise)
+	Annotators []string // annotator names (nil without answers)
+	Result     *framework.Result
 
 	RestartELBOs []float64 // each candidate's ELBO after the restart phase
 
@@ -125,7 +125,7 @@ func Build(cfg *Config, reg *framework.Registry, c *framework.Corpus) (*Run, err
 	src := rand.NewPCG(cfg.Seed, randStream)
 	r := &Run{Config: cfg, Rand: rand.New(src), src: src, reg: reg, corpus: c}
 	if c.Answers != nil {
-		r.Classes, r.Workers = c.Answers.Classes, c.Answers.Workers
+		r.Classes, r.Annotators = c.Answers.Classes, c.Answers.Annotators
 	}
 	m, sched, err := r.assemble()
 	if err != nil {
@@ -143,7 +143,7 @@ func (r *Run) assemble() (*Model, framework.Schedule, error) {
 		return nil, nil, err
 	}
 	layer.Init(c, r.Rand)
-	setup := &framework.Setup{K: cfg.Topics.K, V: c.V, Corpus: c, Rand: r.Rand, Classes: r.Classes, Workers: r.Workers}
+	setup := &framework.Setup{K: cfg.Topics.K, V: c.V, Corpus: c, Rand: r.Rand, Classes: r.Classes, Annotators: r.Annotators}
 	resp, noise, sched, err := components(cfg, r.reg, setup)
 	if err != nil {
 		return nil, nil, err
@@ -219,7 +219,7 @@ func (s *starting) start(ctx context.Context) error {
 	for i, q := range preds {
 		targets[i] = q.Target
 	}
-	return s.st.Start(targets)
+	return s.st.StartFrom(targets)
 }
 
 // fit runs the schedule with the start in its observer. If the schedule

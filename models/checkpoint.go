@@ -157,8 +157,8 @@ func (r *Run) Fingerprint(extra ...string) string {
 		w(d.Counts)
 	}
 	if a := c.Answers; a != nil {
-		w(uint64(len(a.Workers)))
-		for _, s := range a.Workers {
+		w(uint64(len(a.Annotators)))
+		for _, s := range a.Annotators {
 			str(s)
 		}
 		w(uint64(len(a.Classes)))

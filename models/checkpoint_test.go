@@ -151,7 +151,7 @@ func smallRegression(t *testing.T) *framework.Corpus {
 	for d := range x {
 		x[d] = pl.ZBar[d][0] + 3*pl.ZBar[d][1] + 5*pl.ZBar[d][2] + 0.3*rng.NormFloat64()
 	}
-	c.Answers = &framework.Answers{Workers: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 2, rng)}
+	c.Answers = &framework.Answers{Annotators: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 2, rng)}
 	return c
 }
 

@@ -42,7 +42,7 @@ func TestConvergenceScaleOneTopic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &framework.Corpus{V: V, Docs: docs, Answers: &framework.Answers{Workers: []string{"a", "b", "c", "d"}, Classes: []string{"x", "y", "z"}, ByDoc: byDoc}}
+	c := &framework.Corpus{V: V, Docs: docs, Answers: &framework.Answers{Annotators: []string{"a", "b", "c", "d"}, Classes: []string{"x", "y", "z"}, ByDoc: byDoc}}
 	for _, k := range []int{1, 2} {
 		cfg, err := models.ParseConfig([]byte("model = \"dawid-skene\"\ntopics {\n  k = "+strconv.Itoa(k)+"\n}\n"), "ds.hcl")
 		if err != nil {

@@ -55,7 +55,7 @@ func fitCrowdMode(t testing.TB, cr *synth.Crowd, src, mode string, heldout bool)
 	nAns := make([]float64, len(cr.Pis))
 	for _, as := range cr.Train.Answers.ByDoc {
 		for _, a := range as {
-			nAns[a.Worker]++
+			nAns[a.Annotator]++
 		}
 	}
 	setOracle := func() {

@@ -50,7 +50,7 @@ func plantedCrowd(t testing.TB, seed uint64, d, v, k, c, perDoc int, acc []float
 	for i := range workers {
 		workers[i] = "a" + strconv.Itoa(i)
 	}
-	train := &framework.Corpus{V: v, Docs: all.Docs[:d], Answers: &framework.Answers{Workers: workers, Classes: names, ByDoc: byDoc}}
+	train := &framework.Corpus{V: v, Docs: all.Docs[:d], Answers: &framework.Answers{Annotators: workers, Classes: names, ByDoc: byDoc}}
 	test := &framework.Corpus{V: v, Docs: all.Docs[d:]}
 	return &crowdData{train: train, test: test, truth: classes[:d], testTruth: classes[d:], pis: pis}
 }

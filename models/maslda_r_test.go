@@ -93,7 +93,7 @@ func plantedRegressionSpec(t testing.TB, seed uint64, s regSpec) *regData {
 	g.test = &framework.Corpus{V: c.V, Docs: c.Docs[s.dTrain:]}
 	g.xTrain, g.xTest = x[:s.dTrain], x[s.dTrain:]
 	workers := []string{"a1", "a2", "a3", "a4", "a5"}
-	g.train.Answers = &framework.Answers{Workers: workers, ByDoc: biasprecision.Sample(g.xTrain, g.bias, g.prec, s.perDoc, rng)}
+	g.train.Answers = &framework.Answers{Annotators: workers, ByDoc: biasprecision.Sample(g.xTrain, g.bias, g.prec, s.perDoc, rng)}
 	return g
 }
 
@@ -162,7 +162,7 @@ func newRegModel(t testing.TB, g *regData, gp gaussian.Params, bp biasprecision.
 	if err != nil {
 		t.Fatal(err)
 	}
-	setup := &framework.Setup{K: cfg.K, V: g.train.V, Workers: g.train.Answers.Workers, Corpus: g.train, Rand: rng}
+	setup := &framework.Setup{K: cfg.K, V: g.train.V, Annotators: g.train.Answers.Annotators, Corpus: g.train, Rand: rng}
 	if err := resp.Init(setup); err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func regEvaluate(t testing.TB, m *Model, g *regData) regMetrics {
 	n := make([]float64, len(g.bias))
 	for d, as := range g.train.Answers.ByDoc {
 		for _, a := range as {
-			n[a.Worker]++
+			n[a.Annotator]++
 			r.realised += a.Value - g.xTrain[d]
 		}
 	}
@@ -572,7 +572,7 @@ func smallRegCorpus(t testing.TB) *framework.Corpus {
 	for d := range x {
 		x[d] = 1*pl.ZBar[d][0] + 3*pl.ZBar[d][1] + 5*pl.ZBar[d][2] + 0.3*rng.NormFloat64()
 	}
-	c.Answers = &framework.Answers{Workers: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 3, rng)}
+	c.Answers = &framework.Answers{Annotators: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 3, rng)}
 	return c
 }
 
@@ -713,7 +713,7 @@ func TestMASLDArConfigErrors(t *testing.T) {
 // document is the intercept.
 func TestMASLDArDegenerate(t *testing.T) {
 	c := smallRegCorpus(t)
-	c.Answers.Workers = append(c.Answers.Workers, "once")
+	c.Answers.Annotators = append(c.Answers.Annotators, "once")
 	for d := 0; d < 20; d++ { // empty documents, half of them with answers
 		c.Docs[d] = framework.Doc{ID: c.Docs[d].ID}
 		if d%2 == 0 {
@@ -723,7 +723,7 @@ func TestMASLDArDegenerate(t *testing.T) {
 	for d := 20; d < 40; d++ { // documents without answers
 		c.Answers.ByDoc[d] = nil
 	}
-	c.Answers.ByDoc[50] = append(c.Answers.ByDoc[50], framework.Answer{Worker: 5, Class: -1, Value: 7})
+	c.Answers.ByDoc[50] = append(c.Answers.ByDoc[50], framework.Answer{Annotator: 5, Class: -1, Value: 7})
 	for _, li := range []string{"best", "fresh", "warm"} {
 		cfg := mustConfig(t, smallRegConfig+`inference "batch" {
   max_iters = 15

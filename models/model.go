@@ -60,7 +60,7 @@ func NewModel(t *topics.Layer, resp framework.Likelihood, noise framework.NoiseM
 		}
 	}
 	if noise != nil {
-		if err := noise.Bind(resp.NewTarget()); err != nil {
+		if err := noise.Accepts(resp.NewTarget()); err != nil {
 			return nil, err
 		}
 	}

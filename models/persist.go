@@ -29,20 +29,20 @@ const (
 
 // Manifest is model.json: what is needed to rebuild a trained model.
 type Manifest struct {
-	Format     string   `json:"format"`
-	Version    int      `json:"version"`
-	K          int      `json:"k"`
-	V          int      `json:"v"`
-	TrainDocs  int      `json:"train_docs"`
-	Config     string   `json:"config"` // file name of the saved configuration
-	Response   string   `json:"response,omitempty"`
-	Annotators string   `json:"annotators,omitempty"`
-	Inference  string   `json:"inference"`
-	Classes    []string `json:"classes,omitempty"`
-	Workers    []string `json:"annotator_names,omitempty"`
-	Vocab      bool     `json:"vocab"`
-	Iters      int      `json:"iterations"`
-	ELBO       float64  `json:"elbo"`
+	Format         string   `json:"format"`
+	Version        int      `json:"version"`
+	K              int      `json:"k"`
+	V              int      `json:"v"`
+	TrainDocs      int      `json:"train_docs"`
+	Config         string   `json:"config"` // file name of the saved configuration
+	Response       string   `json:"response,omitempty"`
+	Annotators     string   `json:"annotators,omitempty"`
+	Inference      string   `json:"inference"`
+	Classes        []string `json:"classes,omitempty"`
+	AnnotatorNames []string `json:"annotator_names,omitempty"`
+	Vocab          bool     `json:"vocab"`
+	Iters          int      `json:"iterations"`
+	ELBO           float64  `json:"elbo"`
 	// Files maps every other file of the directory to its SHA-256 (hex);
 	// Load refuses a file whose content differs. Version 1 had none.
 	Files map[string]string `json:"files,omitempty"`
@@ -73,7 +73,7 @@ func (r *Run) WriteFiles(dir string) error {
 		cfgName = "config.json"
 	}
 	man := Manifest{Format: Format, Version: FormatVersion, K: m.Topics.K, V: m.Topics.V, TrainDocs: m.NumDocs(),
-		Config: cfgName, Inference: r.Config.Inference.Name, Classes: r.Classes, Workers: r.Workers}
+		Config: cfgName, Inference: r.Config.Inference.Name, Classes: r.Classes, AnnotatorNames: r.Annotators}
 	if r.Config.Response != nil {
 		man.Response = r.Config.Response.Name
 	}
@@ -393,7 +393,7 @@ func Load(dir string, reg *framework.Registry) (*Saved, error) {
 	if err != nil {
 		return nil, err
 	}
-	setup := &framework.Setup{K: man.K, V: man.V, Classes: man.Classes, Workers: man.Workers, Rand: NewRand(cfg.Seed)}
+	setup := &framework.Setup{K: man.K, V: man.V, Classes: man.Classes, Annotators: man.AnnotatorNames, Rand: NewRand(cfg.Seed)}
 	resp, noise, _, err := components(cfg, reg, setup)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", dir, err)

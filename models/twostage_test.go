@@ -49,7 +49,7 @@ func crowdCorpus(t testing.TB, seed uint64, d, v, k, c, perDoc int, acc []float6
 	for i := range workers {
 		workers[i] = "a" + strconv.Itoa(i)
 	}
-	train = &framework.Corpus{V: v, Docs: all.Docs[:d], Answers: &framework.Answers{Workers: workers, Classes: names, ByDoc: byDoc}}
+	train = &framework.Corpus{V: v, Docs: all.Docs[:d], Answers: &framework.Answers{Annotators: workers, Classes: names, ByDoc: byDoc}}
 	return train, &framework.Corpus{V: v, Docs: all.Docs[d:]}, classes[:d]
 }
 

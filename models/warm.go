@@ -94,8 +94,8 @@ func (r *Run) compatible(s *Saved, dir string) error {
 		return bad("annotators", orNone(man.Annotators), name(r.Config.Annotators))
 	case !slices.Equal(man.Classes, r.Classes):
 		return bad("classes", man.Classes, r.Classes)
-	case !slices.Equal(man.Workers, r.Workers):
-		return bad("annotators named", man.Workers, r.Workers)
+	case !slices.Equal(man.AnnotatorNames, r.Annotators):
+		return bad("annotators named", man.AnnotatorNames, r.Annotators)
 	}
 	return nil
 }

@@ -110,8 +110,8 @@ func New(p Params) (*Model, error) {
 	return &Model{Config: p}, nil
 }
 
-// Bind accepts only a *framework.Gaussian target.
-func (m *Model) Bind(t framework.Target) error {
+// Accepts accepts only a *framework.Gaussian target.
+func (m *Model) Accepts(t framework.Target) error {
 	if _, ok := t.(*framework.Gaussian); !ok {
 		return fmt.Errorf("%w: annotators %q need a numeric (Gaussian) target, such as the \"gaussian\" response's; got %T", framework.ErrIncompatible, Name, t)
 	}
@@ -142,8 +142,8 @@ func (m *Model) Bind(t framework.Target) error {
 // Categorical answers are refused (framework.ErrIncompatible), non-finite
 // values are framework.ErrBadInput.
 func (m *Model) Init(s *framework.Setup) error {
-	R := len(s.Workers)
-	m.Workers = append([]string(nil), s.Workers...)
+	R := len(s.Annotators)
+	m.Workers = append([]string(nil), s.Annotators...)
 	m.Bias = make([]float64, R)
 	m.Prec = make([]float64, R)
 	m.Answers = make([]int, R)
@@ -174,12 +174,12 @@ func (m *Model) Init(s *framework.Setup) error {
 		mean := 0.0
 		for _, x := range as {
 			if math.IsNaN(x.Value) || math.IsInf(x.Value, 0) {
-				return fmt.Errorf("%w: document %s: answer %v of annotator %s is not a finite number", framework.ErrBadInput, docName(s.Corpus, d), x.Value, workerName(s.Workers, x.Worker))
+				return fmt.Errorf("%w: document %s: answer %v of annotator %s is not a finite number", framework.ErrBadInput, docName(s.Corpus, d), x.Value, workerName(s.Annotators, x.Annotator))
 			}
-			if x.Worker < 0 || int(x.Worker) >= R {
-				return fmt.Errorf("%w: document %s: annotator index %d outside [0, %d)", framework.ErrBadInput, docName(s.Corpus, d), x.Worker, R)
+			if x.Annotator < 0 || int(x.Annotator) >= R {
+				return fmt.Errorf("%w: document %s: annotator index %d outside [0, %d)", framework.ErrBadInput, docName(s.Corpus, d), x.Annotator, R)
 			}
-			m.Answers[x.Worker]++
+			m.Answers[x.Annotator]++
 			mean += x.Value
 			allN++
 			allS += x.Value
@@ -193,10 +193,10 @@ func (m *Model) Init(s *framework.Setup) error {
 		corr := n / (n - 1)
 		for _, x := range as {
 			e := x.Value - mean
-			cnt[x.Worker]++
-			dev[x.Worker] += corr * e * e
-			sw[x.Worker] += corr
-			se[x.Worker] += corr * e
+			cnt[x.Annotator]++
+			dev[x.Annotator] += corr * e * e
+			sw[x.Annotator] += corr
+			se[x.Annotator] += corr * e
 		}
 	}
 	if m.S0 == 0 {
@@ -250,9 +250,9 @@ func workerName(w []string, r int32) string {
 func (m *Model) Evidence(d *framework.DocState) {
 	t := d.Target.(*framework.Gaussian)
 	for _, a := range d.Answers {
-		p := m.Prec[a.Worker]
+		p := m.Prec[a.Annotator]
 		t.Prec += p
-		t.PrecMean += p * (a.Value - m.Bias[a.Worker])
+		t.PrecMean += p * (a.Value - m.Bias[a.Annotator])
 	}
 }
 
@@ -262,8 +262,8 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 	t := d.Target.(*framework.Gaussian)
 	e := 0.0
 	for _, a := range d.Answers {
-		p := m.Prec[a.Worker]
-		res := a.Value - t.Mean - m.Bias[a.Worker]
+		p := m.Prec[a.Annotator]
+		res := a.Value - t.Mean - m.Bias[a.Annotator]
 		e += 0.5*math.Log(p/(2*math.Pi)) - 0.5*p*(res*res+t.Var)
 	}
 	return e
@@ -310,9 +310,9 @@ func (m *Model) Accumulate(st framework.Stats, d *framework.DocState) {
 	t := d.Target.(*framework.Gaussian)
 	for _, a := range d.Answers {
 		e := a.Value - t.Mean
-		s.N[a.Worker]++
-		s.SY[a.Worker] += e
-		s.SQ[a.Worker] += e*e + t.Var
+		s.N[a.Annotator]++
+		s.SY[a.Annotator] += e
+		s.SQ[a.Annotator] += e*e + t.Var
 	}
 }
 

@@ -19,11 +19,11 @@ func near(a, b, rel, abs float64) bool {
 }
 
 func numeric(workers []string, byDoc [][]framework.Answer) *framework.Corpus {
-	return &framework.Corpus{V: 1, Docs: make([]framework.Doc, len(byDoc)), Answers: &framework.Answers{Workers: workers, ByDoc: byDoc}}
+	return &framework.Corpus{V: 1, Docs: make([]framework.Doc, len(byDoc)), Answers: &framework.Answers{Annotators: workers, ByDoc: byDoc}}
 }
 
 func ans(w int32, y float64) framework.Answer {
-	return framework.Answer{Worker: w, Class: -1, Value: y}
+	return framework.Answer{Annotator: w, Class: -1, Value: y}
 }
 
 func newModel(t testing.TB, p Params, c *framework.Corpus) *Model {
@@ -34,9 +34,9 @@ func newModel(t testing.TB, p Params, c *framework.Corpus) *Model {
 	}
 	var w []string
 	if c != nil && c.Answers != nil {
-		w = c.Answers.Workers
+		w = c.Answers.Annotators
 	}
-	if err := m.Init(&framework.Setup{K: 2, Workers: w, Corpus: c}); err != nil {
+	if err := m.Init(&framework.Setup{K: 2, Annotators: w, Corpus: c}); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -252,22 +252,22 @@ func TestInit(t *testing.T) {
 	// Errors.
 	bad := numeric([]string{"a"}, [][]framework.Answer{{ans(0, math.NaN())}})
 	m3, _ := New(Defaults())
-	if err := m3.Init(&framework.Setup{Workers: []string{"a"}, Corpus: bad}); !errors.Is(err, framework.ErrBadInput) {
+	if err := m3.Init(&framework.Setup{Annotators: []string{"a"}, Corpus: bad}); !errors.Is(err, framework.ErrBadInput) {
 		t.Errorf("NaN answer: err = %v", err)
 	}
-	cat := numeric([]string{"a"}, [][]framework.Answer{{{Worker: 0, Class: 1, Value: 1}}})
+	cat := numeric([]string{"a"}, [][]framework.Answer{{{Annotator: 0, Class: 1, Value: 1}}})
 	cat.Answers.Classes = []string{"x", "y"}
-	if err := m3.Init(&framework.Setup{Workers: []string{"a"}, Corpus: cat}); !errors.Is(err, framework.ErrIncompatible) {
+	if err := m3.Init(&framework.Setup{Annotators: []string{"a"}, Corpus: cat}); !errors.Is(err, framework.ErrIncompatible) {
 		t.Errorf("categorical answers: err = %v", err)
 	}
 }
 
 func TestBind(t *testing.T) {
 	m, _ := New(Defaults())
-	if err := m.Bind(&framework.Gaussian{}); err != nil {
+	if err := m.Accepts(&framework.Gaussian{}); err != nil {
 		t.Errorf("Gaussian target refused: %v", err)
 	}
-	if err := m.Bind(framework.NewCategorical(3)); !errors.Is(err, framework.ErrIncompatible) {
+	if err := m.Accepts(framework.NewCategorical(3)); !errors.Is(err, framework.ErrIncompatible) {
 		t.Errorf("categorical target: err = %v, want ErrIncompatible", err)
 	}
 }
@@ -368,9 +368,9 @@ func TestSample(t *testing.T) {
 		}
 		for _, a := range as {
 			e := a.Value - truth[d]
-			n[a.Worker]++
-			s[a.Worker] += e
-			ss[a.Worker] += e * e
+			n[a.Annotator]++
+			s[a.Annotator] += e
+			ss[a.Annotator] += e * e
 			if a.Class != -1 {
 				t.Fatalf("class %d, want -1", a.Class)
 			}
@@ -387,11 +387,11 @@ func TestSample(t *testing.T) {
 	two := Sample(truth[:2000], PaperBias, PaperPrec, 2, rng)
 	count := make([]int, 5)
 	for d, as := range two {
-		if len(as) != 2 || as[0].Worker >= as[1].Worker {
+		if len(as) != 2 || as[0].Annotator >= as[1].Annotator {
 			t.Fatalf("document %d: answers %v, want 2 distinct sorted annotators", d, as)
 		}
-		count[as[0].Worker]++
-		count[as[1].Worker]++
+		count[as[0].Annotator]++
+		count[as[1].Annotator]++
 	}
 	for r, c := range count { // 800 expected, sd ≈ 22
 		if c < 700 || c > 900 {

@@ -26,8 +26,8 @@ func Example() {
 		truth[d] = 1*z[0] + 3*z[1] + 5*z[2] + 0.3*rng.NormFloat64()
 	}
 	c.Answers = &framework.Answers{
-		Workers: []string{"a1", "a2", "a3", "a4", "a5"},
-		ByDoc:   biasprecision.Sample(truth, biasprecision.PaperBias, biasprecision.PaperPrec, 0, rng),
+		Annotators: []string{"a1", "a2", "a3", "a4", "a5"},
+		ByDoc:      biasprecision.Sample(truth, biasprecision.PaperBias, biasprecision.PaperPrec, 0, rng),
 	}
 	cfg, err := models.ParseConfig([]byte(`
 seed = 1

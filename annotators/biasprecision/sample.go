@@ -60,7 +60,7 @@ func Sample(truth []float64, bias, prec []float64, perDoc int, rng *rand.Rand) [
 		}
 		as := make([]framework.Answer, len(who))
 		for i, r := range who {
-			as[i] = framework.Answer{Worker: int32(r), Class: -1, Value: x + bias[r] + sd[r]*rng.NormFloat64()}
+			as[i] = framework.Answer{Annotator: int32(r), Class: -1, Value: x + bias[r] + sd[r]*rng.NormFloat64()}
 		}
 		out[d] = as
 	}

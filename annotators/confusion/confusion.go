@@ -207,7 +207,7 @@ func (m *Model) Init(s *framework.Setup) error {
 	if s == nil {
 		return fmt.Errorf("%w: confusion annotators: no setup", framework.ErrBadInput)
 	}
-	R, C := len(s.Workers), len(s.Classes)
+	R, C := len(s.Annotators), len(s.Classes)
 	if R == 0 {
 		return fmt.Errorf("%w: confusion annotators need annotator names (does the corpus have answers?)", framework.ErrBadInput)
 	}
@@ -220,13 +220,13 @@ func (m *Model) Init(s *framework.Setup) error {
 		if a.Numeric() {
 			return fmt.Errorf("%w: confusion annotators need categorical answers; the corpus's answers are numbers", framework.ErrIncompatible)
 		}
-		if len(a.Classes) != C || len(a.Workers) != R {
-			return fmt.Errorf("%w: the corpus's answers have %d classes and %d annotators, the setup %d and %d", framework.ErrBadInput, len(a.Classes), len(a.Workers), C, R)
+		if len(a.Classes) != C || len(a.Annotators) != R {
+			return fmt.Errorf("%w: the corpus's answers have %d classes and %d annotators, the setup %d and %d", framework.ErrBadInput, len(a.Classes), len(a.Annotators), C, R)
 		}
 		for d, as := range a.ByDoc {
 			for _, x := range as {
-				if x.Worker < 0 || int(x.Worker) >= R || x.Class < 0 || int(x.Class) >= C {
-					return fmt.Errorf("%w: document %d: answer (annotator %d, class %d) outside %d annotators × %d classes", framework.ErrBadInput, d, x.Worker, x.Class, R, C)
+				if x.Annotator < 0 || int(x.Annotator) >= R || x.Class < 0 || int(x.Class) >= C {
+					return fmt.Errorf("%w: document %d: answer (annotator %d, class %d) outside %d annotators × %d classes", framework.ErrBadInput, d, x.Annotator, x.Class, R, C)
 				}
 			}
 		}
@@ -234,7 +234,7 @@ func (m *Model) Init(s *framework.Setup) error {
 	}
 	m.byDoc = byDoc
 	m.nr, m.nc = R, C
-	m.workers = append([]string(nil), s.Workers...)
+	m.workers = append([]string(nil), s.Annotators...)
 	m.classes = append([]string(nil), s.Classes...)
 	m.answers = make([]int, R)
 	m.xi = make([]float64, R*C*C)
@@ -249,13 +249,13 @@ func (m *Model) Init(s *framework.Setup) error {
 	mv := make([]float64, C)
 	for _, as := range byDoc {
 		for _, x := range as {
-			m.answers[x.Worker]++
+			m.answers[x.Annotator]++
 		}
 		if (m.cfg.Init != InitMajority && m.cfg.Init != InitClassifier) || m.cfg.InitStrength == 0 || !MajorityVote(mv, as) {
 			continue
 		}
 		for _, x := range as {
-			base := int(x.Worker)*C*C + int(x.Class)
+			base := int(x.Annotator)*C*C + int(x.Class)
 			for c, p := range mv {
 				m.xi[base+c*C] += m.cfg.InitStrength * p
 			}
@@ -274,7 +274,7 @@ func (m *Model) StartIters() int {
 	return 0
 }
 
-// Start is the "classifier" start (framework.Starter). After start_iters
+// StartFrom is the "classifier" start (framework.Starter). After start_iters
 // passes from the majority-vote start (which with one answer per document
 // is supervised LDA on the answers), pred holds the model's own classifier's
 // predictions for every training document, made from the topics alone;
@@ -299,7 +299,7 @@ func (m *Model) StartIters() int {
 // good as the crowd where the crowd is large (with one answer per document
 // it is the classifier's label). "classifier" always counts against
 // argmax pred_d.
-func (m *Model) Start(pred []framework.Target) error {
+func (m *Model) StartFrom(pred []framework.Target) error {
 	if m.byDoc == nil {
 		return fmt.Errorf("%w: confusion annotators: no training answers to start from", framework.ErrBadInput)
 	}
@@ -330,7 +330,7 @@ func (m *Model) Start(pred []framework.Target) error {
 		labels[c] = true
 		if !others || len(as) == 1 {
 			for _, a := range as {
-				xi[(int(a.Worker)*C+c)*C+int(a.Class)]++
+				xi[(int(a.Annotator)*C+c)*C+int(a.Class)]++
 			}
 			continue
 		}
@@ -340,12 +340,12 @@ func (m *Model) Start(pred []framework.Target) error {
 			base[l] = math.Log(max(p, 1e-300))
 		}
 		for _, a := range as {
-			for l, e := range m.elogT[(int(a.Worker)*C+int(a.Class))*C:][:C] {
+			for l, e := range m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C] {
 				base[l] += e
 			}
 		}
 		for _, a := range as {
-			row := m.elogT[(int(a.Worker)*C+int(a.Class))*C:][:C]
+			row := m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C]
 			best := 0
 			for l := range score {
 				score[l] = base[l] - row[l]
@@ -353,7 +353,7 @@ func (m *Model) Start(pred []framework.Target) error {
 					best = l
 				}
 			}
-			xi[(int(a.Worker)*C+best)*C+int(a.Class)]++
+			xi[(int(a.Annotator)*C+best)*C+int(a.Class)]++
 		}
 	}
 	if len(labels) == 1 && C > 1 {
@@ -364,9 +364,9 @@ func (m *Model) Start(pred []framework.Target) error {
 	return nil
 }
 
-// Bind accepts only a *framework.Categorical with C classes; anything else
+// Accepts accepts only a *framework.Categorical with C classes; anything else
 // is framework.ErrIncompatible.
-func (m *Model) Bind(t framework.Target) error {
+func (m *Model) Accepts(t framework.Target) error {
 	cat, ok := t.(*framework.Categorical)
 	if !ok {
 		return fmt.Errorf("%w: the confusion annotator model needs a categorical target (a classification response such as softmax); the response's target is %T", framework.ErrIncompatible, t)
@@ -384,7 +384,7 @@ func (m *Model) Evidence(d *framework.DocState) {
 	t := d.Target.(*framework.Categorical)
 	C := m.nc
 	for _, a := range d.Answers {
-		row := m.elogT[(int(a.Worker)*C+int(a.Class))*C:][:C]
+		row := m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C]
 		for l, e := range row {
 			t.Log[l] += e
 		}
@@ -399,7 +399,7 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 	C := m.nc
 	e := 0.0
 	for _, a := range d.Answers {
-		row := m.elogT[(int(a.Worker)*C+int(a.Class))*C:][:C]
+		row := m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C]
 		for l, x := range row {
 			e += lam[l] * x
 		}
@@ -465,8 +465,8 @@ func (m *Model) Accumulate(st framework.Stats, d *framework.DocState) {
 	lam := d.Target.(*framework.Categorical).P
 	C := m.nc
 	for _, a := range d.Answers {
-		s.touch(a.Worker)
-		col := s.Counts[int(a.Worker)*C*C+int(a.Class):]
+		s.touch(a.Annotator)
+		col := s.Counts[int(a.Annotator)*C*C+int(a.Class):]
 		for c, p := range lam {
 			col[c*C] += p
 		}

@@ -18,7 +18,7 @@ import (
 
 // ans builds an answer of annotator r with class y.
 func ans(r, y int) framework.Answer {
-	return framework.Answer{Worker: int32(r), Class: int32(y), Value: float64(y)}
+	return framework.Answer{Annotator: int32(r), Class: int32(y), Value: float64(y)}
 }
 
 func names(prefix string, n int) []string {
@@ -37,10 +37,10 @@ func newModel(t testing.TB, cfg Config, R, C int, byDoc [][]framework.Answer) *M
 	if err != nil {
 		t.Fatal(err)
 	}
-	setup := &framework.Setup{Workers: names("a", R), Classes: names("c", C)}
+	setup := &framework.Setup{Annotators: names("a", R), Classes: names("c", C)}
 	if byDoc != nil {
 		setup.Corpus = &framework.Corpus{Docs: make([]framework.Doc, len(byDoc)), V: 1,
-			Answers: &framework.Answers{Workers: setup.Workers, Classes: setup.Classes, ByDoc: byDoc}}
+			Answers: &framework.Answers{Annotators: setup.Annotators, Classes: setup.Classes, ByDoc: byDoc}}
 	}
 	if err := m.Init(setup); err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestDocELBOFormula(t *testing.T) {
 		e := 0.0
 		for _, a := range as {
 			for l := range lam {
-				row := xi[a.Worker][l]
+				row := xi[a.Annotator][l]
 				s := 0.0
 				for _, x := range row {
 					s += x
@@ -138,7 +138,7 @@ func TestUpdateMaximisesELBO(t *testing.T) {
 		for range 8 {
 			as := []framework.Answer{ans(rng.IntN(R), rng.IntN(C))}
 			if rng.IntN(2) == 0 {
-				as = append(as, ans((int(as[0].Worker)+1)%R, rng.IntN(C)))
+				as = append(as, ans((int(as[0].Annotator)+1)%R, rng.IntN(C)))
 			}
 			m.Accumulate(s, docState(as, randSimplex(rng, C)))
 		}
@@ -554,16 +554,16 @@ var firstXi = regexp.MustCompile(`"xi":\[\[\[[^,]*,`)
 
 func TestBind(t *testing.T) {
 	m := newModel(t, Defaults(), 2, 3, nil)
-	if err := m.Bind(&framework.Gaussian{}); !errors.Is(err, framework.ErrIncompatible) || !strings.Contains(err.Error(), "categorical target") {
+	if err := m.Accepts(&framework.Gaussian{}); !errors.Is(err, framework.ErrIncompatible) || !strings.Contains(err.Error(), "categorical target") {
 		t.Errorf("Bind(Gaussian): %v", err)
 	}
-	if err := m.Bind(nil); !errors.Is(err, framework.ErrIncompatible) {
+	if err := m.Accepts(nil); !errors.Is(err, framework.ErrIncompatible) {
 		t.Errorf("Bind(nil): %v", err)
 	}
-	if err := m.Bind(framework.NewCategorical(2)); !errors.Is(err, framework.ErrIncompatible) || !strings.Contains(err.Error(), "2 classes") {
+	if err := m.Accepts(framework.NewCategorical(2)); !errors.Is(err, framework.ErrIncompatible) || !strings.Contains(err.Error(), "2 classes") {
 		t.Errorf("Bind(2 classes): %v", err)
 	}
-	if err := m.Bind(framework.NewCategorical(3)); err != nil {
+	if err := m.Accepts(framework.NewCategorical(3)); err != nil {
 		t.Errorf("Bind(3 classes): %v", err)
 	}
 }
@@ -615,7 +615,7 @@ func TestConfig(t *testing.T) {
 
 func TestInitErrors(t *testing.T) {
 	m, _ := NewModel(Defaults())
-	ans := &framework.Answers{Workers: []string{"a"}, Classes: []string{"x", "y"}, ByDoc: [][]framework.Answer{{ans(0, 1)}}}
+	ans := &framework.Answers{Annotators: []string{"a"}, Classes: []string{"x", "y"}, ByDoc: [][]framework.Answer{{ans(0, 1)}}}
 	corpus := &framework.Corpus{Docs: make([]framework.Doc, 1), V: 1, Answers: ans}
 	for _, c := range []struct {
 		s    *framework.Setup
@@ -624,16 +624,16 @@ func TestInitErrors(t *testing.T) {
 	}{
 		{nil, framework.ErrBadInput, "setup"},
 		{&framework.Setup{Classes: []string{"x"}}, framework.ErrBadInput, "annotator names"},
-		{&framework.Setup{Workers: []string{"a"}}, framework.ErrIncompatible, "categorical"},
-		{&framework.Setup{Workers: []string{"a"}, Classes: []string{"x", "y", "z"}, Corpus: corpus}, framework.ErrBadInput, "2 classes"},
-		{&framework.Setup{Workers: []string{"a"}, Classes: []string{"x", "y"}, Corpus: &framework.Corpus{V: 1, Answers: &framework.Answers{Workers: []string{"a"}, ByDoc: [][]framework.Answer{{}}}}}, framework.ErrIncompatible, "numbers"},
-		{&framework.Setup{Workers: []string{"a"}, Classes: []string{"x", "y"}, Corpus: &framework.Corpus{V: 1, Answers: &framework.Answers{Workers: []string{"a"}, Classes: []string{"x", "y"}, ByDoc: [][]framework.Answer{{{Worker: 0, Class: 2}}}}}}, framework.ErrBadInput, "document 0"},
+		{&framework.Setup{Annotators: []string{"a"}}, framework.ErrIncompatible, "categorical"},
+		{&framework.Setup{Annotators: []string{"a"}, Classes: []string{"x", "y", "z"}, Corpus: corpus}, framework.ErrBadInput, "2 classes"},
+		{&framework.Setup{Annotators: []string{"a"}, Classes: []string{"x", "y"}, Corpus: &framework.Corpus{V: 1, Answers: &framework.Answers{Annotators: []string{"a"}, ByDoc: [][]framework.Answer{{}}}}}, framework.ErrIncompatible, "numbers"},
+		{&framework.Setup{Annotators: []string{"a"}, Classes: []string{"x", "y"}, Corpus: &framework.Corpus{V: 1, Answers: &framework.Answers{Annotators: []string{"a"}, Classes: []string{"x", "y"}, ByDoc: [][]framework.Answer{{{Annotator: 0, Class: 2}}}}}}, framework.ErrBadInput, "document 0"},
 	} {
 		if err := m.Init(c.s); !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%+v: err %v, want %v mentioning %q", c.s, err, c.want, c.msg)
 		}
 	}
-	if err := m.Init(&framework.Setup{Workers: []string{"a"}, Classes: []string{"x", "y"}, Corpus: corpus}); err != nil {
+	if err := m.Init(&framework.Setup{Annotators: []string{"a"}, Classes: []string{"x", "y"}, Corpus: corpus}); err != nil {
 		t.Errorf("valid setup: %v", err)
 	}
 }

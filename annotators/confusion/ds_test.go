@@ -83,7 +83,7 @@ func crowdCorpus(t testing.TB, seed uint64, D, C, perDoc int, acc []float64) (*f
 	}
 	a := &framework.Answers{ByDoc: byDoc}
 	for r := range acc {
-		a.Workers = append(a.Workers, "w"+strconv.Itoa(r))
+		a.Annotators = append(a.Annotators, "w"+strconv.Itoa(r))
 	}
 	for k := 0; k < C; k++ {
 		a.Classes = append(a.Classes, "class"+strconv.Itoa(k))
@@ -107,7 +107,7 @@ func build(t testing.TB, c *framework.Corpus, cfg confusion.Config, seed uint64)
 	}
 	rng := rand.New(rand.NewPCG(seed, 2))
 	layer.Init(c, rng)
-	setup := &framework.Setup{K: tc.K, V: c.V, Classes: c.Answers.Classes, Workers: c.Answers.Workers, Corpus: c, Rand: rng}
+	setup := &framework.Setup{K: tc.K, V: c.V, Classes: c.Answers.Classes, Annotators: c.Answers.Annotators, Corpus: c, Rand: rng}
 	lik := &flat{}
 	if err := lik.Init(setup); err != nil {
 		t.Fatal(err)
@@ -236,7 +236,7 @@ func oracleClass(as []framework.Answer, pis [][][]float64) int {
 	for c := range pis[0] {
 		p := 1.0
 		for _, a := range as {
-			p *= pis[a.Worker][c][a.Class]
+			p *= pis[a.Annotator][c][a.Class]
 		}
 		if p > bp {
 			best, bp = c, p
@@ -258,7 +258,7 @@ func empirical(c *framework.Corpus, truth []int, R int) [][][]float64 {
 	}
 	for d, as := range c.Answers.ByDoc {
 		for _, a := range as {
-			emp[a.Worker][truth[d]][a.Class]++
+			emp[a.Annotator][truth[d]][a.Class]++
 		}
 	}
 	for r := range emp {

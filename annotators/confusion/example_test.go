@@ -21,10 +21,10 @@ func Example() {
 	}
 	pis, _ := confusion.FromAccuracies([]float64{0.8, 0.6, 0.45, 0.4, 0.35}, C)
 	byDoc, _ := confusion.Sample(truth, pis, 3, rng)
-	answers := &framework.Answers{Workers: []string{"ann", "bob", "cat", "dan", "eve"}, Classes: []string{"w", "x", "y", "z"}, ByDoc: byDoc}
+	answers := &framework.Answers{Annotators: []string{"ann", "bob", "cat", "dan", "eve"}, Classes: []string{"w", "x", "y", "z"}, ByDoc: byDoc}
 
 	m, _ := confusion.NewModel(confusion.Defaults()) // ω = 1, diagonal 2, uniform start
-	if err := m.Init(&framework.Setup{Workers: answers.Workers, Classes: answers.Classes,
+	if err := m.Init(&framework.Setup{Annotators: answers.Annotators, Classes: answers.Classes,
 		Corpus: &framework.Corpus{Docs: make([]framework.Doc, D), V: 1, Answers: answers}}); err != nil {
 		fmt.Println(err)
 		return
@@ -56,7 +56,7 @@ func Example() {
 		mvCorrect += mv[truth[d]]
 	}
 	fmt.Printf("majority vote %.2f, Dawid–Skene %.2f\n", mvCorrect/D, float64(correct)/D)
-	for r, name := range answers.Workers {
+	for r, name := range answers.Annotators {
 		fmt.Printf("%s: %d answers, estimated accuracy %.2f (planted %.2f)\n", name, m.Answers(r), m.Accuracy(r), pis[r][0][0])
 	}
 	// Output:

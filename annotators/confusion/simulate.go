@@ -96,7 +96,7 @@ func Sample(truth []int, pis [][][]float64, perDoc int, rng *rand.Rand) ([][]fra
 		as := make([]framework.Answer, perDoc)
 		for i, r := range chosen {
 			y := draw(pis[r][c], rng)
-			as[i] = framework.Answer{Worker: int32(r), Class: int32(y), Value: float64(y)}
+			as[i] = framework.Answer{Annotator: int32(r), Class: int32(y), Value: float64(y)}
 		}
 		out[d] = as
 	}

@@ -86,12 +86,12 @@ func TestSample(t *testing.T) {
 	var count [4][3][3]float64
 	var per [4]float64
 	for d, as := range out {
-		if len(as) != perDoc || as[0].Worker >= as[1].Worker {
+		if len(as) != perDoc || as[0].Annotator >= as[1].Annotator {
 			t.Fatalf("document %d: answers %v, want %d from distinct annotators in order", d, as, perDoc)
 		}
 		for _, a := range as {
-			count[a.Worker][truth[d]][a.Class]++
-			per[a.Worker]++
+			count[a.Annotator][truth[d]][a.Class]++
+			per[a.Annotator]++
 			if a.Value != float64(a.Class) {
 				t.Fatalf("answer value %v for class %d", a.Value, a.Class)
 			}

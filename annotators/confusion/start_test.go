@@ -59,7 +59,7 @@ func TestStartFixture(t *testing.T) {
 			if err := m.SetXi([][][]float64{xi, xi, xi}); err != nil {
 				t.Fatal(err)
 			}
-			if err := m.Start(pred); err != nil {
+			if err := m.StartFrom(pred); err != nil {
 				t.Fatal(err)
 			}
 			checkXi(t, m, tc.want, 1e-15)
@@ -89,7 +89,7 @@ func TestStartErrors(t *testing.T) {
 		"wrong classes": {[]framework.Target{ok, ok, catTarget(0.2, 0.3, 0.5), ok}, framework.ErrIncompatible},
 		"one class":     {[]framework.Target{ok, ok, ok, ok}, framework.ErrIncompatible},
 	} {
-		if err := m.Start(c.pred); !errors.Is(err, c.want) {
+		if err := m.StartFrom(c.pred); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)
 		}
 	}

@@ -94,8 +94,8 @@ func (m *Model) Init(s *framework.Setup) error {
 		return fmt.Errorf("%w: annotators %s need categorical answers with at least 2 classes", framework.ErrIncompatible, Name)
 	}
 	m.C = len(s.Classes)
-	R := len(s.Workers)
-	m.workers, m.classes = s.Workers, s.Classes
+	R := len(s.Annotators)
+	m.workers, m.classes = s.Annotators, s.Classes
 	m.Theta = make([]float64, R)
 	m.Xi = make([]float64, R*m.C)
 	for r := range m.Theta {
@@ -112,18 +112,18 @@ func (m *Model) Init(s *framework.Setup) error {
 	if s.Corpus != nil && s.Corpus.Answers != nil {
 		for d, as := range s.Corpus.Answers.ByDoc {
 			for _, a := range as {
-				if a.Worker < 0 || int(a.Worker) >= R || a.Class < 0 || int(a.Class) >= m.C {
-					return fmt.Errorf("%w: annotators %s: document %d: answer of annotator %d, class %d outside %d annotators, %d classes", framework.ErrBadInput, Name, d, a.Worker, a.Class, R, m.C)
+				if a.Annotator < 0 || int(a.Annotator) >= R || a.Class < 0 || int(a.Class) >= m.C {
+					return fmt.Errorf("%w: annotators %s: document %d: answer of annotator %d, class %d outside %d annotators, %d classes", framework.ErrBadInput, Name, d, a.Annotator, a.Class, R, m.C)
 				}
-				m.answers[a.Worker]++
+				m.answers[a.Annotator]++
 			}
 		}
 	}
 	return nil
 }
 
-// Bind accepts a categorical target of C classes.
-func (m *Model) Bind(t framework.Target) error {
+// Accepts accepts a categorical target of C classes.
+func (m *Model) Accepts(t framework.Target) error {
 	c, ok := t.(*framework.Categorical)
 	if !ok {
 		return fmt.Errorf("%w: annotators %s need a categorical target, not %T", framework.ErrIncompatible, Name, t)
@@ -152,7 +152,7 @@ func (m *Model) Evidence(d *framework.DocState) {
 	t := d.Target.(*framework.Categorical)
 	C := m.C
 	for _, a := range d.Answers {
-		i := int(a.Worker)*C + int(a.Class)
+		i := int(a.Annotator)*C + int(a.Class)
 		rt, wr := m.right[i], m.wrong[i]
 		for l := range t.Log {
 			if l == int(a.Class) {
@@ -170,7 +170,7 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 	C := m.C
 	e := 0.0
 	for _, a := range d.Answers {
-		i := int(a.Worker)*C + int(a.Class)
+		i := int(a.Annotator)*C + int(a.Class)
 		for l, p := range t.P {
 			if l == int(a.Class) {
 				e += p * m.right[i]
@@ -209,7 +209,7 @@ func (m *Model) Accumulate(st framework.Stats, d *framework.DocState) {
 	t := d.Target.(*framework.Categorical)
 	C := m.C
 	for _, a := range d.Answers {
-		i := int(a.Worker)*C + int(a.Class)
+		i := int(a.Annotator)*C + int(a.Class)
 		other := 0.0
 		for l, p := range t.P {
 			if l != int(a.Class) {

@@ -30,7 +30,7 @@ func newModel(t *testing.T, p mace.Params, R, C int) *mace.Model {
 	for i := range c {
 		c[i] = "c" + strconv.Itoa(i)
 	}
-	if err := m.Init(&framework.Setup{K: 1, V: 1, Workers: w, Classes: c}); err != nil {
+	if err := m.Init(&framework.Setup{K: 1, V: 1, Annotators: w, Classes: c}); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -46,7 +46,7 @@ func TestEvidenceByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds := framework.NewDocState(1, 0)
-	ds.Bind(0, &framework.Doc{}, []framework.Answer{{Worker: 0, Class: 0}, {Worker: 0, Class: 1, Value: 1}})
+	ds.Bind(0, &framework.Doc{}, []framework.Answer{{Annotator: 0, Class: 0}, {Annotator: 0, Class: 1, Value: 1}})
 	tg := framework.NewCategorical(2)
 	ds.Target = tg
 	tg.Reset()
@@ -148,7 +148,7 @@ func spamCrowd(t *testing.T) (*synth.Crowd, *framework.Answers) {
 	}
 	a := &framework.Answers{Classes: cr.Train.Answers.Classes, ByDoc: make([][]framework.Answer, spec.D)}
 	for r := range anns {
-		a.Workers = append(a.Workers, "a"+strconv.Itoa(r))
+		a.Annotators = append(a.Annotators, "a"+strconv.Itoa(r))
 	}
 	for d := range a.ByDoc {
 		for _, r := range rng.Perm(len(anns))[:5] {
@@ -160,7 +160,7 @@ func spamCrowd(t *testing.T) (*synth.Crowd, *framework.Answers) {
 					y = rng.IntN(C)
 				}
 			}
-			a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Worker: int32(r), Class: int32(y), Value: float64(y)})
+			a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Annotator: int32(r), Class: int32(y), Value: float64(y)})
 		}
 	}
 	return cr, a

@@ -15,9 +15,9 @@ import (
 func Example() {
 	n, _ := onecoin.New(nil)
 	m := n.(*onecoin.Model)
-	_ = m.Init(&framework.Setup{K: 1, V: 1, Workers: []string{"ann"}, Classes: []string{"x", "y", "z"}})
+	_ = m.Init(&framework.Setup{K: 1, V: 1, Annotators: []string{"ann"}, Classes: []string{"x", "y", "z"}})
 	ds := framework.NewDocState(1, 0)
-	ds.Bind(0, &framework.Doc{}, []framework.Answer{{Worker: 0, Class: 0}})
+	ds.Bind(0, &framework.Doc{}, []framework.Answer{{Annotator: 0, Class: 0}})
 	tg := framework.NewCategorical(3)
 	ds.Target = tg
 	tg.Reset()

@@ -93,7 +93,7 @@ func (m *Model) Init(s *framework.Setup) error {
 		return fmt.Errorf("%w: %s needs categorical answers with at least 2 classes", framework.ErrIncompatible, Name)
 	}
 	m.C = len(s.Classes)
-	R := len(s.Workers)
+	R := len(s.Annotators)
 	m.A, m.B, m.Acc = make([]float64, R), make([]float64, R), make([]float64, R)
 	for r := range R {
 		m.A[r] = m.params.Alpha + m.params.Strength*m.params.Init
@@ -102,22 +102,22 @@ func (m *Model) Init(s *framework.Setup) error {
 	}
 	m.run, m.runW = nil, 0
 	m.refresh()
-	m.workers, m.answers = s.Workers, make([]int, R)
+	m.workers, m.answers = s.Annotators, make([]int, R)
 	if s.Corpus != nil && s.Corpus.Answers != nil {
 		for d, as := range s.Corpus.Answers.ByDoc {
 			for _, a := range as {
-				if a.Worker < 0 || int(a.Worker) >= R || a.Class < 0 || int(a.Class) >= m.C {
-					return fmt.Errorf("%w: annotators %s: document %d: answer of annotator %d, class %d outside %d annotators, %d classes", framework.ErrBadInput, Name, d, a.Worker, a.Class, R, m.C)
+				if a.Annotator < 0 || int(a.Annotator) >= R || a.Class < 0 || int(a.Class) >= m.C {
+					return fmt.Errorf("%w: annotators %s: document %d: answer of annotator %d, class %d outside %d annotators, %d classes", framework.ErrBadInput, Name, d, a.Annotator, a.Class, R, m.C)
 				}
-				m.answers[a.Worker]++
+				m.answers[a.Annotator]++
 			}
 		}
 	}
 	return nil
 }
 
-// Bind accepts categorical targets only.
-func (m *Model) Bind(t framework.Target) error {
+// Accepts accepts categorical targets only.
+func (m *Model) Accepts(t framework.Target) error {
 	c, ok := t.(*framework.Categorical)
 	if !ok {
 		return fmt.Errorf("%w: %s needs a categorical target, not %T", framework.ErrIncompatible, Name, t)
@@ -156,7 +156,7 @@ func (m *Model) computeLogs(r int) (right, wrong float64) {
 func (m *Model) Evidence(d *framework.DocState) {
 	t := d.Target.(*framework.Categorical)
 	for _, a := range d.Answers {
-		right, wrong := m.logs(a.Worker)
+		right, wrong := m.logs(a.Annotator)
 		for l := range t.Log {
 			if int32(l) == a.Class {
 				t.Log[l] += right
@@ -172,7 +172,7 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 	t := d.Target.(*framework.Categorical)
 	e := 0.0
 	for _, a := range d.Answers {
-		right, wrong := m.logs(a.Worker)
+		right, wrong := m.logs(a.Annotator)
 		p := t.P[a.Class]
 		e += p*right + (1-p)*wrong
 	}
@@ -205,8 +205,8 @@ func (m *Model) Accumulate(st framework.Stats, d *framework.DocState) {
 	s := st.(*Stats)
 	t := d.Target.(*framework.Categorical)
 	for _, a := range d.Answers {
-		s.Correct[a.Worker] += t.P[a.Class]
-		s.N[a.Worker]++
+		s.Correct[a.Annotator] += t.P[a.Class]
+		s.N[a.Annotator]++
 	}
 }
 

@@ -68,7 +68,7 @@ func newModel(t *testing.T, p framework.Params, R, C int) *onecoin.Model {
 	for i := range c {
 		c[i] = "c" + strconv.Itoa(i)
 	}
-	if err := n.Init(&framework.Setup{K: 1, V: 1, Workers: w, Classes: c}); err != nil {
+	if err := n.Init(&framework.Setup{K: 1, V: 1, Annotators: w, Classes: c}); err != nil {
 		t.Fatal(err)
 	}
 	return n.(*onecoin.Model)
@@ -86,7 +86,7 @@ func TestByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds := framework.NewDocState(1, 0)
-	ds.Bind(0, &framework.Doc{}, []framework.Answer{{Worker: 0, Class: 0}})
+	ds.Bind(0, &framework.Doc{}, []framework.Answer{{Annotator: 0, Class: 0}})
 	tg := framework.NewCategorical(3)
 	ds.Target = tg
 	tg.Reset()
@@ -161,7 +161,7 @@ func crowd() (*framework.Corpus, []int, []float64) {
 	const D, C = 900, 3
 	a := &framework.Answers{Classes: []string{"x", "y", "z"}, ByDoc: make([][]framework.Answer, D)}
 	for r := range acc {
-		a.Workers = append(a.Workers, "a"+strconv.Itoa(r))
+		a.Annotators = append(a.Annotators, "a"+strconv.Itoa(r))
 	}
 	truth := make([]int, D)
 	c := &framework.Corpus{V: 1, Docs: make([]framework.Doc, D), Answers: a}
@@ -173,7 +173,7 @@ func crowd() (*framework.Corpus, []int, []float64) {
 			if rng.Float64() >= acc[r] {
 				y = (y + 1 + rng.IntN(C-1)) % C
 			}
-			a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Worker: int32(r), Class: int32(y), Value: float64(y)})
+			a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Annotator: int32(r), Class: int32(y), Value: float64(y)})
 		}
 	}
 	return c, truth, acc
@@ -230,9 +230,9 @@ func TestPlanted(t *testing.T) {
 		ok, n := make([]float64, len(acc)), make([]float64, len(acc))
 		for d, as := range c.Answers.ByDoc {
 			for _, a := range as {
-				n[a.Worker]++
+				n[a.Annotator]++
 				if int(a.Class) == truth[d] {
-					ok[a.Worker]++
+					ok[a.Annotator]++
 				}
 			}
 		}

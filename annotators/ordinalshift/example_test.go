@@ -34,7 +34,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	if err := m.Init(&framework.Setup{Classes: levels, Workers: []string{"harsh", "extreme", "careless"}}); err != nil {
+	if err := m.Init(&framework.Setup{Classes: levels, Annotators: []string{"harsh", "extreme", "careless"}}); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -101,7 +101,7 @@ func TestReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Init(&framework.Setup{Classes: []string{"lo", "mid", "hi"}, Workers: []string{"ann", "bob"}}); err != nil {
+	if err := m.Init(&framework.Setup{Classes: []string{"lo", "mid", "hi"}, Annotators: []string{"ann", "bob"}}); err != nil {
 		t.Fatal(err)
 	}
 	header, rows, _ := m.Report()

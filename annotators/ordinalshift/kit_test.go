@@ -42,7 +42,7 @@ func plantedCrowd(D, C, perDoc int, seed uint64) (*frameworktest.Planted, error)
 	for r := range workers {
 		workers[r] = "a" + strconv.Itoa(r)
 	}
-	corpus.Answers = &framework.Answers{Workers: workers, Classes: p.Classes, ByDoc: Sample(truth, C, ann, perDoc, rng)}
+	corpus.Answers = &framework.Answers{Annotators: workers, Classes: p.Classes, ByDoc: Sample(truth, C, ann, perDoc, rng)}
 	p.Train = corpus
 	for _, c := range truth {
 		p.Truth = append(p.Truth, float64(c))

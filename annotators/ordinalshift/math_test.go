@@ -114,7 +114,7 @@ func TestFitRecoversSampledAnnotators(t *testing.T) {
 		t.Fatal(err)
 	}
 	workers := []string{"a", "b", "c", "d", "e"}
-	if err := m.Init(&framework.Setup{Classes: []string{"1", "2", "3", "4", "5"}, Workers: workers}); err != nil {
+	if err := m.Init(&framework.Setup{Classes: []string{"1", "2", "3", "4", "5"}, Annotators: workers}); err != nil {
 		t.Fatal(err)
 	}
 	s := m.NewStats()

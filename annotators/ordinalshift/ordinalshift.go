@@ -152,9 +152,9 @@ func (m *Model) Init(s *framework.Setup) error {
 	}
 	m.C = len(s.Classes)
 	m.Names = slices.Clone(s.Classes)
-	m.Workers = slices.Clone(s.Workers)
+	m.Workers = slices.Clone(s.Annotators)
 	ref := Annotator{Stretch: 1, Precision: m.Config.Precision}.natural()
-	m.Theta = make([][3]float64, len(s.Workers))
+	m.Theta = make([][3]float64, len(s.Annotators))
 	for r := range m.Theta {
 		m.Theta[r] = ref
 	}
@@ -165,7 +165,7 @@ func (m *Model) Init(s *framework.Setup) error {
 			m.prior[c*C+l] = m.Config.PriorCount * math.Exp(logProb(ref, c, l, C, 0, nil, nil))
 		}
 	}
-	m.logP = make([]float64, len(s.Workers)*C*C)
+	m.logP = make([]float64, len(s.Annotators)*C*C)
 	m.refresh()
 	m.run, m.runW = nil, 0
 	return nil
@@ -183,8 +183,8 @@ func (m *Model) refresh() {
 	}
 }
 
-// Bind accepts categorical targets only.
-func (m *Model) Bind(t framework.Target) error {
+// Accepts accepts categorical targets only.
+func (m *Model) Accepts(t framework.Target) error {
 	if _, ok := t.(*framework.Categorical); !ok {
 		return fmt.Errorf("%w: annotators %s need a categorical target (ordered levels), not %T", framework.ErrIncompatible, Name, t)
 	}
@@ -197,7 +197,7 @@ func (m *Model) Evidence(d *framework.DocState) {
 	t := d.Target.(*framework.Categorical)
 	C := m.C
 	for _, a := range d.Answers {
-		row := m.logP[int(a.Worker)*C*C:]
+		row := m.logP[int(a.Annotator)*C*C:]
 		for c := range t.Log {
 			t.Log[c] += row[c*C+int(a.Class)]
 		}
@@ -210,7 +210,7 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 	C := m.C
 	e := 0.0
 	for _, a := range d.Answers {
-		row := m.logP[int(a.Worker)*C*C:]
+		row := m.logP[int(a.Annotator)*C*C:]
 		for c, p := range t.P {
 			e += p * row[c*C+int(a.Class)]
 		}
@@ -243,7 +243,7 @@ func (m *Model) Accumulate(st framework.Stats, d *framework.DocState) {
 	t := d.Target.(*framework.Categorical)
 	C := m.C
 	for _, a := range d.Answers {
-		row := s.N[int(a.Worker)*C*C:]
+		row := s.N[int(a.Annotator)*C*C:]
 		for c, p := range t.P {
 			row[c*C+int(a.Class)] += p
 		}

@@ -60,7 +60,7 @@ func Sample(truth []int, C int, ann []Annotator, perDoc int, rng *rand.Rand) [][
 			for l < C-1 && x > cut(l, C) {
 				l++
 			}
-			as[i] = framework.Answer{Worker: int32(r), Class: int32(l), Value: float64(l)}
+			as[i] = framework.Answer{Annotator: int32(r), Class: int32(l), Value: float64(l)}
 		}
 		out[d] = as
 	}

@@ -39,14 +39,14 @@ annotators "perfect" {
 		fmt.Println(err)
 		return
 	}
-	if err := noise.Bind(framework.NewCategorical(3)); err != nil {
+	if err := noise.Accepts(framework.NewCategorical(3)); err != nil {
 		fmt.Println(err)
 		return
 	}
 	show := func(what string, answers ...int32) {
 		d := &framework.DocState{Target: framework.NewCategorical(3)}
 		for r, c := range answers {
-			d.Answers = append(d.Answers, framework.Answer{Worker: int32(r), Class: c})
+			d.Answers = append(d.Answers, framework.Answer{Annotator: int32(r), Class: c})
 		}
 		t := d.Target.(*framework.Categorical)
 		copy(t.Log, []float64{2, 0, 1}) // the response's prior message η_l·φ̄_d
@@ -59,7 +59,7 @@ annotators "perfect" {
 	show("no answers")
 
 	// A Gaussian target needs aggregate = "mean".
-	err = noise.Bind(&framework.Gaussian{})
+	err = noise.Accepts(&framework.Gaussian{})
 	fmt.Println(errors.Is(err, framework.ErrIncompatible))
 	// Output:
 	// answers politics ×2, sport λ = [0.000 1.000 0.000]

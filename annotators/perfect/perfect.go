@@ -197,7 +197,7 @@ func (m *Model) Init(s *framework.Setup) error {
 		return fmt.Errorf("%w: annotators %s: aggregate = %q needs categorical answers; the corpus's are numbers", framework.ErrIncompatible, Name, m.agg)
 	}
 	m.docs, m.answers, m.ties = 0, 0, 0
-	m.weights, m.workers = nil, s.Workers
+	m.weights, m.workers = nil, s.Annotators
 	var sum, sumSq float64
 	if a != nil {
 		C := m.classes
@@ -227,7 +227,7 @@ func (m *Model) Init(s *framework.Setup) error {
 			}
 		}
 		if m.agg == Wawa {
-			m.weights = WawaWeights(a, len(s.Workers), C)
+			m.weights = WawaWeights(a, len(s.Annotators), C)
 			for _, as := range a.ByDoc {
 				if _, ties := m.weightedTop(as, C); ties > 1 {
 					m.ties++
@@ -250,11 +250,11 @@ func (m *Model) Init(s *framework.Setup) error {
 	return nil
 }
 
-// Bind accepts a *framework.Categorical target with "majority" (or an
+// Accepts accepts a *framework.Categorical target with "majority" (or an
 // unset aggregate) and as many classes as the answers, and a
 // *framework.Gaussian target with "mean" (or unset); anything else is
 // framework.ErrIncompatible.
-func (m *Model) Bind(t framework.Target) error {
+func (m *Model) Accepts(t framework.Target) error {
 	switch t := t.(type) {
 	case *framework.Categorical:
 		if err := m.resolve(Majority, "a categorical target (a classification response)"); err != nil {
@@ -331,11 +331,11 @@ func WawaWeights(a *framework.Answers, R, C int) []float64 {
 			continue
 		}
 		for _, x := range as {
-			if x.Worker < 0 || int(x.Worker) >= R || x.Class < 0 || int(x.Class) >= C {
+			if x.Annotator < 0 || int(x.Annotator) >= R || x.Class < 0 || int(x.Class) >= C {
 				continue
 			}
-			agree[x.Worker] += mv[x.Class]
-			n[x.Worker]++
+			agree[x.Annotator] += mv[x.Class]
+			n[x.Annotator]++
 		}
 	}
 	for r := range agree {
@@ -364,7 +364,7 @@ func (m *Model) score(as []framework.Answer, l int) float64 {
 	s := 0.0
 	for _, a := range as {
 		if int(a.Class) == l {
-			s += m.weight(a.Worker)
+			s += m.weight(a.Annotator)
 		}
 	}
 	return s

@@ -17,7 +17,7 @@ import (
 func cat(classes ...int32) []framework.Answer {
 	out := make([]framework.Answer, len(classes))
 	for i, c := range classes {
-		out[i] = framework.Answer{Worker: int32(i), Class: c, Value: float64(c)}
+		out[i] = framework.Answer{Annotator: int32(i), Class: c, Value: float64(c)}
 	}
 	return out
 }
@@ -25,7 +25,7 @@ func cat(classes ...int32) []framework.Answer {
 func num(values ...float64) []framework.Answer {
 	out := make([]framework.Answer, len(values))
 	for i, v := range values {
-		out[i] = framework.Answer{Worker: int32(i), Class: -1, Value: v}
+		out[i] = framework.Answer{Annotator: int32(i), Class: -1, Value: v}
 	}
 	return out
 }
@@ -71,7 +71,7 @@ func TestMajorityWeights(t *testing.T) {
 // is Σ_l λ_l log w_l.
 func TestEvidenceCategorical(t *testing.T) {
 	m := newModel(t, Defaults(), &framework.Setup{Classes: []string{"a", "b", "c"}})
-	if err := m.Bind(framework.NewCategorical(3)); err != nil {
+	if err := m.Accepts(framework.NewCategorical(3)); err != nil {
 		t.Fatal(err)
 	}
 	prior := []float64{4, -1, 0.5} // η_l·φ̄_d, strongly for class a
@@ -139,7 +139,7 @@ func gaussianELBO(m *Model, answers []framework.Answer, mu, sigma2, mean, v floa
 func TestEvidenceGaussianIsStationary(t *testing.T) {
 	const P = 50.0
 	m := newModel(t, Params{Aggregate: Mean, Precision: P}, &framework.Setup{})
-	if err := m.Bind(&framework.Gaussian{}); err != nil {
+	if err := m.Accepts(&framework.Gaussian{}); err != nil {
 		t.Fatal(err)
 	}
 	answers := num(1, 2.5, 4)
@@ -174,10 +174,10 @@ func TestEvidenceGaussianIsStationary(t *testing.T) {
 // documents' mean answers; m_d − ȳ_d = (η·φ̄_d − ȳ_d)/(σ²P + 1).
 func TestAutomaticPrecision(t *testing.T) {
 	c := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 4), Answers: &framework.Answers{
-		Workers: []string{"a", "b"},
-		ByDoc:   [][]framework.Answer{num(1, 3), nil, num(5), num(8, 10)},
+		Annotators: []string{"a", "b"},
+		ByDoc:      [][]framework.Answer{num(1, 3), nil, num(5), num(8, 10)},
 	}}
-	m := newModel(t, Defaults(), &framework.Setup{Workers: c.Answers.Workers, Corpus: c})
+	m := newModel(t, Defaults(), &framework.Setup{Annotators: c.Answers.Annotators, Corpus: c})
 	// Mean answers 2, 5, 9: variance (sample) 37/3·... = ((2−16/3)² + (5−16/3)² + (9−16/3)²)/2.
 	mu := 16.0 / 3
 	s2 := ((2-mu)*(2-mu) + (5-mu)*(5-mu) + (9-mu)*(9-mu)) / 2
@@ -203,7 +203,7 @@ func TestAutomaticPrecision(t *testing.T) {
 
 func TestStatsAndELBO(t *testing.T) {
 	m := newModel(t, Params{Precision: 4}, &framework.Setup{})
-	if err := m.Bind(&framework.Gaussian{}); err != nil {
+	if err := m.Accepts(&framework.Gaussian{}); err != nil {
 		t.Fatal(err)
 	}
 	docs := []*framework.DocState{
@@ -252,10 +252,10 @@ func TestStatsAndELBO(t *testing.T) {
 // TestCompatibility: Init and Bind refuse a target kind / aggregate
 // mismatch with ErrIncompatible; an unset aggregate follows the target.
 func TestCompatibility(t *testing.T) {
-	catCorpus := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 1), Answers: &framework.Answers{Workers: []string{"a"}, Classes: []string{"x", "y"}, ByDoc: [][]framework.Answer{cat(1)}}}
-	numCorpus := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 1), Answers: &framework.Answers{Workers: []string{"a"}, ByDoc: [][]framework.Answer{num(1)}}}
-	catSetup := &framework.Setup{Classes: catCorpus.Answers.Classes, Workers: []string{"a"}, Corpus: catCorpus}
-	numSetup := &framework.Setup{Workers: []string{"a"}, Corpus: numCorpus}
+	catCorpus := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 1), Answers: &framework.Answers{Annotators: []string{"a"}, Classes: []string{"x", "y"}, ByDoc: [][]framework.Answer{cat(1)}}}
+	numCorpus := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 1), Answers: &framework.Answers{Annotators: []string{"a"}, ByDoc: [][]framework.Answer{num(1)}}}
+	catSetup := &framework.Setup{Classes: catCorpus.Answers.Classes, Annotators: []string{"a"}, Corpus: catCorpus}
+	numSetup := &framework.Setup{Annotators: []string{"a"}, Corpus: numCorpus}
 	for _, tc := range []struct {
 		name    string
 		agg     string
@@ -291,7 +291,7 @@ func TestCompatibility(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		err = m.Bind(tc.target)
+		err = m.Accepts(tc.target)
 		if !errors.Is(err, tc.bindErr) || (err != nil) != (tc.bindErr != nil) {
 			t.Errorf("%s: Bind err = %v, want %v", tc.name, err, tc.bindErr)
 			continue
@@ -310,8 +310,8 @@ func (otherTarget) CopyFrom(framework.Target) {}
 
 func TestInitErrors(t *testing.T) {
 	for name, c := range map[string]*framework.Corpus{
-		"class out of range": {V: 1, Docs: make([]framework.Doc, 1), Answers: &framework.Answers{Workers: []string{"a"}, Classes: []string{"x", "y"}, ByDoc: [][]framework.Answer{cat(2)}}},
-		"non-finite answer":  {V: 1, Docs: make([]framework.Doc, 1), Answers: &framework.Answers{Workers: []string{"a"}, ByDoc: [][]framework.Answer{num(math.NaN())}}},
+		"class out of range": {V: 1, Docs: make([]framework.Doc, 1), Answers: &framework.Answers{Annotators: []string{"a"}, Classes: []string{"x", "y"}, ByDoc: [][]framework.Answer{cat(2)}}},
+		"non-finite answer":  {V: 1, Docs: make([]framework.Doc, 1), Answers: &framework.Answers{Annotators: []string{"a"}, ByDoc: [][]framework.Answer{num(math.NaN())}}},
 	} {
 		m, _ := New(Defaults())
 		s := &framework.Setup{Classes: c.Answers.Classes, Corpus: c}
@@ -358,10 +358,10 @@ func TestParams(t *testing.T) {
 
 func TestReport(t *testing.T) {
 	c := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 4), Answers: &framework.Answers{
-		Workers: []string{"a", "b", "c"}, Classes: []string{"x", "y", "z"},
+		Annotators: []string{"a", "b", "c"}, Classes: []string{"x", "y", "z"},
 		ByDoc: [][]framework.Answer{cat(0, 1), cat(2, 2, 1), nil, cat(1)},
 	}}
-	m := newModel(t, Defaults(), &framework.Setup{Classes: c.Answers.Classes, Workers: c.Answers.Workers, Corpus: c})
+	m := newModel(t, Defaults(), &framework.Setup{Classes: c.Answers.Classes, Annotators: c.Answers.Annotators, Corpus: c})
 	header, rows, doc := m.Report()
 	want := [][]string{{"annotator", "aggregate", "documents", "answers", "ties", "precision"}, {"perfect", "majority", "3", "6", "1", ""}}
 	if diff := cmp.Diff(want, append([][]string{header}, rows...)); diff != "" {
@@ -374,7 +374,7 @@ func TestReport(t *testing.T) {
 	if got := string(b); got != `{"annotator":"perfect","aggregate":"majority","documents":3,"answers":6,"ties":1}` {
 		t.Errorf("JSON %s", got)
 	}
-	nc := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 2), Answers: &framework.Answers{Workers: []string{"a"}, ByDoc: [][]framework.Answer{num(1), num(2)}}}
+	nc := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 2), Answers: &framework.Answers{Annotators: []string{"a"}, ByDoc: [][]framework.Answer{num(1), num(2)}}}
 	m = newModel(t, Params{Precision: 2.5}, &framework.Setup{Corpus: nc})
 	_, rows, _ = m.Report()
 	if diff := cmp.Diff([]string{"perfect", "mean", "2", "2", "", "2.5"}, rows[0]); diff != "" {
@@ -388,15 +388,15 @@ func TestReport(t *testing.T) {
 // RelPrecision and equal weights); bad parameters are refused.
 func TestSaveLoadRestoresLearnt(t *testing.T) {
 	c := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 4), Answers: &framework.Answers{
-		Workers: []string{"a", "b"},
-		ByDoc:   [][]framework.Answer{num(1, 3), nil, num(5), num(8, 10)},
+		Annotators: []string{"a", "b"},
+		ByDoc:      [][]framework.Answer{num(1, 3), nil, num(5), num(8, 10)},
 	}}
-	trained := newModel(t, Defaults(), &framework.Setup{Workers: c.Answers.Workers, Corpus: c})
+	trained := newModel(t, Defaults(), &framework.Setup{Annotators: c.Answers.Annotators, Corpus: c})
 	var buf bytes.Buffer
 	if err := trained.SaveParams(&buf); err != nil {
 		t.Fatal(err)
 	}
-	rebuilt := newModel(t, Defaults(), &framework.Setup{Workers: c.Answers.Workers})
+	rebuilt := newModel(t, Defaults(), &framework.Setup{Annotators: c.Answers.Annotators})
 	if rebuilt.Precision() == trained.Precision() {
 		t.Fatalf("rebuilt precision %v already equals the trained one: the test cannot tell", rebuilt.Precision())
 	}
@@ -410,16 +410,16 @@ func TestSaveLoadRestoresLearnt(t *testing.T) {
 	p := Defaults()
 	p.Aggregate = Wawa
 	cc := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 3), Answers: &framework.Answers{
-		Workers: []string{"a", "b", "c"}, Classes: []string{"x", "y"},
+		Annotators: []string{"a", "b", "c"}, Classes: []string{"x", "y"},
 		ByDoc: [][]framework.Answer{cat(0, 0, 1), cat(1, 1, 1), cat(0, 0, 0)},
 	}}
-	setup := &framework.Setup{Workers: cc.Answers.Workers, Classes: cc.Answers.Classes, Corpus: cc}
+	setup := &framework.Setup{Annotators: cc.Answers.Annotators, Classes: cc.Answers.Classes, Corpus: cc}
 	w := newModel(t, p, setup)
 	buf.Reset()
 	if err := w.SaveParams(&buf); err != nil {
 		t.Fatal(err)
 	}
-	rw := newModel(t, p, &framework.Setup{Workers: cc.Answers.Workers, Classes: cc.Answers.Classes})
+	rw := newModel(t, p, &framework.Setup{Annotators: cc.Answers.Annotators, Classes: cc.Answers.Classes})
 	if err := rw.LoadParams(bytes.NewReader(buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}

@@ -22,8 +22,8 @@ import (
 // a1 5/6, a2 (0 + 0 + ½ + ½)/4 = 1/4. The weighted vote breaks both ties:
 // task 2 → 0 (5/6 against 1/4), task 3 → 1.
 func wawaFixture() *framework.Corpus {
-	ans := func(r, y int32) framework.Answer { return framework.Answer{Worker: r, Class: y, Value: float64(y)} }
-	a := &framework.Answers{Workers: []string{"a0", "a1", "a2"}, Classes: []string{"x", "y"}, ByDoc: [][]framework.Answer{
+	ans := func(r, y int32) framework.Answer { return framework.Answer{Annotator: r, Class: y, Value: float64(y)} }
+	a := &framework.Answers{Annotators: []string{"a0", "a1", "a2"}, Classes: []string{"x", "y"}, ByDoc: [][]framework.Answer{
 		{ans(0, 0), ans(1, 0), ans(2, 1)},
 		{ans(0, 1), ans(1, 1), ans(2, 0)},
 		{ans(0, 0), ans(2, 1)},
@@ -88,7 +88,7 @@ func TestWawaByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Bind(&framework.Gaussian{}); err == nil {
+	if err := m.Accepts(&framework.Gaussian{}); err == nil {
 		t.Error("wawa bound to a Gaussian target")
 	}
 }

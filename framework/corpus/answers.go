@@ -412,7 +412,7 @@ func (t *AnswerTable) Categorical(docIDs []string, classes []string) (*framework
 		if err != nil {
 			return nil, err
 		}
-		a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Worker: workerIndex(a, workers, row.Worker), Class: c, Value: v})
+		a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Annotator: workerIndex(a, workers, row.Worker), Class: c, Value: v})
 	}
 	return a, nil
 }
@@ -438,7 +438,7 @@ func (t *AnswerTable) Numeric(docIDs []string) (*framework.Answers, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Worker: workerIndex(a, workers, row.Worker), Class: -1, Value: v})
+		a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Annotator: workerIndex(a, workers, row.Worker), Class: -1, Value: v})
 	}
 	return a, nil
 }
@@ -465,9 +465,9 @@ func numericLabel(name string, line int, label string) (float64, error) {
 func workerIndex(a *framework.Answers, m map[string]int32, w string) int32 {
 	k, ok := m[w]
 	if !ok {
-		k = int32(len(a.Workers))
+		k = int32(len(a.Annotators))
 		m[w] = k
-		a.Workers = append(a.Workers, w)
+		a.Annotators = append(a.Annotators, w)
 	}
 	return k
 }
@@ -552,7 +552,7 @@ func WriteAnswers(w io.Writer, a *framework.Answers, docIDs []string) error {
 	for _, l := range []struct {
 		what string
 		ss   []string
-	}{{"document id", docIDs}, {"worker", a.Workers}, {"class", a.Classes}} {
+	}{{"document id", docIDs}, {"worker", a.Annotators}, {"class", a.Classes}} {
 		if err := checkNames(l.what, l.ss); err != nil {
 			return err
 		}
@@ -564,10 +564,10 @@ func WriteAnswers(w io.Writer, a *framework.Answers, docIDs []string) error {
 	rec := make([]string, 3)
 	for d, as := range a.ByDoc {
 		for _, x := range as {
-			if x.Worker < 0 || int(x.Worker) >= len(a.Workers) {
-				return fmt.Errorf("%w: document %d: worker index %d outside [0, %d)", framework.ErrBadInput, d, x.Worker, len(a.Workers))
+			if x.Annotator < 0 || int(x.Annotator) >= len(a.Annotators) {
+				return fmt.Errorf("%w: document %d: worker index %d outside [0, %d)", framework.ErrBadInput, d, x.Annotator, len(a.Annotators))
 			}
-			rec[0], rec[1] = docIDs[d], a.Workers[x.Worker]
+			rec[0], rec[1] = docIDs[d], a.Annotators[x.Annotator]
 			if a.Classes != nil {
 				if x.Class < 0 || int(x.Class) >= len(a.Classes) {
 					return fmt.Errorf("%w: document %d: class index %d outside [0, %d)", framework.ErrBadInput, d, x.Class, len(a.Classes))

@@ -77,12 +77,12 @@ func mustAnswers(t *testing.T, in string) *AnswerTable {
 func TestCategorical(t *testing.T) {
 	tab := mustAnswers(t, "task,worker,label\n2,bob,10\n0,ann,2\n0,bob,1\n2,cy,2\n")
 	want := &framework.Answers{
-		Workers: []string{"bob", "ann", "cy"},
-		Classes: []string{"1", "2", "10"}, // numeric order
+		Annotators: []string{"bob", "ann", "cy"},
+		Classes:    []string{"1", "2", "10"}, // numeric order
 		ByDoc: [][]framework.Answer{
-			{{Worker: 1, Class: 1, Value: 1}, {Worker: 0, Class: 0, Value: 0}},
+			{{Annotator: 1, Class: 1, Value: 1}, {Annotator: 0, Class: 0, Value: 0}},
 			nil, // document without answers
-			{{Worker: 0, Class: 2, Value: 2}, {Worker: 2, Class: 1, Value: 1}},
+			{{Annotator: 0, Class: 2, Value: 2}, {Annotator: 2, Class: 1, Value: 1}},
 			nil,
 		},
 	}
@@ -99,7 +99,7 @@ func TestCategorical(t *testing.T) {
 	// Given classes fix the order.
 	got, err = tab.Categorical(fourDocs, []string{"10", "2", "1", "7"})
 	mustNotErr(t, err)
-	if diff := cmp.Diff([]framework.Answer{{Worker: 0, Class: 0, Value: 0}, {Worker: 2, Class: 1, Value: 1}}, got.ByDoc[2]); diff != "" {
+	if diff := cmp.Diff([]framework.Answer{{Annotator: 0, Class: 0, Value: 0}, {Annotator: 2, Class: 1, Value: 1}}, got.ByDoc[2]); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 
@@ -146,12 +146,12 @@ func TestCategoricalBad(t *testing.T) {
 func TestNumeric(t *testing.T) {
 	tab := mustAnswers(t, "task,worker,label\n1,ann,0.5\n1,bob,-3\n3,ann,1e2\n")
 	want := &framework.Answers{
-		Workers: []string{"ann", "bob"},
+		Annotators: []string{"ann", "bob"},
 		ByDoc: [][]framework.Answer{
 			nil,
-			{{Worker: 0, Class: -1, Value: 0.5}, {Worker: 1, Class: -1, Value: -3}},
+			{{Annotator: 0, Class: -1, Value: 0.5}, {Annotator: 1, Class: -1, Value: -3}},
 			nil,
-			{{Worker: 0, Class: -1, Value: 100}},
+			{{Annotator: 0, Class: -1, Value: 100}},
 		},
 	}
 	got, err := tab.Numeric(fourDocs)
@@ -183,13 +183,13 @@ func TestNumericBad(t *testing.T) {
 func TestAnswersRoundTrip(t *testing.T) {
 	ids := []string{"d0", "d 1", "d,2", `d"3`}
 	cat := &framework.Answers{
-		Workers: []string{"w0", "w, 1", "w2"},
-		Classes: []string{"neg", "neu", "pos"},
+		Annotators: []string{"w0", "w, 1", "w2"},
+		Classes:    []string{"neg", "neu", "pos"},
 		ByDoc: [][]framework.Answer{
-			{{Worker: 0, Class: 2, Value: 2}, {Worker: 1, Class: 0, Value: 0}},
+			{{Annotator: 0, Class: 2, Value: 2}, {Annotator: 1, Class: 0, Value: 0}},
 			nil,
-			{{Worker: 2, Class: 1, Value: 1}, {Worker: 0, Class: 1, Value: 1}},
-			{{Worker: 1, Class: 2, Value: 2}},
+			{{Annotator: 2, Class: 1, Value: 1}, {Annotator: 0, Class: 1, Value: 1}},
+			{{Annotator: 1, Class: 2, Value: 2}},
 		},
 	}
 	var buf bytes.Buffer
@@ -204,12 +204,12 @@ func TestAnswersRoundTrip(t *testing.T) {
 	}
 
 	num := &framework.Answers{
-		Workers: []string{"a", "b"},
+		Annotators: []string{"a", "b"},
 		ByDoc: [][]framework.Answer{
-			{{Worker: 0, Class: -1, Value: 0.1}, {Worker: 1, Class: -1, Value: 1e-300}},
-			{{Worker: 1, Class: -1, Value: -7}},
+			{{Annotator: 0, Class: -1, Value: 0.1}, {Annotator: 1, Class: -1, Value: 1e-300}},
+			{{Annotator: 1, Class: -1, Value: -7}},
 			nil,
-			{{Worker: 0, Class: -1, Value: 1.0 / 3}},
+			{{Annotator: 0, Class: -1, Value: 1.0 / 3}},
 		},
 	}
 	buf.Reset()
@@ -223,7 +223,7 @@ func TestAnswersRoundTrip(t *testing.T) {
 
 func TestWriteAnswersBad(t *testing.T) {
 	ok := func() *framework.Answers {
-		return &framework.Answers{Workers: []string{"w"}, Classes: []string{"a"}, ByDoc: [][]framework.Answer{{{Worker: 0, Class: 0}}}}
+		return &framework.Answers{Annotators: []string{"w"}, Classes: []string{"a"}, ByDoc: [][]framework.Answer{{{Annotator: 0, Class: 0}}}}
 	}
 	for name, tc := range map[string]struct {
 		mod func(a *framework.Answers)
@@ -231,11 +231,11 @@ func TestWriteAnswersBad(t *testing.T) {
 	}{
 		"too many ids":    {func(*framework.Answers) {}, []string{"0", "1"}},
 		"empty id":        {func(*framework.Answers) {}, []string{""}},
-		"worker index":    {func(a *framework.Answers) { a.ByDoc[0][0].Worker = 1 }, nil},
+		"worker index":    {func(a *framework.Answers) { a.ByDoc[0][0].Annotator = 1 }, nil},
 		"class index":     {func(a *framework.Answers) { a.ByDoc[0][0].Class = -1 }, nil},
-		"spaced worker":   {func(a *framework.Answers) { a.Workers[0] = " w" }, nil},
+		"spaced worker":   {func(a *framework.Answers) { a.Annotators[0] = " w" }, nil},
 		"newline class":   {func(a *framework.Answers) { a.Classes[0] = "a\nb" }, nil},
-		"repeated worker": {func(a *framework.Answers) { a.Workers = []string{"w", "w"} }, nil},
+		"repeated worker": {func(a *framework.Answers) { a.Annotators = []string{"w", "w"} }, nil},
 		"infinite value":  {func(a *framework.Answers) { a.Classes = nil; a.ByDoc[0][0].Value = 1 / zero }, nil},
 	} {
 		a := ok()

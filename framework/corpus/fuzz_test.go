@@ -92,7 +92,7 @@ func byName(a *framework.Answers) [][]answerKey {
 	out := make([][]answerKey, len(a.ByDoc))
 	for d, as := range a.ByDoc {
 		for _, x := range as {
-			out[d] = append(out[d], answerKey{a.Workers[x.Worker], x.Class, x.Value})
+			out[d] = append(out[d], answerKey{a.Annotators[x.Annotator], x.Class, x.Value})
 		}
 	}
 	return out

@@ -65,8 +65,8 @@ func checkRealAnswers(t *testing.T, tab *AnswerTable, docs []framework.Doc, want
 	if got := a.Count(); got != wantAnswers {
 		t.Errorf("%d answers, want %d", got, wantAnswers)
 	}
-	if len(a.Workers) > maxWorkers {
-		t.Errorf("%d workers, want at most %d", len(a.Workers), maxWorkers)
+	if len(a.Annotators) > maxWorkers {
+		t.Errorf("%d workers, want at most %d", len(a.Annotators), maxWorkers)
 	}
 	if len(a.ByDoc) != len(docs) {
 		t.Errorf("answers for %d documents, want %d", len(a.ByDoc), len(docs))
@@ -117,7 +117,7 @@ func TestRealMovieReviews(t *testing.T) {
 	if minPer != 4 || maxPer != 5 {
 		t.Errorf("answers per document in [%d, %d], want [4, 5]", minPer, maxPer)
 	}
-	t.Logf("moviereviews: %d docs, V %d, %d answers by %d workers", len(docs), v, a.Count(), len(a.Workers))
+	t.Logf("moviereviews: %d docs, V %d, %d answers by %d workers", len(docs), v, a.Count(), len(a.Annotators))
 
 	path = filepath.Join(dir, "labels_train_amt.txt")
 	vals, err := ReadColumn(openFile(t, path), path)
@@ -171,7 +171,7 @@ func TestRealWe8thereSim(t *testing.T) {
 		t.Errorf("shape %+v, want 4624 x 5", *tab.Wide)
 	}
 	a := checkRealAnswers(t, tab, docs, 4624*5, 5)
-	t.Logf("we8there: %d docs, V %d, %v tokens, %d answers by %d workers", len(docs), v, tokens, a.Count(), len(a.Workers))
+	t.Logf("we8there: %d docs, V %d, %v tokens, %d answers by %d workers", len(docs), v, tokens, a.Count(), len(a.Annotators))
 
 	path = filepath.Join(dir, "labels_train.txt")
 	vals, err := ReadColumn(openFile(t, path), path)

@@ -70,7 +70,7 @@ func (t *AnswerTable) Resolve(docIDs []string, kind framework.TargetKind, classe
 		if err != nil {
 			return nil, err
 		}
-		a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Worker: workerIndex(a, workers, row.Worker), Class: c, Value: v})
+		a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Annotator: workerIndex(a, workers, row.Worker), Class: c, Value: v})
 	}
 	return a, nil
 }

@@ -75,11 +75,11 @@ func TestWideResolve(t *testing.T) {
 	tab, err := ReadWideAnswers(strings.NewReader("0.5 -1\n-1 -1\n1 0.5\n"), "answers.txt", "-1")
 	mustNotErr(t, err)
 	want := &framework.Answers{
-		Workers: []string{"a0", "a1"},
+		Annotators: []string{"a0", "a1"},
 		ByDoc: [][]framework.Answer{
-			{{Worker: 0, Class: -1, Value: 0.5}},
+			{{Annotator: 0, Class: -1, Value: 0.5}},
 			nil,
-			{{Worker: 0, Class: -1, Value: 1}, {Worker: 1, Class: -1, Value: 0.5}},
+			{{Annotator: 0, Class: -1, Value: 1}, {Annotator: 1, Class: -1, Value: 0.5}},
 		},
 	}
 	// Positional: row i is document i, whatever the ids.

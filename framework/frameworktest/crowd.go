@@ -55,12 +55,12 @@ func NewSupervised(s Supervised, seed uint64) (*Planted, error) {
 	}
 	byDoc := make([][]framework.Answer, s.D)
 	for d := range byDoc {
-		byDoc[d] = []framework.Answer{{Worker: 0, Class: int32(truth[d]), Value: truth[d]}}
+		byDoc[d] = []framework.Answer{{Annotator: 0, Class: int32(truth[d]), Value: truth[d]}}
 		if p.Kind == KindGaussian {
 			byDoc[d][0].Class = 0
 		}
 	}
-	p.Train = &framework.Corpus{V: s.V, Docs: all.Docs[:s.D], Answers: &framework.Answers{Workers: []string{"truth"}, Classes: p.Classes, ByDoc: byDoc}}
+	p.Train = &framework.Corpus{V: s.V, Docs: all.Docs[:s.D], Answers: &framework.Answers{Annotators: []string{"truth"}, Classes: p.Classes, ByDoc: byDoc}}
 	p.Test = &framework.Corpus{V: s.V, Docs: all.Docs[s.D:]}
 	p.Truth, p.TestTruth = truth[:s.D], truth[s.D:]
 	return p, nil
@@ -120,10 +120,10 @@ func NewValueCrowd(s ValueCrowd, seed uint64) (*Planted, error) {
 		p.Truth = append(p.Truth, x)
 		for _, r := range rng.Perm(R)[:s.PerDoc] {
 			y := x + bias[r] + rng.NormFloat64()/math.Sqrt(s.Precisions[r])
-			byDoc[d] = append(byDoc[d], framework.Answer{Worker: int32(r), Value: y})
+			byDoc[d] = append(byDoc[d], framework.Answer{Annotator: int32(r), Value: y})
 		}
 	}
-	c.Answers = &framework.Answers{Workers: workers, ByDoc: byDoc}
+	c.Answers = &framework.Answers{Annotators: workers, ByDoc: byDoc}
 	p.Train = c
 	return p, nil
 }

@@ -150,8 +150,8 @@ func (c *Clamped) Init(*framework.Setup) error {
 	return nil
 }
 
-// Bind accepts the framework's two targets.
-func (c *Clamped) Bind(t framework.Target) error {
+// Accepts accepts the framework's two targets.
+func (c *Clamped) Accepts(t framework.Target) error {
 	switch t.(type) {
 	case *framework.Categorical, *framework.Gaussian:
 		return nil

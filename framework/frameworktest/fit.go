@@ -129,7 +129,7 @@ func (e *endToEnd) model(t TB, p *Planted, workers int) *models.Model {
 	rng := rand.New(rand.NewPCG(e.seed, 0x746f70))
 	l.Init(p.Train, rng)
 	resp, noise := e.build(t)
-	setup := &framework.Setup{K: cfg.K, V: p.Train.V, Classes: p.Classes, Workers: p.Train.Answers.Workers, Corpus: p.Train, Rand: rng}
+	setup := &framework.Setup{K: cfg.K, V: p.Train.V, Classes: p.Classes, Annotators: p.Train.Answers.Annotators, Corpus: p.Train, Rand: rng}
 	if err := resp.Init(setup); err != nil {
 		t.Fatalf("response Init: %v", err)
 	}

@@ -94,7 +94,7 @@ func newFixture(t TB, kind string, K, C int, seed uint64, target func() framewor
 			na = 0
 		}
 		for _, r := range rng.Perm(fixtureWorkers)[:na] {
-			a := framework.Answer{Worker: int32(r)}
+			a := framework.Answer{Annotator: int32(r)}
 			if kind == KindCategorical {
 				a.Class = int32(rng.IntN(C))
 				a.Value = float64(a.Class)
@@ -104,12 +104,12 @@ func newFixture(t TB, kind string, K, C int, seed uint64, target func() framewor
 			byDoc[i] = append(byDoc[i], a)
 		}
 	}
-	c.Answers = &framework.Answers{Workers: workers, Classes: classes, ByDoc: byDoc}
+	c.Answers = &framework.Answers{Annotators: workers, Classes: classes, ByDoc: byDoc}
 	if err := c.Validate(); err != nil {
 		t.Fatalf("fixture: %v", err)
 	}
 	f.corpus = c
-	f.setup = &framework.Setup{K: K, V: fixtureV, Classes: classes, Workers: workers, Corpus: c, Rand: rand.New(rand.NewPCG(seed, 1))}
+	f.setup = &framework.Setup{K: K, V: fixtureV, Classes: classes, Annotators: workers, Corpus: c, Rand: rand.New(rand.NewPCG(seed, 1))}
 	for i := range c.Docs {
 		d := &c.Docs[i]
 		ds := framework.NewDocState(K, d.Len())

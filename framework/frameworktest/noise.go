@@ -66,7 +66,7 @@ func TestNoiseModel(t TB, nm NoiseModel) {
 		if err := m.Init(f.setup); err != nil {
 			t.Fatalf("Init: %v", err)
 		}
-		if err := m.Bind(newTarget(nm.Kind, nm.Classes)); err != nil {
+		if err := m.Accepts(newTarget(nm.Kind, nm.Classes)); err != nil {
 			t.Fatalf("Bind(%s target): %v", nm.Kind, err)
 		}
 		return m

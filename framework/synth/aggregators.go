@@ -91,7 +91,7 @@ func AggregatorAnswers(kind string, truth []int, classes []string, perDoc int, r
 	}
 	a := &framework.Answers{Classes: append([]string(nil), classes...), ByDoc: make([][]framework.Answer, len(truth))}
 	for r := range anns {
-		a.Workers = append(a.Workers, "a"+strconv.Itoa(r))
+		a.Annotators = append(a.Annotators, "a"+strconv.Itoa(r))
 	}
 	var hard []bool
 	if hardShare > 0 {
@@ -109,7 +109,7 @@ func AggregatorAnswers(kind string, truth []int, classes []string, perDoc int, r
 		sortInts(who)
 		for _, r := range who {
 			y := anns[r](c, h)
-			a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Worker: int32(r), Class: int32(y), Value: float64(y)})
+			a.ByDoc[d] = append(a.ByDoc[d], framework.Answer{Annotator: int32(r), Class: int32(y), Value: float64(y)})
 		}
 	}
 	return a, hard, nil

@@ -28,8 +28,8 @@ func TestAggregatorAnswers(t *testing.T) {
 		if !cmp.Equal(a1, a2) || !cmp.Equal(h1, h2) {
 			t.Errorf("%s: not deterministic for a seed", kind)
 		}
-		right, n := make([]float64, len(a1.Workers)), make([]float64, len(a1.Workers))
-		next := make([]float64, len(a1.Workers))
+		right, n := make([]float64, len(a1.Annotators)), make([]float64, len(a1.Annotators))
+		next := make([]float64, len(a1.Annotators))
 		hardRight, hardN := 0.0, 0.0
 		for d, as := range a1.ByDoc {
 			if len(as) != 5 {
@@ -43,12 +43,12 @@ func TestAggregatorAnswers(t *testing.T) {
 					}
 					continue
 				}
-				n[x.Worker]++
+				n[x.Annotator]++
 				if int(x.Class) == truth[d] {
-					right[x.Worker]++
+					right[x.Annotator]++
 				}
 				if int(x.Class) == (truth[d]+1)%C {
-					next[x.Worker]++
+					next[x.Annotator]++
 				}
 			}
 		}

@@ -176,7 +176,7 @@ func NewCrowd(spec CrowdSpec, rng *rand.Rand) (*Crowd, error) {
 	}
 	cr := &Crowd{
 		Spec:  spec,
-		Train: &framework.Corpus{V: spec.V, Docs: all.Docs[:spec.D], Answers: &framework.Answers{Workers: workers, Classes: names, ByDoc: byDoc}},
+		Train: &framework.Corpus{V: spec.V, Docs: all.Docs[:spec.D], Answers: &framework.Answers{Annotators: workers, Classes: names, ByDoc: byDoc}},
 		Test:  &framework.Corpus{V: spec.V, Docs: all.Docs[spec.D:]},
 		Truth: classes[:spec.D], TestTruth: classes[spec.D:],
 		Pis: pis, Eta: eta, ZBar: pl.ZBar[:spec.D], TestZBar: pl.ZBar[spec.D:], Beta: pl.Beta,
@@ -296,7 +296,7 @@ func SampleAnswers(truth []int, pis [][][]float64, spec CrowdSpec, rng *rand.Ran
 			} else {
 				y = Categorical(pis[r][c], rng)
 			}
-			as[i] = framework.Answer{Worker: int32(r), Class: int32(y), Value: float64(y)}
+			as[i] = framework.Answer{Annotator: int32(r), Class: int32(y), Value: float64(y)}
 		}
 		out[d] = as
 	}
@@ -348,7 +348,7 @@ func (cr *Crowd) Posterior(kind string, d int) []float64 {
 	}
 	for _, a := range cr.Train.Answers.ByDoc[d] {
 		for l := range lp {
-			lp[l] += math.Log(cr.Pis[a.Worker][l][a.Class])
+			lp[l] += math.Log(cr.Pis[a.Annotator][l][a.Class])
 		}
 	}
 	m := slices.Max(lp)

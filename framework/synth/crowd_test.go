@@ -64,13 +64,13 @@ func TestCrowdFamily(t *testing.T) {
 				}
 				votes := make([]float64, spec.C)
 				for i, x := range as {
-					if i > 0 && as[i-1].Worker >= x.Worker {
+					if i > 0 && as[i-1].Annotator >= x.Annotator {
 						t.Fatalf("document %d: answers not by distinct annotators in order: %v", d, as)
 					}
-					n[x.Worker]++
+					n[x.Annotator]++
 					votes[x.Class]++
 					if int(x.Class) == a.Truth[d] {
-						right[x.Worker]++
+						right[x.Annotator]++
 					}
 				}
 				top, ties := 0.0, 0.0

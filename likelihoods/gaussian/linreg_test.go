@@ -289,8 +289,8 @@ func TestLinRegParamsAndInit(t *testing.T) {
 		}
 	}
 	c := &framework.Corpus{V: 1, Docs: make([]framework.Doc, 3), Answers: &framework.Answers{
-		Workers: []string{"a", "b"},
-		ByDoc:   [][]framework.Answer{{{Worker: 0, Class: -1, Value: 1}, {Worker: 1, Class: -1, Value: 3}}, nil, {{Worker: 0, Class: -1, Value: 5}}},
+		Annotators: []string{"a", "b"},
+		ByDoc:      [][]framework.Answer{{{Annotator: 0, Class: -1, Value: 1}, {Annotator: 1, Class: -1, Value: 3}}, nil, {{Annotator: 0, Class: -1, Value: 5}}},
 	}}
 	for _, icpt := range []bool{false, true} {
 		r, _ := NewLinReg(Params{Sigma2: 1, Intercept: icpt})

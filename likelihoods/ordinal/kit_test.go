@@ -50,9 +50,9 @@ func plantedOrdinal(D, test, K, C int, docLen, etaScale float64, seed uint64) (*
 	}
 	byDoc := make([][]framework.Answer, D)
 	for d := range byDoc {
-		byDoc[d] = []framework.Answer{{Worker: 0, Class: int32(levels[d]), Value: truth[d]}}
+		byDoc[d] = []framework.Answer{{Annotator: 0, Class: int32(levels[d]), Value: truth[d]}}
 	}
-	p.Train = &framework.Corpus{V: 100, Docs: all.Docs[:D], Answers: &framework.Answers{Workers: []string{"truth"}, Classes: p.Classes, ByDoc: byDoc}}
+	p.Train = &framework.Corpus{V: 100, Docs: all.Docs[:D], Answers: &framework.Answers{Annotators: []string{"truth"}, Classes: p.Classes, ByDoc: byDoc}}
 	p.Test = &framework.Corpus{V: 100, Docs: all.Docs[D:]}
 	p.Truth, p.TestTruth = truth[:D], truth[D:]
 	return p, eta, cuts, nil

@@ -72,7 +72,7 @@ func newPlantedCrowd(t testing.TB, seed uint64, D, test, K, C, perDoc int) *plan
 	}
 	byDoc := ordinalshift.Sample(levels[:D], C, crowdAnnotators, perDoc, rng)
 	return &plantedCrowd{
-		train: &framework.Corpus{V: 400, Docs: all.Docs[:D], Answers: &framework.Answers{Workers: workers, Classes: names, ByDoc: byDoc}},
+		train: &framework.Corpus{V: 400, Docs: all.Docs[:D], Answers: &framework.Answers{Annotators: workers, Classes: names, ByDoc: byDoc}},
 		test:  &framework.Corpus{V: 400, Docs: all.Docs[D:]},
 		truth: levels[:D], testTruth: levels[D:], ann: crowdAnnotators, C: C,
 	}

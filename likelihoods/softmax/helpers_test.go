@@ -30,7 +30,7 @@ func (s *perfectStats) Merge(o framework.Stats) { s.sum += o.(*perfectStats).sum
 func (s *perfectStats) Reset()                  { s.sum = 0 }
 
 func (p *perfect) Init(*framework.Setup) error { return nil }
-func (p *perfect) Bind(t framework.Target) error {
+func (p *perfect) Accepts(t framework.Target) error {
 	if _, ok := t.(*framework.Categorical); !ok {
 		return fmt.Errorf("%w: perfect annotator needs a categorical target", framework.ErrIncompatible)
 	}
@@ -129,10 +129,10 @@ func newSLDAData(t testing.TB, seed uint64, nTrain, nTest, V, K, C int, docLen, 
 	byDoc := make([][]framework.Answer, nTrain)
 	counts := make([]int, C)
 	for d := range byDoc {
-		byDoc[d] = []framework.Answer{{Worker: 0, Class: int32(labels[d]), Value: float64(labels[d])}}
+		byDoc[d] = []framework.Answer{{Annotator: 0, Class: int32(labels[d]), Value: float64(labels[d])}}
 		counts[labels[d]]++
 	}
-	out.train.Answers = &framework.Answers{Workers: []string{"truth"}, Classes: out.classes, ByDoc: byDoc}
+	out.train.Answers = &framework.Answers{Annotators: []string{"truth"}, Classes: out.classes, ByDoc: byDoc}
 	maj := argmaxInt(counts)
 	hits := 0
 	for _, y := range out.testLabels {

@@ -35,7 +35,7 @@ func answersOnlyCrowd(t *testing.T, dir string) (csvPath, widePath, truthPath st
 	for i := range n {
 		d := (i * 7) % n // file order is not task order
 		for _, a := range ans[d] {
-			fmt.Fprintf(&csvB, "t%03d,w%d,c%d\n", d, a.Worker, a.Class)
+			fmt.Fprintf(&csvB, "t%03d,w%d,c%d\n", d, a.Annotator, a.Class)
 		}
 		fmt.Fprintf(&truthB, "t%03d,c%d\n", d, truth[d])
 	}
@@ -43,7 +43,7 @@ func answersOnlyCrowd(t *testing.T, dir string) (csvPath, widePath, truthPath st
 		row := []string{"-1", "-1", "-1", "-1", "-1"}
 		votes := make([]int, spec.C)
 		for _, a := range ans[d] {
-			row[a.Worker] = strconv.Itoa(int(a.Class))
+			row[a.Annotator] = strconv.Itoa(int(a.Class))
 			votes[a.Class]++
 		}
 		wideB.WriteString(strings.Join(row, " ") + "\n")

@@ -628,7 +628,7 @@ func TestAnswersWithoutResponse(t *testing.T) {
 			if !strings.Contains(r.stderr, want) {
 				t.Errorf("stderr lacks the warning:\n%s", r.stderr)
 			}
-			if man := readManifest(t, out); man.Response != "" || man.Workers != nil || man.Classes != nil {
+			if man := readManifest(t, out); man.Response != "" || man.AnnotatorNames != nil || man.Classes != nil {
 				t.Errorf("model.json: %+v, want plain LDA", man)
 			}
 		})

@@ -208,7 +208,7 @@ func demoCrowd(ctx context.Context, e *env, inference string, seed uint64, worke
 		return err
 	}
 	c := &framework.Corpus{V: spec.V, Vocab: all.Vocab, Docs: all.Docs[:train],
-		Answers: &framework.Answers{Workers: workerNames(sim.Annotators()), Classes: names, ByDoc: byDoc}}
+		Answers: &framework.Answers{Annotators: workerNames(sim.Annotators()), Classes: names, ByDoc: byDoc}}
 	test := &framework.Corpus{V: spec.V, Docs: all.Docs[train:]}
 	src := fmt.Sprintf("seed = %d\nworkers = %d\nrestarts = 4\ntopics {\n  k = %d\n  alpha = 0.1\n  tau = 0.05\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {}\n", seed, workers, spec.K)
 	switch inference {

@@ -177,8 +177,8 @@ func buildReport(s *models.Saved, dir string, top, maxAnn int) (*reportPage, err
 	if len(m.Classes) > 0 {
 		add("classes", strings.Join(m.Classes, ", "))
 	}
-	if len(m.Workers) > 0 {
-		add("annotators", strconv.Itoa(len(m.Workers)))
+	if len(m.AnnotatorNames) > 0 {
+		add("annotators", strconv.Itoa(len(m.AnnotatorNames)))
 	}
 	add("iterations", strconv.Itoa(m.Iters))
 	add("final ELBO", strconv.FormatFloat(m.ELBO, 'f', 2, 64))

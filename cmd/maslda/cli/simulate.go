@@ -156,11 +156,11 @@ func runSimulate(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return blk.at(err)
 	}
-	ans := &framework.Answers{Workers: workerNames(sim.Annotators()), Classes: truth.Classes, ByDoc: byDoc}
+	ans := &framework.Answers{Annotators: workerNames(sim.Annotators()), Classes: truth.Classes, ByDoc: byDoc}
 	if err := writeFileAtomic(*out, func(w io.Writer) error { return corpus.WriteAnswers(w, ans, ids) }); err != nil {
 		return err
 	}
-	e.log.Info("simulated", "documents", len(ids), "annotators", len(ans.Workers), "answers", ans.Count(), "out", *out)
+	e.log.Info("simulated", "documents", len(ids), "annotators", len(ans.Annotators), "answers", ans.Count(), "out", *out)
 	return nil
 }
 

@@ -164,10 +164,10 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			if warning != "" {
 				e.log.Warn(warning)
 			}
-			if warmFrom != nil && len(warmFrom.Workers) > 0 {
+			if warmFrom != nil && len(warmFrom.AnnotatorNames) > 0 {
 				// and its annotators, in its order (the answers number
 				// them in order of first appearance).
-				if err := c.Answers.OrderWorkers(warmFrom.Workers); err != nil {
+				if err := c.Answers.OrderWorkers(warmFrom.AnnotatorNames); err != nil {
 					return fmt.Errorf("%s: --init-model %s: %w", table.Name, *initModel, err)
 				}
 			}
@@ -175,7 +175,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	e.log.Info("corpus", "docs", len(c.Docs), "vocabulary", c.V, "tokens", int64(c.Tokens()))
 	if c.Answers != nil {
-		e.log.Info("answers", "answers", c.Answers.Count(), "annotators", len(c.Answers.Workers), "classes", len(c.Answers.Classes))
+		e.log.Info("answers", "answers", c.Answers.Count(), "annotators", len(c.Answers.Annotators), "classes", len(c.Answers.Classes))
 	}
 	tr, err := loadTruth(*truthPath, *truthCol, c, cfg)
 	if err != nil {

@@ -83,7 +83,7 @@ func (m *Model) Init(s *framework.Setup) error {
 		return fmt.Errorf("%w: %s needs categorical answers with at least 2 classes", framework.ErrIncompatible, Name)
 	}
 	m.C = len(s.Classes)
-	m.Acc = make([]float64, len(s.Workers))
+	m.Acc = make([]float64, len(s.Annotators))
 	for r := range m.Acc {
 		m.Acc[r] = 0.7
 	}
@@ -91,8 +91,8 @@ func (m *Model) Init(s *framework.Setup) error {
 	return nil
 }
 
-// Bind accepts categorical targets only.
-func (m *Model) Bind(t framework.Target) error {
+// Accepts accepts categorical targets only.
+func (m *Model) Accepts(t framework.Target) error {
 	if _, ok := t.(*framework.Categorical); !ok {
 		return fmt.Errorf("%w: %s needs a categorical target, not %T", framework.ErrIncompatible, Name, t)
 	}
@@ -110,7 +110,7 @@ func (m *Model) logs(r int32) (right, wrong float64) {
 func (m *Model) Evidence(d *framework.DocState) {
 	t := d.Target.(*framework.Categorical)
 	for _, a := range d.Answers {
-		right, wrong := m.logs(a.Worker)
+		right, wrong := m.logs(a.Annotator)
 		for l := range t.Log {
 			if int32(l) == a.Class {
 				t.Log[l] += right
@@ -126,7 +126,7 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 	t := d.Target.(*framework.Categorical)
 	e := 0.0
 	for _, a := range d.Answers {
-		right, wrong := m.logs(a.Worker)
+		right, wrong := m.logs(a.Annotator)
 		for l, p := range t.P {
 			if int32(l) == a.Class {
 				e += p * right
@@ -163,8 +163,8 @@ func (m *Model) Accumulate(st framework.Stats, d *framework.DocState) {
 	s := st.(*Stats)
 	t := d.Target.(*framework.Categorical)
 	for _, a := range d.Answers {
-		s.Correct[a.Worker] += t.P[a.Class]
-		s.N[a.Worker]++
+		s.Correct[a.Annotator] += t.P[a.Class]
+		s.N[a.Annotator]++
 	}
 }
 
