@@ -192,6 +192,9 @@ const blTopics = "topics {\n k = 5\n alpha = 0.1\n tau = 0.05\n}\n"
 // classes (an oracle annotator): the majority vote's label noise costs
 // little held-out accuracy when the labels' errors are spread evenly.
 func TestBaselineSLDAMajority(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
+	}
 	g := blClassProblem(t, 1, 400, 3, []float64{0.8, 0.65, 0.55, 0.5, 0.45})
 	mvRight, mvDocs := 0, 0
 	for d, as := range g.train.Answers.ByDoc {
@@ -288,6 +291,9 @@ func checkMeanClamp(t *testing.T, name string, post []models.Prediction, c *fram
 // targets clamped to the mean answer, and held-out R² against the truth
 // close to what the mean answer itself reaches on the training documents.
 func TestBaselineRegressionOnMean(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
+	}
 	g := blRegProblem(t, 2, 400)
 	mean := make([]models.Prediction, len(g.xTrain))
 	for d, as := range g.train.Answers.ByDoc {

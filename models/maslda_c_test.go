@@ -174,6 +174,9 @@ func uniformDistance(pis [][][]float64) float64 {
 // truth and held-out accuracies must be within 2 points of batch's (with
 // the classifier start SVI is ahead on both).
 func TestMASLDAcRecovery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
+	}
 	acc := []float64{0.737, 0.468, 0.284, 0.278, 0.260}
 	cd := plantedCrowd(t, 1, 1000, 400, 8, 4, 1, acc)
 	mv := majorityAccuracy(cd, rand.New(rand.NewPCG(1, 1)))

@@ -452,6 +452,9 @@ func mainRegFit(t *testing.T) {
 // plus 4 standard errors, the truth's offset within regAnchorTol of the
 // anchor (bias_anchor = "mean", annotators/biasprecision).
 func TestMASLDArBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
+	}
 	mainRegFit(t)
 	g, m := mainReg.g, mainReg.m
 	regMonotone(t, "batch", mainReg.elbos)
@@ -482,6 +485,9 @@ func TestMASLDArBatch(t *testing.T) {
 // within 0.1 and precisions within 10% of batch's, and within the planted
 // tolerances.
 func TestMASLDArSVI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
+	}
 	mainRegFit(t)
 	g := mainReg.g
 	m := newRegModel(t, g, gaussian.Defaults(), biasprecision.Defaults(), 3)
@@ -513,6 +519,9 @@ func TestMASLDArSVI(t *testing.T) {
 // their tolerances; the truth's offset is within 0.05 of the anchor (the
 // answer-weighted planted mean bias).
 func TestMASLDArSeveralPerDoc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
+	}
 	g := plantedRegression(t, 5, regDocs()*4/5, regDocs()*3/10, 2, 0.1)
 	gp := gaussian.Defaults()
 	// σ² recovery is a property of the exact bound (w = 1): with a strong

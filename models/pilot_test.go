@@ -85,6 +85,9 @@ func TestMASLDArExactPilotMonotone(t *testing.T) {
 // within 100% of the planted one (measured 48%), and the held-out
 // prediction is level with LDA + LinReg on the answers (within 0.03).
 func TestMASLDArOneAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
+	}
 	g := plantedRegressionSpec(t, 2, regSpec{dTrain: 600, dTest: 300, perDoc: 1, sigma2: 0.1, K: 5, V: 300, docLen: 80, alpha: 0.2, topicConc: 0.05})
 	gp := gaussian.Defaults()
 	m := newRegModel(t, g, gp, biasprecision.Defaults(), 3)

@@ -217,6 +217,9 @@ func accuracy(m *models.Model, truth []int) float64 {
 // iterations) about 0.9; the threshold, majority + 0.15, leaves 0.12 of
 // margin.
 func TestSpammers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
+	}
 	cr, a := spamCrowd(t)
 	mv := majorityAccuracy(a, cr.Truth)
 	empty := &framework.Corpus{V: 1, Docs: make([]framework.Doc, len(a.ByDoc)), Answers: a}

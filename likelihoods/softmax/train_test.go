@@ -119,6 +119,9 @@ func getMainBatch(t *testing.T) *batchFit {
 // lowers the ELBO (checked at every iteration, 1e-8 relative), and the
 // held-out accuracy of Predict is far above the majority class.
 func TestSLDABatchMonotoneAndRecovers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
+	}
 	f := getMainBatch(t)
 	n, worst := decreases(f.elbos, 1e-8)
 	if n > 0 {
