@@ -140,6 +140,16 @@ response "class-prior" {
 annotators "one-coin" {}
 inference "batch" {}
 `},
+	{"glad", "GLAD (Whitehill et al. 2009): class prior, each annotator's ability and each task's difficulty, documents ignored (k = 1)", `
+topics {
+  k = 1
+}
+response "class-prior" {
+  estimate = "point"
+}
+annotators "glad" {}
+inference "batch" {}
+`},
 }
 
 // presetsMu guards presets: RegisterPreset may run in any package's init,

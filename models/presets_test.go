@@ -133,6 +133,7 @@ func TestPresetTable(t *testing.T) {
 		"wawa":               {Response: "class-prior", Annotators: "perfect", Inference: "batch", K: 1},
 		"mace":               {Response: "class-prior", Annotators: "mace", Inference: "batch", K: 1},
 		"one-coin":           {Response: "class-prior", Annotators: "one-coin", Inference: "batch", K: 1},
+		"glad":               {Response: "class-prior", Annotators: "glad", Inference: "batch", K: 1},
 	}
 	got := map[string]blocks{}
 	for _, p := range Presets() {
@@ -164,7 +165,7 @@ func TestPresetTable(t *testing.T) {
 var presetData = map[string]string{
 	"ma-sldac": "class", "ma-sldar": "reg", "lda+logreg(mv)": "class", "lda+linreg(mean)": "reg",
 	"slda(mv)": "class", "slda(mean)": "reg", "lda+raykar": "class", "dawid-skene": "class", "dawid-skene(bayes)": "class",
-	"majority-vote": "class", "wawa": "class", "mace": "class", "one-coin": "class",
+	"majority-vote": "class", "wawa": "class", "mace": "class", "one-coin": "class", "glad": "class",
 }
 
 // TestPresetsBuild builds and briefly trains every preset whose plug-ins

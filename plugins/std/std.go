@@ -22,6 +22,7 @@ package std
 import (
 	_ "github.com/maslda/maslda/annotators/biasprecision" // annotators: bias-precision
 	_ "github.com/maslda/maslda/annotators/confusion"     // annotators: confusion
+	_ "github.com/maslda/maslda/annotators/glad"          // annotators: glad
 	_ "github.com/maslda/maslda/annotators/mace"          // annotators: mace
 	_ "github.com/maslda/maslda/annotators/onecoin"       // annotators: one-coin
 	_ "github.com/maslda/maslda/annotators/ordinalshift"  // annotators: ordinal-shift

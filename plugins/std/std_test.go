@@ -16,7 +16,7 @@ func TestRegistered(t *testing.T) {
 	}
 	want := map[string][]string{
 		framework.KindResponse:   {"class-prior", "gaussian", "linreg", "logreg", "ordinal", "softmax"},
-		framework.KindAnnotators: {"bias-precision", "confusion", "mace", "one-coin", "ordinal-shift", "perfect"},
+		framework.KindAnnotators: {"bias-precision", "confusion", "glad", "mace", "one-coin", "ordinal-shift", "perfect"},
 		framework.KindInference:  {"batch", "svi", "two-stage"},
 		framework.KindTarget:     {"categorical", "gaussian", "ordinal"},
 	}
