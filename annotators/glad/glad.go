@@ -183,12 +183,15 @@ func (m *Model) Accepts(t framework.Target) error {
 	return nil
 }
 
-// logSigmoid is log σ(t) = −log(1 + e^{−t}), stable for large |t|.
-func logSigmoid(t float64) float64 {
+// logistic returns log σ(t), log σ(−t) and σ(t) with one exponential and
+// one logarithm.
+func logistic(t float64) (ls, lsn, s float64) {
+	e := math.Exp(-math.Abs(t))
+	l := math.Log1p(e)
 	if t >= 0 {
-		return -math.Log1p(math.Exp(-t))
+		return -l, -t - l, 1 / (1 + e)
 	}
-	return t - math.Log1p(math.Exp(t))
+	return t - l, -l, e / (1 + e)
 }
 
 // sigmoid is σ(t) = 1/(1 + e^{−t}).
@@ -260,8 +263,8 @@ func maximise1D(f func(x float64) (v, d1, d2 float64), x0, lo, hi, maxStep float
 //	∂/∂b = t(p − σ(t)),   ∂²/∂b² = t(p − σ(t)) − t²σ(t)(1 − σ(t)).
 func (m *Model) answerTerms(a, eb, p float64) (v, d1, d2 float64) {
 	t := a * eb
-	s := sigmoid(t)
-	v = p*logSigmoid(t) + (1-p)*(logSigmoid(-t)-m.logC1)
+	ls, lsn, s := logistic(t)
+	v = p*ls + (1-p)*(lsn-m.logC1)
 	g := t * (p - s)
 	return v, g, g - t*t*s*(1-s)
 }
@@ -279,6 +282,11 @@ func logPrior(x, mu, sd float64) (v, d1, d2 float64) {
 // alone. A task without answers contributes 0 (b_d stays at its prior
 // mean and its prior density is left out of the bound).
 func (m *Model) profile(rs []int32, ps []float64, a []float64) (b, v float64) {
+	return m.profileFrom(rs, ps, a, m.params.LogBetaMean)
+}
+
+// profileFrom is profile with the maximiser started at b0.
+func (m *Model) profileFrom(rs []int32, ps []float64, a []float64, b0 float64) (b, v float64) {
 	if len(rs) == 0 {
 		return m.params.LogBetaMean, 0
 	}
@@ -292,7 +300,7 @@ func (m *Model) profile(rs []int32, ps []float64, a []float64) (b, v float64) {
 		}
 		return v, d1, d2
 	}
-	return maximise1D(f, mu, mu-bRange*sd, mu+bRange*sd, 2*sd)
+	return maximise1D(f, b0, mu-bRange*sd, mu+bRange*sd, 2*sd)
 }
 
 // rightProbs fills rs and ps with document d's answers: the annotator and
@@ -344,8 +352,8 @@ func (m *Model) Evidence(d *framework.DocState) {
 		clear(h)
 		for _, an := range d.Answers {
 			tt := m.Ability[an.Annotator] * eb
-			s := sigmoid(tt)
-			right, wrong := logSigmoid(tt), logSigmoid(-tt)-m.logC1
+			right, wrong, s := logistic(tt)
+			wrong -= m.logC1
 			gr, gw := tt*(1-s), -tt*s
 			curv := tt * tt * s * (1 - s)
 			for l := range ev {
@@ -510,6 +518,10 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	}
 	a := append([]float64(nil), m.Ability...)
 	eb := make([]float64, s.docs())
+	bs := make([]float64, s.docs()) // each task's b_d, warm-started from round to round
+	for i := range bs {
+		bs[i] = m.params.LogBetaMean
+	}
 	mua, sda := m.params.AbilityMean, m.params.AbilitySD
 	for round := 0; round < 1000; round++ {
 		if round%16 == 0 {
@@ -519,8 +531,8 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 		}
 		for i := range eb {
 			rs, ps := s.doc(i)
-			b, _ := m.profile(rs, ps, a)
-			eb[i] = math.Exp(b)
+			bs[i], _ = m.profileFrom(rs, ps, a, bs[i])
+			eb[i] = math.Exp(bs[i])
 		}
 		moved := 0.0
 		for r := range R {
@@ -530,10 +542,9 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 				lv, l1, l2 := 0.0, 0.0, 0.0
 				for _, j := range idx {
 					be := eb[docOf[j]]
-					t := x * be
-					sg := sigmoid(t)
+					ls, lsn, sg := logistic(x * be)
 					p := s.P[j]
-					lv += p*logSigmoid(t) + (1-p)*(logSigmoid(-t)-m.logC1)
+					lv += p*ls + (1-p)*(lsn-m.logC1)
 					l1 += be * (p - sg)
 					l2 -= be * be * sg * (1 - sg)
 				}
