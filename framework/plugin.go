@@ -371,3 +371,13 @@ type Result struct {
 type Schedule interface {
 	Fit(ctx context.Context, m Model, rng *rand.Rand, obs Observer) (*Result, error)
 }
+
+// ModelChecker is an optional capability of a Schedule that needs more of
+// a model than Model (two-stage: Phased; SVI with eval_every: Evaluator):
+// CheckModel refuses, with ErrIncompatible, a model without it.
+// models.Build calls it once the model is assembled, so that the mismatch
+// is reported before any training (not after a pilot or the restarts);
+// the schedule's Fit checks through the same method.
+type ModelChecker interface {
+	CheckModel(m Model) error
+}

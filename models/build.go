@@ -152,6 +152,11 @@ func (r *Run) assemble() (*Model, framework.Schedule, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if mc, ok := sched.(framework.ModelChecker); ok {
+		if err := mc.CheckModel(m); err != nil {
+			return nil, nil, at(&cfg.Inference, fmt.Errorf("inference %q: %w", cfg.Inference.Name, err))
+		}
+	}
 	return m, sched, nil
 }
 

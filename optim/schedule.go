@@ -212,6 +212,17 @@ type SVIState struct {
 	Elapsed time.Duration // training time so far (Progress.Elapsed)
 }
 
+// CheckModel refuses (framework.ErrIncompatible) a model that eval_every
+// > 0 cannot evaluate: one without framework.Evaluator.
+func (s *SVI) CheckModel(m framework.Model) error {
+	if s.EvalEvery > 0 {
+		if _, ok := m.(framework.Evaluator); !ok {
+			return fmt.Errorf("%w: inference.eval_every = %d needs a model that evaluates the bound over the whole corpus (framework.Evaluator); %T does not: set eval_every = 0", framework.ErrIncompatible, s.EvalEvery, m)
+		}
+	}
+	return nil
+}
+
 // FitFrom runs SVI from state from (nil: from the start, as Fit) and calls
 // after (when not nil) with the state after every update that does not
 // end the run; an error from after ends the run with that error, and after
@@ -230,12 +241,12 @@ func (s *SVI) FitFrom(ctx context.Context, m framework.Model, rng *rand.Rand, ob
 	if D == 0 {
 		return res, fmt.Errorf("%w: no documents to train on", framework.ErrBadInput)
 	}
+	if err := s.CheckModel(m); err != nil {
+		return res, err
+	}
 	var ev framework.Evaluator
 	if s.EvalEvery > 0 {
-		var ok bool
-		if ev, ok = m.(framework.Evaluator); !ok {
-			return res, fmt.Errorf("%w: inference.eval_every = %d needs a model that evaluates the bound over the whole corpus (framework.Evaluator); %T does not: set eval_every = 0", framework.ErrIncompatible, s.EvalEvery, m)
-		}
+		ev = m.(framework.Evaluator)
 	}
 	var evalTime time.Duration // spent in EvalELBO, not counted in Elapsed
 	bs := min(s.BatchSize, D)

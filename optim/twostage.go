@@ -71,6 +71,15 @@ func (s *TwoStage) FirstPhase() framework.Phase { return framework.PhaseTopics }
 // bars).
 func (s *TwoStage) MaxUpdates(int) int { return s.TopicsIters + s.ResponseIters }
 
+// CheckModel refuses (framework.ErrIncompatible) a model without phases
+// (framework.Phased).
+func (s *TwoStage) CheckModel(m framework.Model) error {
+	if _, ok := m.(framework.Phased); !ok {
+		return fmt.Errorf("%w: inference %q needs a model with phases (framework.Phased); %T has none", framework.ErrIncompatible, TwoStageName, m)
+	}
+	return nil
+}
+
 // Fit runs both stages. Progress.Stage is 1 or 2; Iter and Epoch count on
 // across the stages (stage 2's first update is stage 1's last plus one),
 // Elapsed is since Fit started; Progress.ELBO is the current stage's
@@ -110,10 +119,10 @@ func (s *TwoStage) FitFrom(ctx context.Context, m framework.Model, obs framework
 	if from != nil && (from.Stage < 1 || from.Stage > 2) {
 		return res, fmt.Errorf("%w: %s: resumed at stage %d, want 1 or 2", framework.ErrBadInput, TwoStageName, from.Stage)
 	}
-	pm, ok := m.(framework.Phased)
-	if !ok {
-		return res, fmt.Errorf("%w: inference %q needs a model with phases (framework.Phased); %T has none", framework.ErrIncompatible, TwoStageName, m)
+	if err := s.CheckModel(m); err != nil {
+		return res, err
 	}
+	pm := m.(framework.Phased)
 	stages := []struct {
 		phase     framework.Phase
 		name      string
