@@ -40,6 +40,28 @@ type Setup struct {
 	Rand       *rand.Rand // the run's random source; never the global one
 }
 
+// CountAnswers checks every training answer against the setup's
+// annotators and classes and returns each annotator's number of answers
+// (all zero without a corpus): the start of a categorical annotator
+// model's Init. name (the model's) goes into the error, which wraps
+// ErrBadInput and names the document.
+func (s *Setup) CountAnswers(name string) ([]int, error) {
+	R, C := len(s.Annotators), len(s.Classes)
+	n := make([]int, R)
+	if s.Corpus == nil || s.Corpus.Answers == nil {
+		return n, nil
+	}
+	for d, as := range s.Corpus.Answers.ByDoc {
+		for _, a := range as {
+			if a.Annotator < 0 || int(a.Annotator) >= R || a.Class < 0 || int(a.Class) >= C {
+				return nil, fmt.Errorf("%w: annotators %s: document %d: answer of annotator %d, class %d outside %d annotators, %d classes", ErrBadInput, name, d, a.Annotator, a.Class, R, C)
+			}
+			n[a.Annotator]++
+		}
+	}
+	return n, nil
+}
+
 // Persister is a required capability of a Likelihood or NoiseModel that
 // has global parameters: they are saved with a trained model and restored
 // after Init. A component without parameters says so with Parameterless

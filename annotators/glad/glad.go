@@ -93,19 +93,13 @@ func (m *Model) Init(s *framework.Setup) error {
 	for r := range m.Ability {
 		m.Ability[r] = m.params.AbilityMean
 	}
-	m.workers, m.answers = s.Annotators, make([]int, R)
-	if s.Corpus != nil && s.Corpus.Answers != nil {
-		for d, as := range s.Corpus.Answers.ByDoc {
-			for _, a := range as {
-				if a.Annotator < 0 || int(a.Annotator) >= R || a.Class < 0 || int(a.Class) >= m.C {
-					return fmt.Errorf("%w: annotators %s: document %d: answer of annotator %d, class %d outside %d annotators, %d classes", framework.ErrBadInput, Name, d, a.Annotator, a.Class, R, m.C)
-				}
-				m.answers[a.Annotator]++
-			}
-		}
-		if m.params.Start == "one-coin" {
-			m.oneCoinStart(s.Corpus.Answers.ByDoc)
-		}
+	m.workers = s.Annotators
+	var err error
+	if m.answers, err = s.CountAnswers(Name); err != nil {
+		return err
+	}
+	if m.params.Start == "one-coin" && s.Corpus != nil && s.Corpus.Answers != nil {
+		m.oneCoinStart(s.Corpus.Answers.ByDoc)
 	}
 	return nil
 }

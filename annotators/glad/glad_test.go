@@ -259,6 +259,46 @@ func majority(a *framework.Answers, truth []int) float64 {
 	return right / float64(len(truth))
 }
 
+// answersOnly is a corpus of one empty document per task of a.
+func answersOnly(a *framework.Answers) *framework.Corpus {
+	c := &framework.Corpus{V: 1, Docs: make([]framework.Doc, len(a.ByDoc)), Answers: a}
+	for d := range c.Docs {
+		c.Docs[d].ID = strconv.Itoa(d)
+	}
+	return c
+}
+
+// fitConfig trains the configuration src on c and returns the run and
+// its final bound.
+func fitConfig(t *testing.T, src string, c *framework.Corpus) (*models.Run, float64) {
+	t.Helper()
+	cfg, err := models.ParseConfig([]byte(src), "glad.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := models.Build(cfg, nil, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := run.Fit(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run, res.ELBO
+}
+
+// accuracy is the share of the training tasks whose inferred class is
+// the truth.
+func accuracy[T int | float64](run *models.Run, truth []T) float64 {
+	right := 0
+	for d := range truth {
+		if T(run.Model.Target(d).(*framework.Categorical).Argmax()) == truth[d] {
+			right++
+		}
+	}
+	return float64(right) / float64(len(truth))
+}
+
 // TestPlanted: on answers drawn from GLAD, the glad preset beats majority
 // vote and orders the annotators by ability, adversaries last (negative).
 // Measured (seeds 1, 2, 3): majority vote 0.858 / 0.838 / 0.831, GLAD
@@ -270,28 +310,8 @@ func TestPlanted(t *testing.T) {
 	}
 	for _, seed := range []uint64{1, 2, 3} {
 		truth, a, ab := plantedGLAD(seed, 600)
-		c := &framework.Corpus{V: 1, Docs: make([]framework.Doc, len(truth)), Answers: a}
-		for d := range c.Docs {
-			c.Docs[d].ID = strconv.Itoa(d)
-		}
-		cfg, err := models.ParseConfig([]byte("seed = 1\nmodel = \"glad\"\n"), "glad.hcl")
-		if err != nil {
-			t.Fatal(err)
-		}
-		run, err := models.Build(cfg, nil, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := run.Fit(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
-		right := 0
-		for d := range truth {
-			if run.Model.Target(d).(*framework.Categorical).Argmax() == truth[d] {
-				right++
-			}
-		}
-		acc, mv := float64(right)/float64(len(truth)), majority(a, truth)
+		run, _ := fitConfig(t, "seed = 1\nmodel = \"glad\"\n", answersOnly(a))
+		acc, mv := accuracy(run, truth), majority(a, truth)
 		got := run.Model.Noise.(*glad.Model).Ability
 		t.Logf("seed %d: GLAD %.3f, majority vote %.3f; abilities %.2f (planted %v)", seed, acc, mv, got, ab)
 		if acc < mv+0.05 {
@@ -328,31 +348,10 @@ func TestStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := p.Train.Answers
-	c := &framework.Corpus{V: 1, Docs: make([]framework.Doc, len(a.ByDoc)), Answers: a}
-	for d := range c.Docs {
-		c.Docs[d].ID = strconv.Itoa(d)
-	}
+	c := answersOnly(p.Train.Answers)
 	fit := func(src string) (acc, elbo float64) {
-		cfg, err := models.ParseConfig([]byte("seed = 1\nmodel = \"glad\"\n"+src), "glad.hcl")
-		if err != nil {
-			t.Fatal(err)
-		}
-		run, err := models.Build(cfg, nil, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := run.Fit(context.Background(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		right := 0
-		for d := range p.Truth {
-			if float64(run.Model.Target(d).(*framework.Categorical).Argmax()) == p.Truth[d] {
-				right++
-			}
-		}
-		return float64(right) / float64(len(p.Truth)), res.ELBO
+		run, elbo := fitConfig(t, "seed = 1\nmodel = \"glad\"\n"+src, c)
+		return accuracy(run, p.Truth), elbo
 	}
 	mv := p.MajorityVote()
 	accP, elboP := fit("annotators \"glad\" {\n  start = \"prior\"\n}\n")
@@ -387,33 +386,13 @@ func TestWithDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	empty := &framework.Corpus{V: 1, Docs: make([]framework.Doc, len(a.ByDoc)), Answers: a}
-	for d := range empty.Docs {
-		empty.Docs[d].ID = strconv.Itoa(d)
-	}
 	withDocs := &framework.Corpus{V: cr.Train.V, Docs: cr.Train.Docs, Answers: a}
 	fit := func(src string, c *framework.Corpus) float64 {
-		cfg, err := models.ParseConfig([]byte(src), "glad.hcl")
-		if err != nil {
-			t.Fatal(err)
-		}
-		run, err := models.Build(cfg, nil, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := run.Fit(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
-		right := 0
-		for d := range cr.Truth {
-			if run.Model.Target(d).(*framework.Categorical).Argmax() == cr.Truth[d] {
-				right++
-			}
-		}
-		return float64(right) / float64(len(cr.Truth))
+		run, _ := fitConfig(t, src, c)
+		return accuracy(run, cr.Truth)
 	}
 	mv := majority(a, cr.Truth)
-	alone := fit("seed = 1\nmodel = \"glad\"\n", empty)
+	alone := fit("seed = 1\nmodel = \"glad\"\n", answersOnly(a))
 	docs := fit("seed = 1\ntopics {\n  k = 8\n}\nresponse \"softmax\" {}\nannotators \"glad\" {}\ninference \"batch\" {\n  max_iters = 40\n}\n", withDocs)
 	t.Logf("majority vote %.3f, GLAD alone %.3f, with the documents %.3f", mv, alone, docs)
 	if docs < mv+0.04 || docs < alone+0.02 {

@@ -108,18 +108,9 @@ func (m *Model) Init(s *framework.Setup) error {
 	m.wrong = make([]float64, R*m.C)
 	m.refresh()
 	m.run, m.runW = nil, 0
-	m.answers = make([]int, R)
-	if s.Corpus != nil && s.Corpus.Answers != nil {
-		for d, as := range s.Corpus.Answers.ByDoc {
-			for _, a := range as {
-				if a.Annotator < 0 || int(a.Annotator) >= R || a.Class < 0 || int(a.Class) >= m.C {
-					return fmt.Errorf("%w: annotators %s: document %d: answer of annotator %d, class %d outside %d annotators, %d classes", framework.ErrBadInput, Name, d, a.Annotator, a.Class, R, m.C)
-				}
-				m.answers[a.Annotator]++
-			}
-		}
-	}
-	return nil
+	var err error
+	m.answers, err = s.CountAnswers(Name)
+	return err
 }
 
 // Accepts accepts a categorical target of C classes.
