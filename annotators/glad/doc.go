@@ -32,9 +32,11 @@
 //   - Statistics: every answered task's list of (r, p_dr): the M-step
 //     re-maximises the b_d with the abilities, so no fixed-size sum
 //     suffices; merging appends, in document order.
-//   - Global step: the abilities maximise Σ_r log N(a_r; μ_a, s_a²) +
-//     S·Σ_d max_b L_d by block coordinate ascent (every b_d given a; every
-//     a_r given the b_d, a concave 1-D problem), then a ← (1 − ρ)a + ρa*
+//   - Global step: the abilities maximise the profiled objective
+//     Φ(a) = Σ_r log N(a_r; μ_a, s_a²) + S·Σ_d max_b L_d by Newton steps (the
+//     Hessian through the implicit function b_d(a)), with rounds of block
+//     coordinate ascent where a step fails (every b_d given a; every a_r
+//     given the b_d, a concave 1-D problem), then a ← (1 − ρ)a + ρa*
 //     (MODEL.md §5 with the abilities as the blended parameters; ρ = 1 in
 //     batch EM, which is then monotone).
 //

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/maslda/maslda/framework"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Name is the registered name.
@@ -70,6 +71,8 @@ type Model struct {
 
 	workers []string // annotator names (report)
 	answers []int    // answers per annotator in the training corpus (report)
+
+	steps, newtonSteps int // the last Update's steps, and how many were Newton's (tests)
 }
 
 var (
@@ -512,41 +515,69 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	}
 	a := append([]float64(nil), m.Ability...)
 	eb := make([]float64, s.docs())
-	bs := make([]float64, s.docs()) // each task's b_d, warm-started from round to round
+	bs := make([]float64, s.docs()) // each task's b_d, warm-started from step to step
 	for i := range bs {
 		bs[i] = m.params.LogBetaMean
 	}
 	mua, sda := m.params.AbilityMean, m.params.AbilitySD
-	for round := 0; round < 1000; round++ {
-		if round%16 == 0 {
+	// profileAll sets bs (and eb) to every task's maximiser at abilities x,
+	// each started from its current value, and returns the objective.
+	profileAll := func(x, bs, eb []float64) float64 {
+		local := 0.0
+		for i := range bs {
+			rs, ps := s.doc(i)
+			var v float64
+			bs[i], v = m.profileFrom(rs, ps, x, bs[i])
+			eb[i] = math.Exp(bs[i])
+			local += v
+		}
+		global := 0.0
+		for _, y := range x {
+			v, _, _ := logPrior(y, mua, sda)
+			global += v
+		}
+		return S*local + global
+	}
+	var nw *newton
+	if R <= newtonMaxAnnotators {
+		nw = newNewton(R, len(bs))
+	}
+	phi := profileAll(a, bs, eb)
+	m.steps, m.newtonSteps = 0, 0
+	for step := 0; step < 1000; step++ {
+		m.steps++
+		if step%16 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		for i := range eb {
-			rs, ps := s.doc(i)
-			bs[i], _ = m.profileFrom(rs, ps, a, bs[i])
-			eb[i] = math.Exp(bs[i])
+		old := append([]float64(nil), a...)
+		if nw != nil && nw.step(m, s, S, a, bs, eb, &phi, byR, start, docOf, profileAll) {
+			m.newtonSteps++
+		} else {
+			// A round of coordinate ascent: every ability given the b_d.
+			for r := range R {
+				idx := byR[start[r]:start[r+1]]
+				f := func(x float64) (v, d1, d2 float64) {
+					v, d1, d2 = logPrior(x, mua, sda)
+					lv, l1, l2 := 0.0, 0.0, 0.0
+					for _, j := range idx {
+						be := eb[docOf[j]]
+						ls, lsn, sg := logistic(x * be)
+						p := s.P[j]
+						lv += p*ls + (1-p)*(lsn-m.logC1)
+						l1 += be * (p - sg)
+						l2 -= be * be * sg * (1 - sg)
+					}
+					return v + S*lv, d1 + S*l1, d2 + S*l2
+				}
+				a[r], _ = maximise1D(f, a[r], mua-1000*sda, mua+1000*sda, 4*sda)
+			}
+			phi = profileAll(a, bs, eb)
 		}
 		moved := 0.0
-		for r := range R {
-			idx := byR[start[r]:start[r+1]]
-			f := func(x float64) (v, d1, d2 float64) {
-				v, d1, d2 = logPrior(x, mua, sda)
-				lv, l1, l2 := 0.0, 0.0, 0.0
-				for _, j := range idx {
-					be := eb[docOf[j]]
-					ls, lsn, sg := logistic(x * be)
-					p := s.P[j]
-					lv += p*ls + (1-p)*(lsn-m.logC1)
-					l1 += be * (p - sg)
-					l2 -= be * be * sg * (1 - sg)
-				}
-				return v + S*lv, d1 + S*l1, d2 + S*l2
-			}
-			x, _ := maximise1D(f, a[r], mua-1000*sda, mua+1000*sda, 4*sda)
-			moved = math.Max(moved, math.Abs(x-a[r]))
-			a[r] = x
+		for r := range a {
+			moved = math.Max(moved, math.Abs(a[r]-old[r]))
 		}
 		if moved <= 1e-10*math.Max(1, maxAbs(a)) {
 			break
@@ -557,6 +588,112 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 		m.Ability[r] = (1-rho)*m.Ability[r] + rho*a[r]
 	}
 	return nil
+}
+
+// newtonMaxAnnotators is the largest number of annotators for which
+// Update takes Newton steps on the profiled objective (an R×R system);
+// beyond it, rounds of coordinate ascent only.
+var newtonMaxAnnotators = 500
+
+// newton holds the scratch of Update's Newton steps on the profiled
+// objective Φ(a) = Σ_r log N(a_r) + S·Σ_d max_b L_d(a, b): with b_d at its
+// maximiser, ∂Φ/∂a_r = prior′ + S Σ_{answers of r} e^{b_d}(p − σ(t)), and
+// the Hessian is diag(prior″ + S Σ ∂²L/∂a_r²) − S Σ_d u_d u_dᵀ / L_bb(d),
+// u_d,r = Σ_{answers of r on d} ∂²L/∂a_r∂b = e^{b_d}((p − σ) − tσ(1 − σ)),
+// L_bb(d) = ∂²L_d/∂b² < 0 at the maximiser (the implicit function of b_d).
+type newton struct {
+	h      *mat.SymDense
+	g, d   *mat.VecDense
+	chol   mat.Cholesky
+	u      []float64 // one task's u_d, by annotator
+	touch  []int32   // the annotators of one task
+	trial  []float64 // abilities tried
+	bTrial []float64
+	ebTry  []float64
+}
+
+func newNewton(R, D int) *newton {
+	return &newton{h: mat.NewSymDense(R, nil), g: mat.NewVecDense(R, nil), d: mat.NewVecDense(R, nil),
+		u: make([]float64, R), trial: make([]float64, R), bTrial: make([]float64, D), ebTry: make([]float64, D)}
+}
+
+// step tries one Newton step from a (with bs, eb the tasks' maximisers
+// there and *phi the objective): if −H is positive definite and a step
+// (halved up to 30 times) does not lower Φ, it moves a, bs, eb and *phi
+// there and reports true; otherwise it leaves them and reports false.
+func (nw *newton) step(m *Model, s *Stats, S float64, a, bs, eb []float64, phi *float64, byR []int32, start []int, docOf []int32, profileAll func(x, bs, eb []float64) float64) bool {
+	R := len(a)
+	mua, sda := m.params.AbilityMean, m.params.AbilitySD
+	muB, sdB := m.params.LogBetaMean, m.params.LogBetaSD
+	for r := range R {
+		for c := r; c < R; c++ {
+			nw.h.SetSym(r, c, 0)
+		}
+	}
+	for r := range R {
+		_, p1, p2 := logPrior(a[r], mua, sda)
+		g, h := p1, p2
+		for _, j := range byR[start[r]:start[r+1]] {
+			be := eb[docOf[j]]
+			sg := sigmoid(a[r] * be)
+			g += S * be * (s.P[j] - sg)
+			h -= S * be * be * sg * (1 - sg)
+		}
+		nw.g.SetVec(r, g)
+		nw.h.SetSym(r, r, h)
+	}
+	for i := range bs {
+		rs, ps := s.doc(i)
+		_, _, lbb := logPrior(bs[i], muB, sdB)
+		nw.touch = nw.touch[:0]
+		for k, r := range rs {
+			t := a[r] * eb[i]
+			sg := sigmoid(t)
+			lbb += t*(ps[k]-sg) - t*t*sg*(1-sg)
+			if nw.u[r] == 0 {
+				nw.touch = append(nw.touch, r)
+			}
+			nw.u[r] += eb[i] * ((ps[k] - sg) - t*sg*(1-sg))
+			if nw.u[r] == 0 { // keep it listed
+				nw.u[r] = math.SmallestNonzeroFloat64
+			}
+		}
+		if lbb < 0 {
+			for x, r := range nw.touch {
+				for _, c := range nw.touch[x:] {
+					nw.h.SetSym(int(r), int(c), nw.h.At(int(r), int(c))-S*nw.u[r]*nw.u[c]/lbb)
+				}
+			}
+		}
+		for _, r := range nw.touch {
+			nw.u[r] = 0
+		}
+	}
+	// −H = LLᵀ, then d = (−H)⁻¹ g.
+	nw.h.ScaleSym(-1, nw.h)
+	if ok := nw.chol.Factorize(nw.h); !ok {
+		return false
+	}
+	if err := nw.chol.SolveVecTo(nw.d, nw.g); err != nil {
+		return false
+	}
+	alpha := 1.0
+	for range 30 {
+		for r := range R {
+			nw.trial[r] = a[r] + alpha*nw.d.AtVec(r)
+		}
+		copy(nw.bTrial, bs)
+		v := profileAll(nw.trial, nw.bTrial, nw.ebTry)
+		if v >= *phi {
+			copy(a, nw.trial)
+			copy(bs, nw.bTrial)
+			copy(eb, nw.ebTry)
+			*phi = v
+			return true
+		}
+		alpha /= 2
+	}
+	return false
 }
 
 func maxAbs(x []float64) float64 {
