@@ -9,7 +9,10 @@
 //     across WordChanged equal a fresh Begin, the target update (prior
 //     message plus evidence) is a stationary point of the document bound,
 //     and the evidence of a noise model is the gradient of its DocELBO in
-//     the target's moments;
+//     the target's moments, at the target that results from a random
+//     incoming message plus the evidence (so that a model with local
+//     variables maximised jointly with the target, as GLAD's task
+//     difficulty, is checked at its joint maximiser);
 //   - the statistics: Σ_d DocELBO equals ELBO's per-document part, which
 //     Step.Scale multiplies; Merge gives the statistics of the union; Reset
 //     empties;

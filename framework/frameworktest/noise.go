@@ -34,8 +34,10 @@ type NoiseModel struct {
 // checks, on a fixture of a dozen documents with random targets and 0 to
 // 3 answers each from 4 annotators:
 //
-//   - EvidenceGradient: the evidence (Evidence onto a reset target) is the
-//     gradient of DocELBO in the target's moments (categorical: ∂/∂λ_l up
+//   - EvidenceGradient: the evidence (what Evidence adds onto a target
+//     holding a random incoming message, as the response's prior message
+//     would be) is the gradient of DocELBO, at the target that results, in
+//     the target's moments (categorical: ∂/∂λ_l up
 //     to a constant common to every class; Gaussian: precision −2∂/∂v and
 //     precision × mean ∂/∂m + precision·m), by central differences; the
 //     annotator model does not add the target's entropy.
