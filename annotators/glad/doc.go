@@ -42,5 +42,7 @@
 //
 // With one topic and the class-prior response it is the GLAD aggregator on
 // answers alone (the `glad` preset); with documents it replaces the
-// confusion matrices of MA-sLDAc.
+// confusion matrices of MA-sLDAc. It simulates annotators too
+// (framework.Sampler: `maslda simulate` with an `annotators "glad" {
+// abilities = [...] }` block; sampler.go).
 package glad

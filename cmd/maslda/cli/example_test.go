@@ -22,5 +22,5 @@ func ExampleMainContext() {
 	// inference   batch, svi, two-stage
 	// model       dawid-skene, dawid-skene(bayes), glad, lda+linreg(mean), lda+logreg(mv), lda+raykar, ma-sldac, ma-sldar, mace, majority-vote, one-coin, slda(mean), slda(mv), wawa
 	// target      categorical, gaussian, ordinal
-	// simulate    bias-precision, confusion, ordinal-shift
+	// simulate    bias-precision, confusion, glad, ordinal-shift
 }

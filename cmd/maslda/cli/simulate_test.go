@@ -59,14 +59,14 @@ func TestSimulateBlock(t *testing.T) {
 		want              string // regexp of stderr
 	}{
 		{"unknown model", "unknown.hcl", "annotators \"two-coin\" {\n}\n", nil, ExitError,
-			`unknown\.hcl:1: unknown component: annotators "two-coin"; registered: bias-precision, confusion, glad, mace, one-coin, ordinal-shift, perfect; those that can simulate: bias-precision, confusion, ordinal-shift`},
+			`unknown\.hcl:1: unknown component: annotators "two-coin"; registered: bias-precision, confusion, glad, mace, one-coin, ordinal-shift, perfect; those that can simulate: bias-precision, confusion, glad, ordinal-shift`},
 		{"a model that cannot simulate", "cannot.hcl", "\nannotators \"perfect\" {\n}\n", nil, ExitError,
-			`cannot\.hcl:2: .*annotators "perfect" cannot simulate answers \(framework\.Sampler\); those that can: bias-precision, confusion, ordinal-shift`},
+			`cannot\.hcl:2: .*annotators "perfect" cannot simulate answers \(framework\.Sampler\); those that can: bias-precision, confusion, glad, ordinal-shift`},
 		{"an unknown key", "key.hcl", "annotators \"confusion\" {\n  accuracy = [0.9]\n}\n", nil, ExitError,
 			`Unsupported argument.*Valid: accuracies, confusions, confusions_file`},
 		{"two ways", "two.hcl", "annotators \"confusion\" {\n  accuracies = [0.9]\n  confusions_file = \"x.json\"\n}\n", nil, ExitError,
 			`two\.hcl:1: .*give one of accuracies, confusions, confusions_file`},
-		{"no block", "none.hcl", "", nil, ExitError, `none\.hcl: 0 annotators blocks, want one: annotators "NAME" \{ … \} with the simulated annotators' parameters \(annotators that can simulate: bias-precision, confusion, ordinal-shift\)`},
+		{"no block", "none.hcl", "", nil, ExitError, `none\.hcl: 0 annotators blocks, want one: annotators "NAME" \{ … \} with the simulated annotators' parameters \(annotators that can simulate: bias-precision, confusion, glad, ordinal-shift\)`},
 		{"classes of matrices", "matrices.hcl", "annotators \"confusion\" {\n  confusions = [[[1, 0], [0, 1]]]\n}\n", nil, ExitError,
 			`matrices\.hcl:1: .*confusions has 2×2 matrices but there are 3 classes \(mid, neg, pos\)`},
 		{"numbers answer no classes", "numbers.hcl", "annotators \"bias-precision\" {\n  bias = [0]\n  precision = [1]\n}\n", []string{"--classes", "a,b"}, ExitUsage,
