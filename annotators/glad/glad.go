@@ -337,55 +337,9 @@ func (m *Model) Evidence(d *framework.DocState) {
 	t := d.Target.(*framework.Categorical)
 	C := len(t.Log)
 	base := append([]float64(nil), t.Log...)
-	ev := make([]float64, C) // M_l(b)
-	z := make([]float64, C)  // Log_l + M_l(b)
-	g := make([]float64, C)  // ∂M_l/∂b
-	h := make([]float64, C)  // ∂²M_l/∂b²
+	js := newJoint(C)
 	mu, sd := m.params.LogBetaMean, m.params.LogBetaSD
-	f := func(b float64) (v, d1, d2 float64) {
-		eb := math.Exp(b)
-		clear(ev)
-		clear(g)
-		clear(h)
-		for _, an := range d.Answers {
-			tt := m.Ability[an.Annotator] * eb
-			right, wrong, s := logistic(tt)
-			wrong -= m.logC1
-			gr, gw := tt*(1-s), -tt*s
-			curv := tt * tt * s * (1 - s)
-			for l := range ev {
-				if int32(l) == an.Class {
-					ev[l] += right
-					g[l] += gr
-					h[l] += gr - curv
-				} else {
-					ev[l] += wrong
-					g[l] += gw
-					h[l] += gw - curv
-				}
-			}
-		}
-		// log Σ exp z, with λ = softmax(z): F′ = Σ λ g, F″ = Σ λ h + Var_λ(g).
-		mx := math.Inf(-1)
-		for l := range z {
-			z[l] = base[l] + ev[l]
-			mx = math.Max(mx, z[l])
-		}
-		sum, eg, eh, egg := 0.0, 0.0, 0.0, 0.0
-		for l, x := range z {
-			w := math.Exp(x - mx)
-			if w == 0 {
-				continue
-			}
-			sum += w
-			eg += w * g[l]
-			eh += w * h[l]
-			egg += w * g[l] * g[l]
-		}
-		eg, eh, egg = eg/sum, eh/sum, egg/sum
-		pv, p1, p2 := logPrior(b, mu, sd)
-		return mx + math.Log(sum) + pv, eg + p1, eh + egg - eg*eg + p2
-	}
+	f := func(b float64) (v, d1, d2 float64) { return m.jointAt(d.Answers, base, b, js) }
 	if math.IsInf(floatsMax(base), -1) || hasNaN(base) {
 		// No finite message to weigh against: use the prior-free target.
 		clear(base)
@@ -393,8 +347,66 @@ func (m *Model) Evidence(d *framework.DocState) {
 	b, _ := maximise1D(f, mu, mu-bRange*sd, mu+bRange*sd, 2*sd)
 	f(b)
 	for l := range t.Log {
-		t.Log[l] += ev[l]
+		t.Log[l] += js.ev[l]
 	}
+}
+
+// joint is the scratch of jointAt, C numbers each.
+type joint struct {
+	ev, z, g, h []float64 // M_l(b), base_l + M_l(b), ∂M_l/∂b, ∂²M_l/∂b²
+}
+
+func newJoint(C int) *joint {
+	return &joint{ev: make([]float64, C), z: make([]float64, C), g: make([]float64, C), h: make([]float64, C)}
+}
+
+// jointAt is Evidence's objective at b and its first two derivatives:
+// F(b) = log Σ_l exp(base_l + M_l(b)) + log N(b; μ_b, s_b²), with
+// λ = softmax(base + M(b)), F′ = E_λ[M′] + prior′ and F″ = E_λ[M″] +
+// Var_λ(M′) + prior″. It leaves M(b) in js.ev.
+func (m *Model) jointAt(answers []framework.Answer, base []float64, b float64, js *joint) (v, d1, d2 float64) {
+	ev, z, g, h := js.ev, js.z, js.g, js.h
+	eb := math.Exp(b)
+	clear(ev)
+	clear(g)
+	clear(h)
+	for _, an := range answers {
+		tt := m.Ability[an.Annotator] * eb
+		right, wrong, s := logistic(tt)
+		wrong -= m.logC1
+		gr, gw := tt*(1-s), -tt*s
+		curv := tt * tt * s * (1 - s)
+		for l := range ev {
+			if int32(l) == an.Class {
+				ev[l] += right
+				g[l] += gr
+				h[l] += gr - curv
+			} else {
+				ev[l] += wrong
+				g[l] += gw
+				h[l] += gw - curv
+			}
+		}
+	}
+	mx := math.Inf(-1)
+	for l := range z {
+		z[l] = base[l] + ev[l]
+		mx = math.Max(mx, z[l])
+	}
+	sum, eg, eh, egg := 0.0, 0.0, 0.0, 0.0
+	for l, x := range z {
+		w := math.Exp(x - mx)
+		if w == 0 {
+			continue
+		}
+		sum += w
+		eg += w * g[l]
+		eh += w * h[l]
+		egg += w * g[l] * g[l]
+	}
+	eg, eh, egg = eg/sum, eh/sum, egg/sum
+	pv, p1, p2 := logPrior(b, m.params.LogBetaMean, m.params.LogBetaSD)
+	return mx + math.Log(sum) + pv, eg + p1, eh + egg - eg*eg + p2
 }
 
 func floatsMax(x []float64) float64 {
@@ -443,6 +455,31 @@ func (s *Stats) Reset() { s.Off, s.R, s.P = s.Off[:1], s.R[:0], s.P[:0] }
 
 func (s *Stats) docs() int { return len(s.Off) - 1 }
 
+// byAnnotator groups the answers by annotator (a counting sort, in
+// document order): annotator r's answers are byR[start[r]:start[r+1]],
+// indices into R and P, and docOf[j] is answer j's document.
+func (s *Stats) byAnnotator(R int) (byR []int32, start []int, docOf []int32) {
+	start = make([]int, R+1)
+	for _, r := range s.R {
+		start[r+1]++
+	}
+	for r := range R {
+		start[r+1] += start[r]
+	}
+	byR = make([]int32, len(s.R))
+	docOf = make([]int32, len(s.R))
+	next := append([]int(nil), start[:R]...)
+	for i := range s.docs() {
+		for j := s.Off[i]; j < s.Off[i+1]; j++ {
+			r := s.R[j]
+			byR[next[r]] = j
+			next[r]++
+			docOf[j] = int32(i)
+		}
+	}
+	return byR, start, docOf
+}
+
 func (s *Stats) doc(i int) ([]int32, []float64) {
 	return s.R[s.Off[i]:s.Off[i+1]], s.P[s.Off[i]:s.Off[i+1]]
 }
@@ -462,12 +499,25 @@ func (m *Model) Accumulate(st framework.Stats, d *framework.DocState) {
 }
 
 // objective is the annotators' part of the bound at the abilities a:
-// Σ_r log N(a_r; μ_a, s_a²) + S·Σ_d max_b L_d(b).
+// Σ_r log N(a_r; μ_a, s_a²) + S·Σ_d max_b L_d(b), every task's maximiser
+// started from μ_b (a function of a alone).
 func (m *Model) objective(s *Stats, a []float64, S float64) float64 {
+	bs := make([]float64, s.docs())
+	for i := range bs {
+		bs[i] = m.params.LogBetaMean
+	}
+	return m.objectiveFrom(s, a, S, bs, make([]float64, len(bs)))
+}
+
+// objectiveFrom is objective with each task's maximiser started from
+// bs[i]; it leaves the maximisers in bs and their exponentials in eb.
+func (m *Model) objectiveFrom(s *Stats, a []float64, S float64, bs, eb []float64) float64 {
 	local := 0.0
-	for i := range s.docs() {
+	for i := range bs {
 		rs, ps := s.doc(i)
-		_, v := m.profile(rs, ps, a)
+		var v float64
+		bs[i], v = m.profileFrom(rs, ps, a, bs[i])
+		eb[i] = math.Exp(bs[i])
 		local += v
 	}
 	global := 0.0
@@ -478,12 +528,14 @@ func (m *Model) objective(s *Stats, a []float64, S float64) float64 {
 	return S*local + global
 }
 
-// Update maximises the objective over the abilities by block coordinate
-// ascent: every task's b_d given the abilities (a 1-D maximisation each),
-// then every ability given the b_d (1-D and concave: S Σ log σ(±a β_d)
-// plus a Gaussian prior), until no ability moves by more than 1e-10; then
-// blends a ← (1 − ρ)·a + ρ·a* (MODEL.md §5, the blended parameters being
-// the abilities).
+// Update maximises the objective over the abilities, every task's b_d
+// profiled (re-maximised, warm-started from step to step): Newton steps
+// on the profiled objective (newton), or, where one fails (−H not
+// positive definite, no ascent in 30 halvings) or R > newtonMaxAnnotators,
+// a round of coordinate ascent (every ability given the b_d: 1-D and
+// concave, S Σ log σ(±a β_d) plus a Gaussian prior); until no ability
+// moves by more than 1e-10. Then it blends a ← (1 − ρ)·a + ρ·a* (MODEL.md
+// §5, the blended parameters being the abilities).
 func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.Step) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -494,25 +546,7 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	s := st.(*Stats)
 	S := step.Scale
 	R := len(m.Ability)
-	// The answers grouped by annotator (counting sort, in document order).
-	start := make([]int, R+1)
-	for _, r := range s.R {
-		start[r+1]++
-	}
-	for r := range R {
-		start[r+1] += start[r]
-	}
-	byR := make([]int32, len(s.R)) // answer indices
-	docOf := make([]int32, len(s.R))
-	next := append([]int(nil), start[:R]...)
-	for i := range s.docs() {
-		for j := s.Off[i]; j < s.Off[i+1]; j++ {
-			r := s.R[j]
-			byR[next[r]] = j
-			next[r]++
-			docOf[j] = int32(i)
-		}
-	}
+	byR, start, docOf := s.byAnnotator(R)
 	a := append([]float64(nil), m.Ability...)
 	eb := make([]float64, s.docs())
 	bs := make([]float64, s.docs()) // each task's b_d, warm-started from step to step
@@ -520,26 +554,9 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 		bs[i] = m.params.LogBetaMean
 	}
 	mua, sda := m.params.AbilityMean, m.params.AbilitySD
-	// profileAll sets bs (and eb) to every task's maximiser at abilities x,
-	// each started from its current value, and returns the objective.
-	profileAll := func(x, bs, eb []float64) float64 {
-		local := 0.0
-		for i := range bs {
-			rs, ps := s.doc(i)
-			var v float64
-			bs[i], v = m.profileFrom(rs, ps, x, bs[i])
-			eb[i] = math.Exp(bs[i])
-			local += v
-		}
-		global := 0.0
-		for _, y := range x {
-			v, _, _ := logPrior(y, mua, sda)
-			global += v
-		}
-		return S*local + global
-	}
+	profileAll := func(x, bs, eb []float64) float64 { return m.objectiveFrom(s, x, S, bs, eb) }
 	var nw *newton
-	if R <= newtonMaxAnnotators {
+	if R > 0 && R <= newtonMaxAnnotators {
 		nw = newNewton(R, len(bs))
 	}
 	phi := profileAll(a, bs, eb)
@@ -552,7 +569,7 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 			}
 		}
 		old := append([]float64(nil), a...)
-		if nw != nil && nw.step(m, s, S, a, bs, eb, &phi, byR, start, docOf, profileAll) {
+		if nw != nil && nw.step(m, s, S, a, bs, eb, &phi, byR, start, docOf) {
 			m.newtonSteps++
 		} else {
 			// A round of coordinate ascent: every ability given the b_d.
@@ -606,6 +623,7 @@ type newton struct {
 	g, d   *mat.VecDense
 	chol   mat.Cholesky
 	u      []float64 // one task's u_d, by annotator
+	mark   []int     // mark[r] = 1 + the task whose u_d holds r (0: none yet)
 	touch  []int32   // the annotators of one task
 	trial  []float64 // abilities tried
 	bTrial []float64
@@ -614,14 +632,47 @@ type newton struct {
 
 func newNewton(R, D int) *newton {
 	return &newton{h: mat.NewSymDense(R, nil), g: mat.NewVecDense(R, nil), d: mat.NewVecDense(R, nil),
-		u: make([]float64, R), trial: make([]float64, R), bTrial: make([]float64, D), ebTry: make([]float64, D)}
+		u: make([]float64, R), mark: make([]int, R), trial: make([]float64, R), bTrial: make([]float64, D), ebTry: make([]float64, D)}
 }
 
 // step tries one Newton step from a (with bs, eb the tasks' maximisers
 // there and *phi the objective): if −H is positive definite and a step
 // (halved up to 30 times) does not lower Φ, it moves a, bs, eb and *phi
 // there and reports true; otherwise it leaves them and reports false.
-func (nw *newton) step(m *Model, s *Stats, S float64, a, bs, eb []float64, phi *float64, byR []int32, start []int, docOf []int32, profileAll func(x, bs, eb []float64) float64) bool {
+func (nw *newton) step(m *Model, s *Stats, S float64, a, bs, eb []float64, phi *float64, byR []int32, start []int, docOf []int32) bool {
+	R := len(a)
+	nw.assemble(m, s, S, a, bs, eb, byR, start, docOf)
+	// −H = LLᵀ, then d = (−H)⁻¹ g.
+	nw.h.ScaleSym(-1, nw.h)
+	if ok := nw.chol.Factorize(nw.h); !ok {
+		return false
+	}
+	if err := nw.chol.SolveVecTo(nw.d, nw.g); err != nil {
+		return false
+	}
+	alpha := 1.0
+	for range 30 {
+		for r := range R {
+			nw.trial[r] = a[r] + alpha*nw.d.AtVec(r)
+		}
+		copy(nw.bTrial, bs)
+		v := m.objectiveFrom(s, nw.trial, S, nw.bTrial, nw.ebTry)
+		if v >= *phi {
+			copy(a, nw.trial)
+			copy(bs, nw.bTrial)
+			copy(eb, nw.ebTry)
+			*phi = v
+			return true
+		}
+		alpha /= 2
+	}
+	return false
+}
+
+// assemble sets nw.g to the gradient ∇Φ(a) and nw.h to the Hessian of Φ
+// at a, with bs, eb the tasks' maximisers there (see newton; checked by
+// finite differences in TestNewtonDerivatives).
+func (nw *newton) assemble(m *Model, s *Stats, S float64, a, bs, eb []float64, byR []int32, start []int, docOf []int32) {
 	R := len(a)
 	mua, sda := m.params.AbilityMean, m.params.AbilitySD
 	muB, sdB := m.params.LogBetaMean, m.params.LogBetaSD
@@ -650,13 +701,12 @@ func (nw *newton) step(m *Model, s *Stats, S float64, a, bs, eb []float64, phi *
 			t := a[r] * eb[i]
 			sg := sigmoid(t)
 			lbb += t*(ps[k]-sg) - t*t*sg*(1-sg)
-			if nw.u[r] == 0 {
+			if nw.mark[r] != i+1 {
+				nw.mark[r] = i + 1
+				nw.u[r] = 0
 				nw.touch = append(nw.touch, r)
 			}
 			nw.u[r] += eb[i] * ((ps[k] - sg) - t*sg*(1-sg))
-			if nw.u[r] == 0 { // keep it listed
-				nw.u[r] = math.SmallestNonzeroFloat64
-			}
 		}
 		if lbb < 0 {
 			for x, r := range nw.touch {
@@ -665,35 +715,8 @@ func (nw *newton) step(m *Model, s *Stats, S float64, a, bs, eb []float64, phi *
 				}
 			}
 		}
-		for _, r := range nw.touch {
-			nw.u[r] = 0
-		}
 	}
-	// −H = LLᵀ, then d = (−H)⁻¹ g.
-	nw.h.ScaleSym(-1, nw.h)
-	if ok := nw.chol.Factorize(nw.h); !ok {
-		return false
-	}
-	if err := nw.chol.SolveVecTo(nw.d, nw.g); err != nil {
-		return false
-	}
-	alpha := 1.0
-	for range 30 {
-		for r := range R {
-			nw.trial[r] = a[r] + alpha*nw.d.AtVec(r)
-		}
-		copy(nw.bTrial, bs)
-		v := profileAll(nw.trial, nw.bTrial, nw.ebTry)
-		if v >= *phi {
-			copy(a, nw.trial)
-			copy(bs, nw.bTrial)
-			copy(eb, nw.ebTry)
-			*phi = v
-			return true
-		}
-		alpha /= 2
-	}
-	return false
+	clear(nw.mark)
 }
 
 func maxAbs(x []float64) float64 {
