@@ -179,6 +179,20 @@ type PhiRestorer interface {
 	RestorePhi(d *DocState) bool
 }
 
+// TargetRestorer is an optional capability of a LikelihoodLocal whose
+// response keeps every training document's q(target) from its last E-step
+// but not its φ (the softmax with bound = "quadratic", whose M-step needs
+// per-document statistics only), and whose part of the bound is concave in
+// φ_d for fixed q(target). RestoreTarget sets d.Target to document
+// d.Index's q(target) of its last E-step and reports whether it could. A
+// warm start then maximises the bound over φ_d with γ_d and q(target)
+// fixed (supervised φ sweeps to convergence, models.Model's local step),
+// which cannot end below the last E-step's state: a monotone warm start
+// without a per-word store.
+type TargetRestorer interface {
+	RestoreTarget(d *DocState) bool
+}
+
 // DocScorer is a required capability of a Likelihood and a NoiseModel (a
 // LikelihoodLocal may implement it too, and is then looked up first): its
 // part of document d's ELBO at the current global parameters and local

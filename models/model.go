@@ -423,6 +423,9 @@ func (m *Model) firstPhi(w *worker, warm []float64) (restored bool) {
 	if warm != nil {
 		if r, ok := w.local.(framework.PhiRestorer); ok {
 			restored = r.RestorePhi(ds)
+		} else if r, ok := w.local.(framework.TargetRestorer); ok && r.RestoreTarget(ds) {
+			m.solvePhi(w)
+			restored = true
 		} else if f := m.warm; f != nil && ds.Index >= 0 && ds.Index < len(f.done) && f.done[ds.Index] {
 			f.restore(ds)
 			restored = true
@@ -443,6 +446,28 @@ func (m *Model) firstPhi(w *worker, warm []float64) (restored bool) {
 	}
 	t.Sweep(ds, nil, w.scr)
 	return false
+}
+
+// phiTol is solvePhi's convergence test: the largest change of a
+// component of φ̄_d in one sweep.
+const phiTol = 1e-9
+
+// solvePhi maximises the bound over φ_d with γ_d (from the warm start) and
+// q(target) (restored, framework.TargetRestorer) fixed: φ_d given E[log θ_d]
+// without supervision, then supervised φ sweeps (topics.Layer.SweepPhi)
+// until φ̄_d changes by less than phiTol or local_iters sweeps. The
+// response's part being concave in φ_d for fixed q(target), the sweeps
+// approach the maximiser, which is at least the last E-step's φ_d: the warm
+// start keeps batch EM monotone without storing φ.
+func (m *Model) solvePhi(w *worker) {
+	ds, t := w.ds, m.Topics
+	t.SweepPhi(ds, nil, 1, w.scr)
+	w.local.Begin(ds)
+	for it := 0; it < t.LocalIters; it++ {
+		if t.SweepPhi(ds, w.local, m.weight, w.scr) < phiTol {
+			break
+		}
+	}
 }
 
 // docELBO is document d's part of the bound L_w at the current globals:

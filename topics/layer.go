@@ -189,12 +189,13 @@ type Scratch struct {
 	logit    []float64
 	old      []float64
 	prev     []float64
+	bar      []float64 // SweepPhi's φ̄_d on entry
 }
 
 // NewScratch allocates scratch for K topics.
 func (l *Layer) NewScratch() *Scratch {
 	K := l.K
-	return &Scratch{expTheta: make([]float64, K), logit: make([]float64, K), old: make([]float64, K), prev: make([]float64, K)}
+	return &Scratch{expTheta: make([]float64, K), logit: make([]float64, K), old: make([]float64, K), prev: make([]float64, K), bar: make([]float64, K)}
 }
 
 // Start initialises γ_d from warm (a previous γ_d; copied) or, when warm is
@@ -246,6 +247,47 @@ func (l *Layer) Sweep(d *framework.DocState, sup framework.LikelihoodLocal, s *S
 // maximiser of L_topics + w·L_supervised, w = weight (the supervision
 // weight; see docs/design.md). w = 1 is Sweep; w is ignored when sup is nil.
 func (l *Layer) SweepWeighted(d *framework.DocState, sup framework.LikelihoodLocal, weight float64, s *Scratch) float64 {
+	K := l.K
+	doc := d.Doc
+	l.sweepPhi(d, sup, weight, s)
+	copy(s.prev, d.Gamma)
+	for k := range d.Gamma {
+		d.Gamma[k] = l.Alpha
+	}
+	for j, n := range doc.Counts {
+		row := d.PhiRow(j)
+		for k, p := range row {
+			d.Gamma[k] += n * p
+		}
+	}
+	ElogDirichlet(d.ElogTheta, d.Gamma)
+	d.UpdatePhiBar()
+	change := 0.0
+	for k, g := range d.Gamma {
+		change += math.Abs(g - s.prev[k])
+	}
+	return change / float64(K)
+}
+
+// SweepPhi is the φ half of SweepWeighted: every word's φ given the
+// current E[log θ_d] (γ_d is not changed), then φ̄_d. It returns the
+// largest change of a component of φ̄_d (from d.PhiBar on entry): with γ_d
+// and q(target) fixed, repeated supervised SweepPhi calls are coordinate
+// ascent on the bound as a function of φ_d alone (framework.TargetRestorer).
+func (l *Layer) SweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, weight float64, s *Scratch) float64 {
+	copy(s.bar, d.PhiBar)
+	l.sweepPhi(d, sup, weight, s)
+	d.UpdatePhiBar()
+	change := 0.0
+	for k, p := range d.PhiBar {
+		change = max(change, math.Abs(p-s.bar[k]))
+	}
+	return change
+}
+
+// sweepPhi sets every word's φ as SweepWeighted does, leaving γ_d, E[log
+// θ_d] and φ̄_d as they are.
+func (l *Layer) sweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, weight float64, s *Scratch) {
 	K := l.K
 	doc := d.Doc
 	if sup == nil {
@@ -317,23 +359,6 @@ func (l *Layer) SweepWeighted(d *framework.DocState, sup framework.LikelihoodLoc
 			sup.WordChanged(d, j, s.old)
 		}
 	}
-	copy(s.prev, d.Gamma)
-	for k := range d.Gamma {
-		d.Gamma[k] = l.Alpha
-	}
-	for j, n := range doc.Counts {
-		row := d.PhiRow(j)
-		for k, p := range row {
-			d.Gamma[k] += n * p
-		}
-	}
-	ElogDirichlet(d.ElogTheta, d.Gamma)
-	d.UpdatePhiBar()
-	change := 0.0
-	for k, g := range d.Gamma {
-		change += math.Abs(g - s.prev[k])
-	}
-	return change / float64(K)
 }
 
 // softmaxInto sets dst = exp(x − logsumexp(x)).

@@ -236,6 +236,10 @@ func checkWordCaches(t TB, c *component) {
 			continue
 		}
 		saved := append([]float64(nil), d.Phi...)
+		defer func() { // also after a Fatalf: later checks use the same documents
+			copy(d.Phi, saved)
+			d.UpdatePhiBar()
+		}()
 		lc := l.NewLocal()
 		lc.Begin(d)
 		old := make([]float64, K)

@@ -398,7 +398,7 @@ func entropy(p []float64) float64 {
 
 // DocELBO is the same as Softmax.DocELBO, with this goroutine's scratch.
 func (lc *local) DocELBO(d *framework.DocState) float64 {
-	return docELBO(lc.s.Eta, lc.C, lc.K, d, lc.sc)
+	return docELBO(lc.s, d, lc.sc)
 }
 
 // RestorePhi sets d.Phi (and φ̄_d) to the φ_d stored by the last

@@ -27,11 +27,14 @@ type evalScratch struct {
 	G    []float64 // Σ_v n_dv φ_dvk / (φ_dv·h̃_l), C×K
 	bar  []float64 // K
 	pl   prodLogs  // C
+	qa   []float64 // the quadratic bound's a_k (setA), K
+	qdev []float64 // η_lk − Σ_t η_tk/C, C×K
 }
 
 func newEvalScratch(C, K int) *evalScratch {
 	return &evalScratch{C: C, K: K, h: make([]float64, C*K), m: make([]float64, C), logB: make([]float64, C),
-		G: make([]float64, C*K), bar: make([]float64, K), pl: newProdLogs(C)}
+		G: make([]float64, C*K), bar: make([]float64, K), pl: newProdLogs(C),
+		qa: make([]float64, K), qdev: make([]float64, C*K)}
 }
 
 // prodLogs accumulates sums Σ_i n_i log x_i (log B_dl = Σ_v n_dv
@@ -209,8 +212,15 @@ func (s *Softmax) data(eta []float64, recs []docView[float32], grad []float64) f
 			g = pgrad[c*C*K : (c+1)*C*K]
 		}
 		v := 0.0
-		for _, r := range recs[c*chunkSize : min(len(recs), (c+1)*chunkSize)] {
-			v += evalDoc(eta, C, K, r, sc, g)
+		if s.quad {
+			setA(eta, C, K, sc.qa, sc.qdev)
+			for _, r := range recs[c*chunkSize : min(len(recs), (c+1)*chunkSize)] {
+				v += evalDocQ(eta, C, K, r, sc, g)
+			}
+		} else {
+			for _, r := range recs[c*chunkSize : min(len(recs), (c+1)*chunkSize)] {
+				v += evalDoc(eta, C, K, r, sc, g)
+			}
 		}
 		parts[c] = v
 	}

@@ -170,6 +170,7 @@ func TestBadParams(t *testing.T) {
 		{"l2 infinite", framework.ParamsFunc(func(into any) error { into.(*Params).L2 = &inf; return nil }), "softmax l2 = +Inf"},
 		{"max_iters < 0", framework.ParamsFunc(func(into any) error { into.(*Params).MaxIters = -1; return nil }), "softmax max_iters = -1"},
 		{"svi_iters < 0", framework.ParamsFunc(func(into any) error { into.(*Params).SVIIters = -2; return nil }), "softmax svi_iters = -2"},
+		{"unknown bound", framework.ParamsFunc(func(into any) error { into.(*Params).Bound = "jensen"; return nil }), `softmax bound = "jensen"; valid: product, quadratic`},
 		{"decoder error", framework.ParamsFunc(func(any) error { return errors.New(`unknown key "l3"`) }), `unknown key "l3"`},
 	} {
 		_, err := New(c.p)
@@ -181,7 +182,7 @@ func TestBadParams(t *testing.T) {
 	// unknown key lists the valid ones; a negative l2 is refused.
 	reg := testRegistry()
 	for _, c := range []struct{ block, want string }{
-		{`response "softmax" { l3 = 1 }`, "Valid: l2, max_iters, svi_iters"},
+		{`response "softmax" { l3 = 1 }`, "Valid: bound, l2, max_iters, svi_iters"},
 		{"response \"softmax\" {\n  l2 = -1\n}", "softmax l2 = -1"},
 		{"response \"softmax\" {\n  max_iters = \"many\"\n}", "a number is required"},
 	} {

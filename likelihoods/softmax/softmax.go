@@ -33,6 +33,11 @@ type Params struct {
 	// SVIIters is the number of L-BFGS iterations on each SVI mini-batch's
 	// objective. Default (0): 5.
 	SVIIters int `hcl:"svi_iters,optional"`
+	// Bound is the bound on E[log Σ_l exp(η_l·z̄_d)]: "product" (default;
+	// MODEL.md §2, Jensen on the product of per-word factors, whose M-step
+	// needs every training document's φ) or "quadratic" (Böhning's bound,
+	// quad.go, whose M-step needs λ_d and φ̄_d per document only).
+	Bound string `hcl:"bound,optional"`
 }
 
 // Validate checks the parameters; errors wrap framework.ErrBadInput.
@@ -44,6 +49,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: softmax max_iters = %d, want ≥ 1 (0 = default %d)", framework.ErrBadInput, p.MaxIters, DefaultMaxIters)
 	case p.SVIIters < 0:
 		return fmt.Errorf("%w: softmax svi_iters = %d, want ≥ 1 (0 = default %d)", framework.ErrBadInput, p.SVIIters, DefaultSVIIters)
+	case p.Bound != "" && p.Bound != "product" && p.Bound != "quadratic":
+		return fmt.Errorf("%w: softmax bound = %q; valid: product, quadratic", framework.ErrBadInput, p.Bound)
 	}
 	return nil
 }
@@ -64,7 +71,7 @@ func New(p framework.Params) (framework.Likelihood, error) {
 	if err := pr.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Softmax{params: pr, guard: true}
+	s := &Softmax{params: pr, guard: true, quad: pr.Bound == "quadratic"}
 	s.pool.New = func() any { return newEvalScratch(s.C, s.K) }
 	return s, nil
 }
@@ -83,6 +90,7 @@ type Softmax struct {
 	Mu   float64   // the L2 penalty μ in use
 
 	params             Params
+	quad               bool // bound = "quadratic"
 	maxIters, sviIters int
 	st                 *store
 
@@ -153,7 +161,7 @@ func (s *Softmax) Init(setup *framework.Setup) error {
 	} else {
 		s.Mu = 1 / float64(max(D, 1))
 	}
-	s.st = newStore(setup.Corpus, s.K, s.C)
+	s.st = newStore(setup.Corpus, s.K, s.C, !s.quad)
 	s.lastStats, s.last = nil, Solve{}
 	return nil
 }
@@ -162,7 +170,12 @@ func (s *Softmax) Init(setup *framework.Setup) error {
 func (s *Softmax) NewTarget() framework.Target { return framework.NewCategorical(s.C) }
 
 // NewLocal returns one goroutine's scratch for the local step.
-func (s *Softmax) NewLocal() framework.LikelihoodLocal { return newLocal(s) }
+func (s *Softmax) NewLocal() framework.LikelihoodLocal {
+	if s.quad {
+		return newQLocal(s)
+	}
+	return newLocal(s)
+}
 
 // Predict sets d.Target (a *framework.Categorical) to softmax(η φ̄_d)
 // (MODEL.md §2 "Prediction"): Log[l] = η_l·φ̄_d, then Finalize. An empty
@@ -280,12 +293,13 @@ func (s *Softmax) DocELBO(d *framework.DocState) float64 {
 	if !sc.fits(s.C, s.K) {
 		sc = newEvalScratch(s.C, s.K)
 	}
-	e := docELBO(s.Eta, s.C, s.K, d, sc)
+	e := docELBO(s, d, sc)
 	s.pool.Put(sc)
 	return e
 }
 
-func docELBO(eta []float64, C, K int, d *framework.DocState, sc *evalScratch) float64 {
+func docELBO(s *Softmax, d *framework.DocState, sc *evalScratch) float64 {
+	eta, C, K := s.Eta, s.C, s.K
 	t := d.Target.(*framework.Categorical)
 	bar := sc.bar
 	for k := range bar {
@@ -303,6 +317,10 @@ func docELBO(eta []float64, C, K int, d *framework.DocState, sc *evalScratch) fl
 		}
 	}
 	v := docView[float64]{doc: doc, phi: d.Phi, lam: t.P, bar: bar}
+	if s.quad {
+		setA(eta, C, K, sc.qa, nil)
+		return evalDocQ(eta, C, K, v, sc, nil) + t.Entropy()
+	}
 	return evalDoc(eta, C, K, v, sc, nil) + t.Entropy()
 }
 

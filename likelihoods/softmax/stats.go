@@ -16,16 +16,18 @@ type store struct {
 	bar  []float64         // D×K
 	doc  []*framework.Doc  // the document last accumulated into slot i (nil: none yet)
 	c    *framework.Corpus // the training corpus (nil: none)
+	word bool              // φ is stored (the product bound); otherwise phi is empty
 }
 
-func newStore(c *framework.Corpus, K, C int) *store {
-	s := &store{K: K, C: C, c: c}
+// newStore allocates the store for corpus c; φ only when perWord.
+func newStore(c *framework.Corpus, K, C int, perWord bool) *store {
+	s := &store{K: K, C: C, c: c, word: perWord}
 	D := 0
 	if c != nil {
 		D = len(c.Docs)
 	}
 	s.off = make([]int, D+1)
-	for i := 0; i < D; i++ {
+	for i := 0; i < D && perWord; i++ {
 		s.off[i+1] = s.off[i] + c.Docs[i].Len()*K
 	}
 	s.phi = make([]float32, s.off[D])
@@ -38,7 +40,13 @@ func newStore(c *framework.Corpus, K, C int) *store {
 // fits reports whether document state d has a slot of the right size.
 func (s *store) fits(d *framework.DocState) bool {
 	i := d.Index
-	return s != nil && i >= 0 && i < len(s.doc) && s.off[i+1]-s.off[i] == d.Doc.Len()*s.K
+	if s == nil || i < 0 || i >= len(s.doc) {
+		return false
+	}
+	if !s.word {
+		return s.c.Docs[i].Len() == d.Doc.Len()
+	}
+	return s.off[i+1]-s.off[i] == d.Doc.Len()*s.K
 }
 
 // view is slot i as the M-step sees it.
@@ -101,11 +109,16 @@ func (s *Softmax) Accumulate(st framework.Stats, d *framework.DocState) {
 		v = s.st.view(i)
 		stats.Index = append(stats.Index, i)
 	} else {
-		v = docView[float32]{doc: d.Doc, phi: make([]float32, len(d.Phi)), lam: make([]float64, s.C), bar: make([]float64, s.K)}
+		v = docView[float32]{doc: d.Doc, lam: make([]float64, s.C), bar: make([]float64, s.K)}
+		if !s.quad {
+			v.phi = make([]float32, len(d.Phi))
+		}
 		stats.extra = append(stats.extra, v)
 	}
-	for i, p := range d.Phi {
-		v.phi[i] = float32(p)
+	if !s.quad {
+		for i, p := range d.Phi {
+			v.phi[i] = float32(p)
+		}
 	}
 	copy(v.lam, t.P)
 	copy(v.bar, d.PhiBar)
