@@ -79,7 +79,8 @@ func makeCompCorpus() (cls, reg *framework.Corpus, err error) {
 }
 
 // BenchmarkComposition measures one batch EM iteration per composition of
-// the model (plain LDA; MA-sLDAc: softmax + confusion; MA-sLDAr: gaussian +
+// the model (plain LDA; MA-sLDAc: softmax + confusion, with the product
+// bound and with bound = "quadratic"; MA-sLDAr: gaussian +
 // bias-precision, defaults) on compCorpus, after one untimed warm-up
 // iteration from the same seeded start, reporting the E-step's and the
 // M-step's seconds separately (the ELBO evaluation is excluded), and (Linux)
@@ -88,7 +89,7 @@ func makeCompCorpus() (cls, reg *framework.Corpus, err error) {
 //
 //	go test ./models -run '^$' -bench Composition -benchtime 3x -count 5
 func BenchmarkComposition(b *testing.B) {
-	for _, model := range []string{"lda", "ma-sldac", "ma-sldar"} {
+	for _, model := range []string{"lda", "ma-sldac", "ma-sldac-quad", "ma-sldar"} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("model=%s/workers=%d", model, workers), func(b *testing.B) {
 				cc, err := compCorpus()
@@ -110,9 +111,13 @@ func BenchmarkComposition(b *testing.B) {
 				)
 				corpus := &framework.Corpus{Docs: cls.Docs, V: cls.V}
 				switch model {
-				case "ma-sldac":
+				case "ma-sldac", "ma-sldac-quad":
 					corpus = cls
-					resp, err = softmax.New(nil)
+					var p framework.Params
+					if model == "ma-sldac-quad" {
+						p = framework.ParamsFunc(func(into any) error { into.(*softmax.Params).Bound = "quadratic"; return nil })
+					}
+					resp, err = softmax.New(p)
 					if err == nil {
 						noise, err = confusion.New(nil)
 					}

@@ -450,7 +450,7 @@ func (m *Model) firstPhi(w *worker, warm []float64) (restored bool) {
 
 // phiTol is solvePhi's convergence test: the largest change of a
 // component of φ̄_d in one sweep.
-const phiTol = 1e-9
+const phiTol = 1e-6
 
 // solvePhi maximises the bound over φ_d with γ_d (from the warm start) and
 // q(target) (restored, framework.TargetRestorer) fixed: φ_d given E[log θ_d]

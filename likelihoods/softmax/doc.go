@@ -7,6 +7,7 @@
 //	  l2        = 0.001 # μ ≥ 0, the L2 penalty (μ/2)‖η‖²; default 1/D (D training documents)
 //	  max_iters = 50    # L-BFGS iterations per batch M-step (default 50)
 //	  svi_iters = 5     # L-BFGS iterations per SVI mini-batch (default 5)
+//	  bound     = "product" # or "quadratic" (below)
 //	}
 //
 // It needs class names (framework.Setup.Classes, from the answers file):
@@ -95,10 +96,26 @@
 // "best") computes a document's part from d.Phi and d.Target, without the
 // local caches.
 //
+// # The quadratic bound
+//
+// bound = "quadratic" (quad.go) bounds E[log Σ_l exp(η_l·z̄_d)] by
+// lse(ηφ̄_d) + (1/(2N_d)) Σ_k φ̄_dk a_k, a_k = ½(Σ_l η_lk² − (Σ_l η_lk)²/C):
+// Böhning's ∇²lse ≼ ½(I − 11ᵀ/C) around E[ηz̄], and Cov z̄_d ≼ diag(φ̄_d)/N_d
+// under the mean field (docs/design.md, "The softmax's quadratic bound").
+//
+//	the bound and its η-gradient                               evalDocQ, setA
+//	ρ_dvk = (1/N_d)[Σ_l (λ_dl − p_l) η_lk − a_k/(2N_d)]        qlocal.PhiTerm (p = softmax(ηφ̄_d))
+//	x = ηφ̄_d kept word by word, safeguard with lse's Bregman   qlocal.WordChanged, backtrackQ
+//	warm start: λ_d restored (framework.TargetRestorer)        qlocal.RestoreTarget
+//
+// The M-step then needs λ_d, φ̄_d and N_d per document and costs O(C·K) per
+// document per evaluation; no φ is stored.
+//
 // # Memory
 //
-// The M-step needs every training document's φ (B_dl depends on all of
-// them), so Init allocates a store from the training corpus, written by
+// Under the product bound the M-step needs every training document's φ
+// (B_dl depends on all of them), so Init allocates a store from the
+// training corpus (φ only under the product bound), written by
 // Accumulate (each document only by the goroutine running its local step)
 // and read by Update:
 //
