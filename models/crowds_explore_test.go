@@ -134,14 +134,19 @@ func expectedMV(cr *synth.Crowd) float64 {
 }
 
 // crowdConfigs are the configurations the harness compares; MASLDA_ANN
-// replaces the annotators block of both MA-sLDAc ones and MASLDA_EXTRA is
+// replaces the annotators block of both MA-sLDAc ones, MASLDA_RESP their
+// response block (and the oracle's), and MASLDA_EXTRA is
 // appended to them (to measure a variant).
 func crowdConfigs(spec synth.CrowdSpec, seed uint64) (batch, svi, oracle, ds string) {
 	k := spec.K
 	if s := os.Getenv("MASLDA_K"); s != "" {
 		k, _ = strconv.Atoi(s)
 	}
-	head := fmt.Sprintf("seed = %d\ntopics {\n k = %d\n}\nresponse \"softmax\" {}\n", seed, k)
+	resp := "response \"softmax\" {}"
+	if r := os.Getenv("MASLDA_RESP"); r != "" { // e.g. response "softmax" { bound = "quadratic" }
+		resp = r
+	}
+	head := fmt.Sprintf("seed = %d\ntopics {\n k = %d\n}\n%s\n", seed, k, resp)
 	extra := os.Getenv("MASLDA_EXTRA")
 	ann := "annotators \"confusion\" {}\n"
 	if a := os.Getenv("MASLDA_ANN"); a != "" {

@@ -28,13 +28,13 @@ type evalScratch struct {
 	bar  []float64 // K
 	pl   prodLogs  // C
 	qa   []float64 // the quadratic bound's a_k (setA), K
-	qdev []float64 // η_lk − Σ_t η_tk/C, C×K
+	qs   []float64 // s_k = Σ_l η_lk (setA), K
 }
 
 func newEvalScratch(C, K int) *evalScratch {
 	return &evalScratch{C: C, K: K, h: make([]float64, C*K), m: make([]float64, C), logB: make([]float64, C),
 		G: make([]float64, C*K), bar: make([]float64, K), pl: newProdLogs(C),
-		qa: make([]float64, K), qdev: make([]float64, C*K)}
+		qa: make([]float64, K), qs: make([]float64, K)}
 }
 
 // prodLogs accumulates sums Σ_i n_i log x_i (log B_dl = Σ_v n_dv
@@ -190,16 +190,23 @@ const chunkSize = 64
 // documents recs and, when grad is non-nil, sets grad to its gradient. It
 // runs on up to GOMAXPROCS goroutines; the result is bit-identical for any
 // number of them.
-func (s *Softmax) data(eta []float64, recs []docView[float32], grad []float64) float64 {
+//
+// Under the quadratic bound, cov is the statistics' S = Σ_d Cov z̄_d and
+// the data term includes covTerm's −½ tr(ηᵀAη S).
+func (s *Softmax) data(eta []float64, recs []docView[float32], cov, grad []float64) float64 {
 	C, K := s.C, s.K
 	if grad != nil {
 		for i := range grad {
 			grad[i] = 0
 		}
 	}
+	total := 0.0
+	if s.quad && cov != nil {
+		total = covTerm(eta, C, K, cov, grad)
+	}
 	nChunks := (len(recs) + chunkSize - 1) / chunkSize
 	if nChunks == 0 {
-		return 0
+		return total
 	}
 	parts := make([]float64, nChunks)
 	var pgrad []float64
@@ -213,7 +220,6 @@ func (s *Softmax) data(eta []float64, recs []docView[float32], grad []float64) f
 		}
 		v := 0.0
 		if s.quad {
-			setA(eta, C, K, sc.qa, sc.qdev)
 			for _, r := range recs[c*chunkSize : min(len(recs), (c+1)*chunkSize)] {
 				v += evalDocQ(eta, C, K, r, sc, g)
 			}
@@ -248,7 +254,6 @@ func (s *Softmax) data(eta []float64, recs []docView[float32], grad []float64) f
 		}
 		wg.Wait()
 	}
-	total := 0.0
 	for c, v := range parts {
 		total += v
 		if grad != nil {

@@ -9,25 +9,25 @@ import (
 // The quadratic bound (bound = "quadratic"). With x = ηz̄ (C numbers),
 // Böhning's bound on the Hessian of log-sum-exp, ∇²lse ≼ A = ½(I − 11ᵀ/C),
 // gives E[lse(x)] ≤ lse(E x) + ½ tr(A Cov x) (the expansion point that
-// minimises the bound is E x), and under the mean field
-// Cov z̄_d = (1/N_d²) Σ_v n_dv (diag φ_dv − φ_dv φ_dvᵀ) ≼ diag(φ̄_d)/N_d, so,
-// ηᵀAη being positive semi-definite,
+// minimises the bound is E x). Under the mean field
+// Cov z̄_d = (1/N_d²) Σ_v n_dv (diag φ_dv − φ_dv φ_dvᵀ), so with
+// B = ηᵀAη (K×K, positive semi-definite, rank ≤ C − 1):
 //
-//	E[log Σ_l exp(η_l·z̄_d)] ≤ lse(ηφ̄_d) + (1/(2N_d)) Σ_k φ̄_dk a_k,
-//	a_k = (ηᵀAη)_kk = ½ (Σ_l η_lk² − (Σ_l η_lk)²/C).
+//	E[log Σ_l exp(η_l·z̄_d)] ≤ lse(ηφ̄_d) + ½ tr(B Cov z̄_d)
+//	½ tr(B Cov z̄_d) = (1/(2N_d²)) Σ_v n_dv (φ_dv·a − φ_dvᵀBφ_dv),   a_k = B_kk
+//	B = ½(ηᵀη − s sᵀ/C),  s_k = Σ_l η_lk,  so  φᵀBφ = ½(‖ηφ‖² − (s·φ)²/C).
 //
-// The response's part of document d's bound is then
+// The response's part of document d's bound is
 //
-//	f_d = λ_d·ηφ̄_d − lse(ηφ̄_d) − (1/(2N_d)) φ̄_d·a + H(λ_d),
+//	f_d = λ_d·ηφ̄_d − lse(ηφ̄_d) − ½ tr(B Cov z̄_d) + H(λ_d).
 //
-// which depends on φ_d only through φ̄_d: the M-step needs λ_d, φ̄_d and
-// N_d per document (no per-word store), and f_d is concave in φ_d for fixed
-// λ_d (linear terms minus a convex function of an affine map) and concave
-// in η (lse convex, φ̄·a a positive semi-definite quadratic in η).
+// The covariance term is linear in Cov z̄_d with a coefficient that depends
+// on η alone, so the M-step needs λ_d and φ̄_d per document and one global
+// K×K matrix, S = Σ_d Cov z̄_d (Stats.Cov): no per-word store. The M-step
+// objective Σ_d [λ_d·ηφ̄_d − lse(ηφ̄_d)] − ½ tr(ηᵀAη S) is concave in η.
 
-// setA sets a_k = ½(Σ_l η_lk² − (Σ_l η_lk)²/C) and dev_lk = η_lk − (Σ_t
-// η_tk)/C (∂a_k/∂η_lk) when dev is not nil.
-func setA(eta []float64, C, K int, a, dev []float64) {
+// setA sets a_k = B_kk = ½(Σ_l η_lk² − s_k²/C) and s_k = Σ_l η_lk.
+func setA(eta []float64, C, K int, a, sum []float64) {
 	for k := 0; k < K; k++ {
 		s, sq := 0.0, 0.0
 		for l := 0; l < C; l++ {
@@ -36,26 +36,17 @@ func setA(eta []float64, C, K int, a, dev []float64) {
 			sq += e * e
 		}
 		a[k] = 0.5 * (sq - s*s/float64(C))
-		if dev != nil {
-			m := s / float64(C)
-			for l := 0; l < C; l++ {
-				dev[l*K+k] = eta[l*K+k] - m
-			}
-		}
+		sum[k] = s
 	}
 }
 
-// evalDocQ is evalDoc for the quadratic bound: document r's data term
-// λ_d·ηφ̄_d − lse(ηφ̄_d) − (1/(2N_d)) φ̄_d·a and, when grad is non-nil, adds
-// its gradient
-//
-//	∂/∂η_lk = (λ_dl − p_dl) φ̄_dk − (φ̄_dk/(2N_d)) (η_lk − Σ_t η_tk/C),   p_d = softmax(ηφ̄_d).
-//
-// sc.qa and sc.qdev must hold a and dev for eta (setA). An empty document
-// has φ̄ = 0: its term is −log C, its gradient 0. Cost O(C·K).
+// evalDocQ is evalDoc for the quadratic bound without its covariance term
+// (covTerm adds that for a whole batch): document r's λ_d·ηφ̄_d − lse(ηφ̄_d)
+// and, when grad is non-nil, adds its gradient (λ_dl − p_dl) φ̄_dk,
+// p_d = softmax(ηφ̄_d). An empty document has φ̄ = 0: −log C, gradient 0.
+// Cost O(C·K).
 func evalDocQ[T float32 | float64](eta []float64, C, K int, r docView[T], sc *evalScratch, grad []float64) float64 {
-	N := r.doc.N
-	if !(N > 0) {
+	if !(r.doc.N > 0) {
 		return -math.Log(float64(C))
 	}
 	x := sc.logB // C scratch
@@ -64,61 +55,143 @@ func evalDocQ[T float32 | float64](eta []float64, C, K int, r docView[T], sc *ev
 		x[l] = dot(eta[l*K:(l+1)*K], r.bar)
 		lin += r.lam[l] * x[l]
 	}
-	quad := 0.0
-	for k, b := range r.bar {
-		quad += b * sc.qa[k]
-	}
-	quad /= 2 * N
 	p := sc.m // C scratch
 	z := normalize(p, x)
 	if grad != nil {
-		c := 1 / (2 * N)
 		for l := 0; l < C; l++ {
 			w := r.lam[l] - p[l]
 			g := grad[l*K : (l+1)*K]
-			dv := sc.qdev[l*K : (l+1)*K]
 			for k, b := range r.bar {
-				g[k] += b * (w - c*dv[k])
+				g[k] += w * b
 			}
 		}
 	}
-	return lin - z - quad
+	return lin - z
+}
+
+// covTerm returns −½ tr(ηᵀAη S) for the K×K matrix S and, when grad is
+// non-nil, adds its gradient −AηS = −½(M − 1(1ᵀM)/C), M = ηS.
+func covTerm(eta []float64, C, K int, S, grad []float64) float64 {
+	M := make([]float64, C*K)
+	for l := 0; l < C; l++ {
+		row := eta[l*K : (l+1)*K]
+		ml := M[l*K : (l+1)*K]
+		for i, e := range row {
+			if e == 0 {
+				continue
+			}
+			for k, v := range S[i*K : (i+1)*K] {
+				ml[k] += e * v
+			}
+		}
+	}
+	tr, col := 0.0, make([]float64, K) // tr(ηSηᵀ); col = 1ᵀM
+	for l := 0; l < C; l++ {
+		tr += dot(M[l*K:(l+1)*K], eta[l*K:(l+1)*K])
+		for k, v := range M[l*K : (l+1)*K] {
+			col[k] += v
+		}
+	}
+	sSs := 0.0 // sᵀSs = (1ᵀη) S (ηᵀ1) = col·s
+	for k := 0; k < K; k++ {
+		s := 0.0
+		for l := 0; l < C; l++ {
+			s += eta[l*K+k]
+		}
+		sSs += col[k] * s
+	}
+	if grad != nil {
+		for l := 0; l < C; l++ {
+			for k := 0; k < K; k++ {
+				grad[l*K+k] -= 0.5 * (M[l*K+k] - col[k]/float64(C))
+			}
+		}
+	}
+	return -0.25 * (tr - sSs/float64(C))
+}
+
+// addCov adds Cov z̄_d = (1/N_d²) Σ_v n_dv (diag φ_dv − φ_dv φ_dvᵀ) of
+// document d into S (K×K).
+func addCov(S []float64, d *framework.DocState, K int) {
+	N := d.Doc.N
+	if !(N > 0) {
+		return
+	}
+	inv := 1 / (N * N)
+	for j, n := range d.Doc.Counts {
+		row := d.PhiRow(j)
+		c := n * inv
+		for i, pi := range row {
+			if pi == 0 {
+				continue
+			}
+			ci := c * pi
+			Si := S[i*K : (i+1)*K]
+			for k, pk := range row {
+				Si[k] -= ci * pk
+			}
+			Si[i] += ci
+		}
+	}
+}
+
+// docCov is ½ tr(B Cov z̄_d) from d.Phi: (1/(2N²)) Σ_v n_v (φ_v·a − ½(‖ηφ_v‖² − (s·φ_v)²/C)).
+func docCov(eta []float64, C, K int, d *framework.DocState, a, sum []float64) float64 {
+	N := d.Doc.N
+	if !(N > 0) {
+		return 0
+	}
+	t := 0.0
+	for j, n := range d.Doc.Counts {
+		row := d.PhiRow(j)
+		q := 0.0
+		for l := 0; l < C; l++ {
+			y := dot(eta[l*K:(l+1)*K], row)
+			q += y * y
+		}
+		sp := dot(sum, row)
+		t += n * (dot(a, row) - 0.5*(q-sp*sp/float64(C)))
+	}
+	return t / (2 * N * N)
 }
 
 // qlocal is one goroutine's part of the local step under the quadratic
-// bound: x = ηφ̄_d and p = softmax(x), kept current word by word.
+// bound: x = ηφ̄_d, p = softmax(x) and lse(x), kept current word by word.
 type qlocal struct {
 	s    *Softmax
 	C, K int
 
-	doc    *framework.Doc
-	n      float64   // N_d
-	x      []float64 // η φ̄_d, C
-	p      []float64 // softmax(x), C
-	z      float64   // lse(x)
-	lamEta []float64 // Σ_l λ_dl η_lk − a_k/(2N_d), K
-	pEta   []float64 // Σ_l p_l η_lk, K
-	pOK    bool      // pEta is current
-	fresh  bool      // lamEta holds the λ of the current target
+	doc   *framework.Doc
+	n     float64   // N_d
+	x     []float64 // η φ̄_d, C
+	p     []float64 // softmax(x), C
+	z     float64   // lse(x)
+	lam   []float64 // λ_d, C
+	fresh bool      // lam holds the λ of the current target
 
-	a     []float64 // a_k for aEta
-	aEta  []float64
-	g     []float64 // the word's topic-layer logits (safeguard)
-	gDoc  *framework.Doc
-	gWord int
-	dx    []float64 // Δx of the proposal, C
-	xt    []float64 // trial x, C
-	pt    []float64 // trial p, C
-	nw    []float64 // the proposed φ_dv, K
+	a, sum []float64 // a_k = B_kk and s_k = Σ_l η_lk, for aEta
+	aEta   []float64
+
+	// PhiTerm's word, for WordChanged: its topic-layer logits g, ρ, ηφ_old
+	// and s·φ_old.
+	g, rho []float64
+	y      []float64
+	sp     float64
+	gDoc   *framework.Doc
+	gWord  int
+
+	c, yn, dy, dx, xt, pt []float64 // C scratch
+	nw                    []float64 // K scratch
 
 	sc *evalScratch // DocELBO
 }
 
 func newQLocal(s *Softmax) *qlocal {
 	C, K := s.C, s.K
-	return &qlocal{s: s, C: C, K: K, x: make([]float64, C), p: make([]float64, C), lamEta: make([]float64, K),
-		pEta: make([]float64, K), a: make([]float64, K), g: make([]float64, K), gWord: -1,
-		dx: make([]float64, C), xt: make([]float64, C), pt: make([]float64, C), nw: make([]float64, K),
+	f := func(n int) []float64 { return make([]float64, n) }
+	return &qlocal{s: s, C: C, K: K, x: f(C), p: f(C), lam: f(C), a: f(K), sum: f(K),
+		g: f(K), rho: f(K), y: f(C), gWord: -1,
+		c: f(C), yn: f(C), dy: f(C), dx: f(C), xt: f(C), pt: f(C), nw: f(K),
 		sc: newEvalScratch(C, K)}
 }
 
@@ -128,16 +201,16 @@ var (
 	_ framework.TargetRestorer  = (*qlocal)(nil)
 )
 
-// Begin computes x = ηφ̄_d (φ̄_d from d.Phi), p and lse(x), and a for the
-// current η.
+// Begin computes x = ηφ̄_d (φ̄_d from d.Phi), p and lse(x), and a, s for
+// the current η.
 func (lc *qlocal) Begin(d *framework.DocState) {
 	C, K := lc.C, lc.K
-	lc.doc, lc.n, lc.fresh, lc.pOK, lc.gDoc = d.Doc, d.Doc.N, false, false, nil
+	lc.doc, lc.n, lc.fresh, lc.gDoc = d.Doc, d.Doc.N, false, nil
 	if lc.aEta == nil || !equal(lc.aEta, lc.s.Eta) {
-		setA(lc.s.Eta, C, K, lc.a, nil)
+		setA(lc.s.Eta, C, K, lc.a, lc.sum)
 		lc.aEta = append(lc.aEta[:0], lc.s.Eta...)
 	}
-	bar := lc.nw // K scratch
+	bar := lc.nw
 	clear(bar)
 	if lc.n > 0 {
 		for j, n := range d.Doc.Counts {
@@ -164,52 +237,58 @@ func (lc *qlocal) TargetTerm(d *framework.DocState) {
 	}
 }
 
-// PhiTerm adds ρ_dvk = (1/N_d)[Σ_l (λ_dl − p_l) η_lk − a_k/(2N_d)], the
-// derivative of f_d with respect to φ_dvk divided by n_dv, into dst.
-// O(K·C) (p changes with every word).
+// PhiTerm adds into dst the derivative of f_d with respect to φ_dvk
+// divided by n_dv:
+//
+//	ρ_dvk = Σ_l η_lk [(λ_dl − p_l)/N_d + (ηφ_dv)_l/(2N_d²)] − s_k (s·φ_dv)/(2C N_d²) − a_k/(2N_d²)
+//
+// (the last three terms are −(1/(2N_d²))(a_k − 2(Bφ_dv)_k)). O(K·C).
 func (lc *qlocal) PhiTerm(dst []float64, d *framework.DocState, j int) {
 	C, K := lc.C, lc.K
 	if !lc.fresh {
-		t := d.Target.(*framework.Categorical)
-		clear(lc.lamEta)
-		for l, lam := range t.P {
-			if lam != 0 {
-				for k, e := range lc.s.Eta[l*K : (l+1)*K] {
-					lc.lamEta[k] += lam * e
-				}
-			}
-		}
-		for k := range lc.lamEta {
-			lc.lamEta[k] -= lc.a[k] / (2 * lc.n)
-		}
+		copy(lc.lam, d.Target.(*framework.Categorical).P)
 		lc.fresh = true
 	}
-	if !lc.pOK {
-		clear(lc.pEta)
-		for l := 0; l < C; l++ {
-			for k, e := range lc.s.Eta[l*K : (l+1)*K] {
-				lc.pEta[k] += lc.p[l] * e
-			}
+	row := d.PhiRow(j)
+	eta := lc.s.Eta
+	inv := 1 / lc.n
+	inv2 := inv * inv / 2
+	for l := 0; l < C; l++ {
+		lc.y[l] = dot(eta[l*K:(l+1)*K], row)
+		lc.c[l] = (lc.lam[l]-lc.p[l])*inv + lc.y[l]*inv2
+	}
+	lc.sp = dot(lc.sum, row)
+	cs := lc.sp * inv2 / float64(C)
+	for k := range lc.rho {
+		lc.rho[k] = -cs*lc.sum[k] - lc.a[k]*inv2
+	}
+	for l, cl := range lc.c {
+		if cl == 0 {
+			continue
 		}
-		lc.pOK = true
+		for k, e := range eta[l*K : (l+1)*K] {
+			lc.rho[k] += cl * e
+		}
 	}
 	copy(lc.g, dst)
 	lc.gDoc, lc.gWord = d.Doc, j
-	inv := 1 / lc.n
-	for k := range dst {
-		dst[k] += inv * (lc.lamEta[k] - lc.pEta[k])
+	for k, r := range lc.rho {
+		dst[k] += r
 	}
 }
 
 // WordChanged updates x, p and lse(x) after φ_dv (word j) changed from old:
 // Δx = (n_dv/N_d) η Δφ_dv.
 //
-// Safeguard: the φ step maximises the bound with −lse linearised at the
-// old φ_dv (every other term of f_d is linear in φ_dv); the exact change of
-// the document's bound is ΔF = n_dv KL(φ_old‖φ_new) − D, D = lse(x_new) −
-// lse(x) − p·Δx ≥ 0 (lse's Bregman divergence), so the step is accepted
-// when ΔF ≥ 0 (Pinsker's KL ≥ ½‖Δφ‖₁² first) and otherwise backtracked
-// along the segment, as for the product bound (local.WordChanged).
+// Safeguard: the φ step maximises the bound linearised in φ_dv; the exact
+// change of the document's bound is
+//
+//	ΔF = n_dv KL(φ_old‖φ_new) − D + Q,   D = lse(x_new) − lse(x) − p·Δx ≥ 0,
+//	Q = (n_dv/(2N_d²)) Δφᵀ B Δφ ≥ 0
+//
+// (lse's Bregman divergence, and that of the convex φᵀBφ term). The step
+// is accepted when ΔF ≥ 0 (Pinsker's KL ≥ ½‖Δφ‖₁² first) and otherwise
+// backtracked along the segment, as for the product bound.
 func (lc *qlocal) WordChanged(d *framework.DocState, j int, old []float64) {
 	C, K := lc.C, lc.K
 	if !(lc.n > 0) || lc.doc != d.Doc {
@@ -217,19 +296,25 @@ func (lc *qlocal) WordChanged(d *framework.DocState, j int, old []float64) {
 	}
 	row := d.PhiRow(j)
 	n := d.Doc.Counts[j]
-	c := n / lc.n
-	for l := 0; l < C; l++ {
-		e := lc.s.Eta[l*K : (l+1)*K]
-		v := 0.0
-		for k, x := range row {
-			v += e[k] * (x - old[k])
+	guard := lc.s.guard && lc.gDoc == d.Doc && lc.gWord == j
+	lc.gWord = -1
+	eta := lc.s.Eta
+	if !guard { // no PhiTerm just before: ηφ_old and s·φ_old from old
+		for l := 0; l < C; l++ {
+			lc.y[l] = dot(eta[l*K:(l+1)*K], old)
 		}
-		lc.dx[l] = c * v
+		lc.sp = dot(lc.sum, old)
+	}
+	c := n / lc.n
+	dy2 := 0.0
+	for l := 0; l < C; l++ {
+		lc.yn[l] = dot(eta[l*K:(l+1)*K], row)
+		lc.dy[l] = lc.yn[l] - lc.y[l]
+		dy2 += lc.dy[l] * lc.dy[l]
+		lc.dx[l] = c * lc.dy[l]
 		lc.xt[l] = lc.x[l] + lc.dx[l]
 	}
 	zt := normalize(lc.pt, lc.xt)
-	guard := lc.s.guard && lc.gDoc == d.Doc && lc.gWord == j
-	lc.gWord = -1
 	if pr := lc.s.probe; pr != nil {
 		pr.words.Add(1)
 	}
@@ -237,18 +322,20 @@ func (lc *qlocal) WordChanged(d *framework.DocState, j int, old []float64) {
 		lc.commitQ(zt)
 		return
 	}
+	dsp := dot(lc.sum, row) - lc.sp
+	Q := n / (2 * lc.n * lc.n) * 0.5 * (dy2 - dsp*dsp/float64(C))
 	D := zt - lc.z
 	for l, p := range lc.p {
 		D -= p * lc.dx[l]
 	}
 	tol := 1e-12 * (1 + math.Abs(lc.z) + n)
-	ok := D <= tol
+	ok := D-Q <= tol
 	if !ok {
 		l1 := 0.0
 		for k, x := range row {
 			l1 += math.Abs(x - old[k])
 		}
-		ok = 0.5*n*l1*l1-D >= -tol
+		ok = 0.5*n*l1*l1-D+Q >= -tol
 	}
 	if !ok {
 		kl := 0.0
@@ -257,39 +344,41 @@ func (lc *qlocal) WordChanged(d *framework.DocState, j int, old []float64) {
 				kl += o * math.Log(o/row[k])
 			}
 		}
-		ok = n*kl-D >= -tol
+		ok = n*kl-D+Q >= -tol
 		if !ok && lc.s.probe != nil {
 			lc.s.probe.decreases.Add(1)
-			lc.s.probe.addWorst(n*kl - D)
+			lc.s.probe.addWorst(n*kl - D + Q)
 		}
 	}
 	if ok {
 		lc.commitQ(zt)
 		return
 	}
-	lc.backtrackQ(row, old, n, tol)
+	lc.backtrackQ(row, old, n, Q, tol)
 }
 
 func (lc *qlocal) commitQ(zt float64) {
 	copy(lc.x, lc.xt)
 	copy(lc.p, lc.pt)
 	lc.z = zt
-	lc.pOK = false
 }
 
 // backtrackQ finds t ∈ {1/2, 1/4, …} such that old + t(new − old) does not
-// lower the word's bound (evaluated exactly), writes it into row and
-// commits it; after maxHalvings it restores old.
-func (lc *qlocal) backtrackQ(row, old []float64, n, tol float64) {
+// lower the word's bound, evaluated exactly,
+//
+//	ΔF(t) = n(t Σ_k Δφ_k (g_k + ρ_k) + H(φ_t) − H(φ_old)) − (lse(x + tΔx) − lse(x) − t p·Δx) + t² Q,
+//
+// writes it into row and commits it; after maxHalvings it restores old.
+func (lc *qlocal) backtrackQ(row, old []float64, n, Q, tol float64) {
 	copy(lc.nw, row)
 	hOld := entropy(old)
-	lin := 0.0 // Σ_k Δφ_k (g_k + (lamEta_k − pEta_k)/N_d)
+	lin := 0.0
 	for k, x := range lc.nw {
-		lin += (x - old[k]) * (lc.g[k] + (lc.lamEta[k]-lc.pEta[k])/lc.n)
+		lin += (x - old[k]) * (lc.g[k] + lc.rho[k])
 	}
-	lin0 := 0.0 // p·Δx at t = 1
+	pdx := 0.0
 	for l, p := range lc.p {
-		lin0 += p * lc.dx[l]
+		pdx += p * lc.dx[l]
 	}
 	t := 0.5
 	for try := 1; try <= maxHalvings; try++ {
@@ -303,9 +392,7 @@ func (lc *qlocal) backtrackQ(row, old []float64, n, tol float64) {
 			lc.xt[l] = lc.x[l] + t*lc.dx[l]
 		}
 		zt := normalize(lc.pt, lc.xt)
-		// n·(linearised gain without the lse term) + the exact lse change:
-		// lin includes −p·Δx/n per unit t through pEta.
-		if n*(t*lin+ht-hOld)+t*lin0-(zt-lc.z) >= -tol {
+		if n*(t*lin+ht-hOld)-(zt-lc.z-t*pdx)+t*t*Q >= -tol {
 			for k, x := range lc.nw {
 				row[k] = old[k] + t*(x-old[k])
 			}

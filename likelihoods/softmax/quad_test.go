@@ -48,7 +48,11 @@ func TestQuadGradientFiniteDifferences(t *testing.T) {
 		}
 		recs = append(recs, docView[float32]{doc: &framework.Doc{}, lam: []float64{0.2, 0.3, 0.5}, bar: make([]float64, K)})
 		scale := 1 + 2*rng.Float64()
-		f := s.objective(recs, scale)
+		cov := make([]float64, K*K)
+		for d := 0; d < 3; d++ {
+			addCov(cov, randomDocState(rng, K, C, 4, 3), K)
+		}
+		f := s.objective(recs, cov, scale)
 		x := slices.Clone(s.Eta)
 		g := make([]float64, len(x))
 		f(x, g)
@@ -69,14 +73,14 @@ func TestQuadGradientFiniteDifferences(t *testing.T) {
 func quadResponse(s *Softmax, ds *framework.DocState) float64 {
 	tg := ds.Target.(*framework.Categorical)
 	sc := newEvalScratch(s.C, s.K)
-	setA(s.Eta, s.C, s.K, sc.qa, sc.qdev)
+	setA(s.Eta, s.C, s.K, sc.qa, sc.qs)
 	bar := make([]float64, s.K)
 	for j, n := range ds.Doc.Counts {
 		for k, p := range ds.PhiRow(j) {
 			bar[k] += n * p / ds.Doc.N
 		}
 	}
-	return evalDocQ(s.Eta, s.C, s.K, docView[float64]{doc: ds.Doc, lam: tg.P, bar: bar}, sc, nil)
+	return evalDocQ(s.Eta, s.C, s.K, docView[float64]{doc: ds.Doc, lam: tg.P, bar: bar}, sc, nil) - docCov(s.Eta, s.C, s.K, ds, sc.qa, sc.qs)
 }
 
 // The bound is a bound: on documents of 4 tokens, E[log Σ_l exp(η_l·z̄)]

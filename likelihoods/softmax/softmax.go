@@ -220,7 +220,7 @@ func (s *Softmax) Update(ctx context.Context, st framework.Stats, step framework
 		if step.Full {
 			iters = s.maxIters
 		}
-		f := s.objective(recs, step.Scale)
+		f := s.objective(recs, stats.Cov, step.Scale)
 		res, err := optim.Minimize(ctx, f, s.Eta, optim.LBFGSOptions{MaxIters: iters, FuncTol: 1e-12})
 		s.last.Iters, s.last.Evals, s.last.Status = res.Iters, res.FuncEvals, res.Status
 		s.last.Objective, s.last.Warning = -res.F*objectiveWeight(len(recs), step.Scale), res.Warning
@@ -240,7 +240,7 @@ func (s *Softmax) Update(ctx context.Context, st framework.Stats, step framework
 			}
 		}
 	}
-	s.lastData = s.data(s.Eta, recs, nil)
+	s.lastData = s.data(s.Eta, recs, stats.Cov, nil)
 	s.lastStats, s.lastVer = stats, stats.version
 	return nil
 }
@@ -251,11 +251,11 @@ func objectiveWeight(docs int, scale float64) float64 { return math.Max(1, scale
 
 // objective returns −L_B(η)/W and its gradient (in g, when non-nil), the
 // function Update minimises: L_B(η) = S·data(η) − (μ/2)‖η‖².
-func (s *Softmax) objective(recs []docView[float32], scale float64) func(x, g []float64) float64 {
+func (s *Softmax) objective(recs []docView[float32], cov []float64, scale float64) func(x, g []float64) float64 {
 	W := objectiveWeight(len(recs), scale)
 	mu := s.Mu
 	return func(x, g []float64) float64 {
-		v := s.data(x, recs, g)
+		v := s.data(x, recs, cov, g)
 		pen := 0.0
 		for _, e := range x {
 			pen += e * e
@@ -276,7 +276,7 @@ func (s *Softmax) ELBO(st framework.Stats, step framework.Step) float64 {
 	stats := st.(*Stats)
 	data := s.lastData
 	if stats != s.lastStats || stats.version != s.lastVer {
-		data = s.data(s.Eta, s.records(stats), nil)
+		data = s.data(s.Eta, s.records(stats), stats.Cov, nil)
 	}
 	pen := 0.0
 	for _, e := range s.Eta {
@@ -318,8 +318,8 @@ func docELBO(s *Softmax, d *framework.DocState, sc *evalScratch) float64 {
 	}
 	v := docView[float64]{doc: doc, phi: d.Phi, lam: t.P, bar: bar}
 	if s.quad {
-		setA(eta, C, K, sc.qa, nil)
-		return evalDocQ(eta, C, K, v, sc, nil) + t.Entropy()
+		setA(eta, C, K, sc.qa, sc.qs)
+		return evalDocQ(eta, C, K, v, sc, nil) - docCov(eta, C, K, d, sc.qa, sc.qs) + t.Entropy()
 	}
 	return evalDoc(eta, C, K, v, sc, nil) + t.Entropy()
 }

@@ -69,11 +69,20 @@ type Stats struct {
 	Index   []int // documents accumulated into the store, in order
 	extra   []docView[float32]
 	Entropy float64 // Σ_d H(λ_d) = −Σ_d Σ_l λ_dl log λ_dl
+	// Cov is S = Σ_d Cov z̄_d (K×K) under the quadratic bound; nil under
+	// the product bound.
+	Cov     []float64
 	version uint64  // bumped by every change, so ELBO knows whether Update saw these statistics
 }
 
 // NewStats returns empty statistics.
-func (s *Softmax) NewStats() framework.Stats { return &Stats{st: s.st} }
+func (s *Softmax) NewStats() framework.Stats {
+	st := &Stats{st: s.st}
+	if s.quad {
+		st.Cov = make([]float64, s.K*s.K)
+	}
+	return st
+}
 
 // Merge appends o (a *Stats of the same response) to s.
 func (s *Stats) Merge(o framework.Stats) {
@@ -81,6 +90,9 @@ func (s *Stats) Merge(o framework.Stats) {
 	s.Index = append(s.Index, t.Index...)
 	s.extra = append(s.extra, t.extra...)
 	s.Entropy += t.Entropy
+	for i, v := range t.Cov {
+		s.Cov[i] += v
+	}
 	s.version++
 }
 
@@ -89,6 +101,7 @@ func (s *Stats) Reset() {
 	s.Index = s.Index[:0]
 	s.extra = nil
 	s.Entropy = 0
+	clear(s.Cov)
 	s.version++
 }
 
@@ -101,6 +114,9 @@ func (s *Softmax) Accumulate(st framework.Stats, d *framework.DocState) {
 	stats := st.(*Stats)
 	t := d.Target.(*framework.Categorical)
 	stats.Entropy += t.Entropy()
+	if s.quad {
+		addCov(stats.Cov, d, s.K)
+	}
 	stats.version++
 	var v docView[float32]
 	if s.st.fits(d) {
