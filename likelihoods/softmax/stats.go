@@ -72,7 +72,7 @@ type Stats struct {
 	// Cov is S = Σ_d Cov z̄_d (K×K) under the quadratic bound; nil under
 	// the product bound.
 	Cov     []float64
-	version uint64  // bumped by every change, so ELBO knows whether Update saw these statistics
+	version uint64 // bumped by every change, so ELBO knows whether Update saw these statistics
 }
 
 // NewStats returns empty statistics.
