@@ -357,3 +357,47 @@ func Example() {
 	fmt.Printf("γ = [%.2f %.2f]\n", ds.Gamma[0], ds.Gamma[1])
 	// Output: γ = [6.10 2.10]
 }
+
+// TestSweepPhi: SweepPhi sets the same φ and φ̄ as a sweep from the same
+// state, leaves γ and E[log θ] unchanged, and reports the largest change
+// of φ̄ (0 when repeated without supervision, since φ depends only on
+// E[log θ] then); an unsupervised SweepPhi is the exact maximiser over φ
+// given γ, so it cannot lower the bound (γ fixed).
+func TestSweepPhi(t *testing.T) {
+	l, c := fixture(t, 5)
+	s := l.NewScratch()
+	for i := range c.Docs[:10] {
+		a := framework.NewDocState(l.K, c.Docs[i].Len())
+		b := framework.NewDocState(l.K, c.Docs[i].Len())
+		for _, ds := range []*framework.DocState{a, b} {
+			ds.Bind(i, &c.Docs[i], nil)
+			l.Start(ds, nil)
+			l.Sweep(ds, nil, s) // some state
+			l.Sweep(ds, nil, s)
+		}
+		before := docELBO(l, b)
+		gamma := slices.Clone(b.Gamma)
+		prevBar := slices.Clone(b.PhiBar)
+		l.Sweep(a, nil, s)
+		change := l.SweepPhi(b, nil, 1, s)
+		if !slices.Equal(a.Phi, b.Phi) || !slices.Equal(a.PhiBar, b.PhiBar) {
+			t.Fatalf("doc %d: SweepPhi's φ differs from Sweep's", i)
+		}
+		if !slices.Equal(b.Gamma, gamma) {
+			t.Fatalf("doc %d: SweepPhi changed γ", i)
+		}
+		want := 0.0
+		for k, p := range b.PhiBar {
+			want = max(want, math.Abs(p-prevBar[k]))
+		}
+		if change != want || !(change > 0) {
+			t.Errorf("doc %d: change %v, want the largest |Δφ̄_k| %v (> 0)", i, change, want)
+		}
+		if after := docELBO(l, b); after < before-1e-9*math.Abs(before) {
+			t.Errorf("doc %d: SweepPhi lowered the bound with γ fixed: %v -> %v", i, before, after)
+		}
+		if again := l.SweepPhi(b, nil, 1, s); again != 0 {
+			t.Errorf("doc %d: a second unsupervised SweepPhi moved φ̄ by %v", i, again)
+		}
+	}
+}

@@ -99,17 +99,20 @@
 // # The quadratic bound
 //
 // bound = "quadratic" (quad.go) bounds E[log Σ_l exp(η_l·z̄_d)] by
-// lse(ηφ̄_d) + (1/(2N_d)) Σ_k φ̄_dk a_k, a_k = ½(Σ_l η_lk² − (Σ_l η_lk)²/C):
-// Böhning's ∇²lse ≼ ½(I − 11ᵀ/C) around E[ηz̄], and Cov z̄_d ≼ diag(φ̄_d)/N_d
-// under the mean field (docs/design.md, "The softmax's quadratic bound").
+// lse(ηφ̄_d) + ½ tr(B Cov z̄_d), B = ηᵀAη, A = ½(I − 11ᵀ/C) (Böhning's bound
+// on ∇²lse, expanded at E[ηz̄]), with the mean-field covariance
+// Cov z̄_d = (1/N_d²) Σ_v n_dv (diag φ_dv − φ_dv φ_dvᵀ) (docs/design.md,
+// "The softmax's quadratic bound").
 //
-//	the bound and its η-gradient                               evalDocQ, setA
-//	ρ_dvk = (1/N_d)[Σ_l (λ_dl − p_l) η_lk − a_k/(2N_d)]        qlocal.PhiTerm (p = softmax(ηφ̄_d))
-//	x = ηφ̄_d kept word by word, safeguard with lse's Bregman   qlocal.WordChanged, backtrackQ
-//	warm start: λ_d restored (framework.TargetRestorer)        qlocal.RestoreTarget
+//	λ·ηφ̄ − lse(ηφ̄) and its η-gradient                    evalDocQ
+//	−½ tr(ηᵀAη S), S = Σ_d Cov z̄_d, and its gradient      covTerm (S: Stats.Cov, addCov)
+//	½ tr(B Cov z̄_d) of one document                        docCov
+//	ρ_dvk (the φ-derivative over n_dv)                      qlocal.PhiTerm
+//	x = ηφ̄_d word by word, safeguard                       qlocal.WordChanged, backtrackQ
+//	warm start: λ_d restored (framework.TargetRestorer)     qlocal.RestoreTarget
 //
-// The M-step then needs λ_d, φ̄_d and N_d per document and costs O(C·K) per
-// document per evaluation; no φ is stored.
+// The M-step then needs λ_d and φ̄_d per document and the K×K matrix S, and
+// costs O(C·K) per document per evaluation; no φ is stored.
 //
 // # Memory
 //
