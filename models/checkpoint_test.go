@@ -174,6 +174,8 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 	}{
 		{"MA-sLDAc", maslc + "annotators \"confusion\" {\n start_iters = 3\n}\ninference \"batch\" {\n max_iters = 6\n tol = 0\n}\n",
 			crowd.train, []int{1, 2, 3, 4, 5}},
+		{"MA-sLDAc quadratic bound", "seed = 3\ntopics {\n k = 3\n}\nresponse \"softmax\" {\n bound = \"quadratic\"\n}\n" + "annotators \"confusion\" {\n start_iters = 3\n}\ninference \"batch\" {\n max_iters = 6\n tol = 0\n}\n",
+			crowd.train, []int{2, 4}},
 		{"MA-sLDAc converged before the start", maslc + "annotators \"confusion\" {\n start_iters = 8\n}\ninference \"batch\" {\n max_iters = 20\n tol = 1\n}\n",
 			crowd.train, []int{1, 3}},
 		{"MA-sLDAc restarts", "restarts = 2\nrestart_iters = 2\n" + maslc + "annotators \"confusion\" {\n start_iters = 2\n}\ninference \"batch\" {\n max_iters = 4\n tol = 0\n}\n",
