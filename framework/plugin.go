@@ -179,6 +179,15 @@ type PhiRestorer interface {
 	RestorePhi(d *DocState) bool
 }
 
+// PhiStorer is an optional capability of a Likelihood that may keep every
+// training document's φ once initialised over a corpus (4·K·Σ_d L_d bytes:
+// the softmax under its product bound). StoresPhi reports whether it does
+// with its configured parameters; models' memory estimate counts the store
+// when it does.
+type PhiStorer interface {
+	StoresPhi() bool
+}
+
 // TargetRestorer is an optional capability of a LikelihoodLocal whose
 // response keeps every training document's q(target) from its last E-step
 // but not its φ (the softmax with bound = "quadratic", whose M-step needs

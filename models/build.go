@@ -119,7 +119,7 @@ func Build(cfg *Config, reg *framework.Registry, c *framework.Corpus) (*Run, err
 	if cfg.Response == nil && c.Answers != nil {
 		c = &framework.Corpus{Docs: c.Docs, V: c.V, Vocab: c.Vocab} // plain LDA ignores answers
 	}
-	if err := CheckMemory(runMemory(cfg, c.V, c)); err != nil {
+	if err := CheckMemory(runMemory(cfg, reg, c.V, c)); err != nil {
 		return nil, err
 	}
 	src := rand.NewPCG(cfg.Seed, randStream)

@@ -57,7 +57,7 @@ func CheckMemory(m Memory) error {
 	if limit <= 0 || m.Total() <= limit {
 		return nil
 	}
-	return fmt.Errorf("%w: the run needs about %s (topics K·V %s, E-step statistics for %d workers %s, per-document state %s) but %s is available (%s): lower k, the vocabulary size V (1 + the largest word id, or --vocab-size) or the workers",
+	return fmt.Errorf("%w: the run needs about %s (topics K·V %s, E-step statistics for %d workers %s, per-document state %s) but %s is available (%s): lower k, the vocabulary size V (1 + the largest word id, or --vocab-size) or the workers; with the softmax response, bound = \"quadratic\" keeps no per-word φ",
 		framework.ErrBadInput, bytesText(m.Total()), bytesText(m.Topics), m.Workers, bytesText(m.Stats), bytesText(m.PerDoc), bytesText(limit), source)
 }
 
@@ -104,8 +104,9 @@ func systemMemoryLimit() (float64, string) {
 }
 
 // runMemory estimates the memory of cfg on corpus c (nil: a loaded model,
-// topics only).
-func runMemory(cfg *Config, v int, c *framework.Corpus) Memory {
+// topics only); reg builds the response to ask whether it stores φ
+// (framework.PhiStorer).
+func runMemory(cfg *Config, reg *framework.Registry, v int, c *framework.Corpus) Memory {
 	docs, uniq := 0, int64(0)
 	stores := 0
 	if c != nil {
@@ -113,12 +114,23 @@ func runMemory(cfg *Config, v int, c *framework.Corpus) Memory {
 		for i := range c.Docs {
 			uniq += int64(len(c.Docs[i].Words))
 		}
-		if cfg.Response != nil && (cfg.Response.Name == "softmax" || cfg.Response.Name == "gaussian") {
-			// The softmax keeps every document's φ for its M-step; the
-			// gaussian's default supervision weight (> 1) makes the model
-			// keep it for warm starts (Model.warm); with weight = 1 this
-			// over-estimates.
-			stores++
+		if cfg.Response != nil {
+			if cfg.Response.Name == "gaussian" {
+				// The gaussian's default supervision weight (> 1) makes
+				// the model keep φ for warm starts (Model.warm); with
+				// weight = 1 this over-estimates.
+				stores++
+			} else if reg != nil {
+				// The softmax under its product bound keeps every
+				// document's φ for its M-step (framework.PhiStorer). A
+				// response that cannot be built is reported later, by
+				// assemble.
+				if l, err := reg.Likelihood(cfg.Response.Name, cfg.Response.Params); err == nil {
+					if ps, ok := l.(framework.PhiStorer); ok && ps.StoresPhi() {
+						stores++
+					}
+				}
+			}
 		}
 		if cfg.Inference.Name == "two-stage" {
 			stores++

@@ -44,3 +44,21 @@ func TestMemoryGuard(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 }
+
+// The softmax's φ store is counted under the product bound only
+// (framework.PhiStorer).
+func TestMemoryCountsPhiStore(t *testing.T) {
+	c, _ := plantedCorpus(t, 2, 20, 10, 2)
+	c.Answers = &framework.Answers{Annotators: []string{"a"}, Classes: []string{"x", "y"}, ByDoc: make([][]framework.Answer, len(c.Docs))}
+	uniq := 0
+	for i := range c.Docs {
+		uniq += len(c.Docs[i].Words)
+	}
+	per := func(resp string) float64 {
+		return runMemory(mustConfig(t, "topics {\nk = 3\n}\n"+resp+"\nannotators \"confusion\" {}\n"), framework.Default, c.V, c).PerDoc
+	}
+	prod, quad := per(`response "softmax" {}`), per("response \"softmax\" {\n bound = \"quadratic\"\n}")
+	if got, want := prod-quad, float64(4*3*uniq); got != want {
+		t.Errorf("product − quadratic per-document estimate %v, want 4·K·Σ L_d = %v", got, want)
+	}
+}

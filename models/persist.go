@@ -366,7 +366,7 @@ func Load(dir string, reg *framework.Registry) (*Saved, error) {
 	if cfg.Topics.K != man.K {
 		return nil, framework.Errorf(mpath, 0, "k = %d but the saved configuration says %d", man.K, cfg.Topics.K)
 	}
-	if err := CheckMemory(runMemory(cfg, man.V, nil)); err != nil {
+	if err := CheckMemory(runMemory(cfg, nil, man.V, nil)); err != nil {
 		return nil, fmt.Errorf("%s: v = %d, k = %d: %w", mpath, man.V, man.K, err)
 	}
 	// topics.bin holds exactly K·V values: check its size before allocating

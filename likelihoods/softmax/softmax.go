@@ -122,6 +122,7 @@ var (
 	_ framework.Likelihood      = (*Softmax)(nil)
 	_ framework.DocScorer       = (*Softmax)(nil)
 	_ framework.Persister       = (*Softmax)(nil)
+	_ framework.PhiStorer       = (*Softmax)(nil)
 	_ framework.LikelihoodLocal = (*local)(nil)
 	_ framework.DocScorer       = (*local)(nil)
 )
@@ -165,6 +166,10 @@ func (s *Softmax) Init(setup *framework.Setup) error {
 	s.lastStats, s.last = nil, Solve{}
 	return nil
 }
+
+// StoresPhi reports whether Init keeps every training document's φ: under
+// the product bound (framework.PhiStorer).
+func (s *Softmax) StoresPhi() bool { return !s.quad }
 
 // NewTarget returns q(c_d) = Cat(λ_d) over the C classes.
 func (s *Softmax) NewTarget() framework.Target { return framework.NewCategorical(s.C) }
