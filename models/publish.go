@@ -128,6 +128,33 @@ func Stage(dir string, owner Owner) (*Staged, error) {
 	return &Staged{Dir: dir, Tmp: tmp, Recovered: did, owner: owner}, nil
 }
 
+// RemoveDir removes dir so that a process killed while removing it never
+// leaves a partial dir behind (os.RemoveAll deletes entry by entry: a
+// checkpoint killed half-removed would list files it no longer has): dir
+// is first renamed to a staging-directory name beside it, which Recover
+// removes if this removal does not finish. A missing dir is not an error.
+func RemoveDir(dir string) error {
+	dir = filepath.Clean(dir)
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	// A fresh name: MkdirTemp reserves it, and the rename needs it free
+	// (os.Rename refuses an existing directory as the target).
+	trash, err := os.MkdirTemp(parent, tmpPrefix(dir)+strconv.Itoa(os.Getpid())+"-")
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(trash); err != nil {
+		return err
+	}
+	if err := os.Rename(dir, trash); err != nil {
+		return err
+	}
+	syncDir(parent)
+	return os.RemoveAll(trash)
+}
+
 // Recover looks beside dir for what killed runs left: the previous
 // directory moved aside (".old"), which is put back when dir is missing
 // and removed otherwise, and staging directories, which are removed.

@@ -280,3 +280,52 @@ func TestPublishRefusesLateChange(t *testing.T) {
 		t.Fatalf("staging directory left: %v", err)
 	}
 }
+
+// TestRemoveDir: RemoveDir moves the directory to a staging name before
+// deleting it, so a removal killed half-way leaves no partial directory
+// under the old name (TestTrainKilledResumes once found a checkpoint whose
+// checkpoint.json listed a topics.bin already deleted), only a leftover
+// that Recover removes.
+func TestRemoveDir(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "out.checkpoint")
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"checkpoint.json", "topics.bin", "sub/x"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := RemoveDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(parent); len(ents) != 0 {
+		t.Fatalf("left beside it: %v", ents)
+	}
+	if err := RemoveDir(dir); err != nil {
+		t.Fatalf("a missing directory: %v", err)
+	}
+
+	// Killed after the rename: the leftover is a staging directory, which
+	// the next Recover removes; dir itself is gone, not partial.
+	defer func(f func(int) bool) { processAlive = f }(processAlive)
+	processAlive = func(int) bool { return false }
+	left := filepath.Join(parent, tmpPrefix(dir)+"12345-678")
+	if err := os.MkdirAll(left, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(left, "checkpoint.json"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	did, err := Recover(dir)
+	if err != nil || len(did) != 1 {
+		t.Fatalf("Recover: %v, %v", did, err)
+	}
+	if _, err := os.Lstat(dir); !os.IsNotExist(err) {
+		t.Errorf("Recover brought the removed directory back: %v", err)
+	}
+	if ents, _ := os.ReadDir(parent); len(ents) != 0 {
+		t.Errorf("left after Recover: %v", ents)
+	}
+}

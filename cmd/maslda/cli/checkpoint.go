@@ -128,7 +128,7 @@ func (c *checkpoints) remove(e *env) {
 	if models.IsCheckpointDir(c.dir) != nil {
 		return
 	}
-	if err := os.RemoveAll(c.dir); err != nil {
+	if err := models.RemoveDir(c.dir); err != nil {
 		e.log.Warn("could not remove the checkpoint", "dir", c.dir, "error", err)
 		return
 	}
