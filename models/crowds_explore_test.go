@@ -135,7 +135,8 @@ func expectedMV(cr *synth.Crowd) float64 {
 
 // crowdConfigs are the configurations the harness compares; MASLDA_ANN
 // replaces the annotators block of both MA-sLDAc ones, MASLDA_RESP their
-// response block (and the oracle's), and MASLDA_EXTRA is
+// response block (and the oracle's), MASLDA_TOPICS adds lines to the topics
+// block, and MASLDA_EXTRA is
 // appended to them (to measure a variant).
 func crowdConfigs(spec synth.CrowdSpec, seed uint64) (batch, svi, oracle, ds string) {
 	k := spec.K
@@ -146,7 +147,8 @@ func crowdConfigs(spec synth.CrowdSpec, seed uint64) (batch, svi, oracle, ds str
 	if r := os.Getenv("MASLDA_RESP"); r != "" { // e.g. response "softmax" { bound = "quadratic" }
 		resp = r
 	}
-	head := fmt.Sprintf("seed = %d\ntopics {\n k = %d\n}\n%s\n", seed, k, resp)
+	topicsExtra := os.Getenv("MASLDA_TOPICS") // e.g. local_tol = 0.01
+	head := fmt.Sprintf("seed = %d\ntopics {\n k = %d\n %s\n}\n%s\n", seed, k, topicsExtra, resp)
 	extra := os.Getenv("MASLDA_EXTRA")
 	ann := "annotators \"confusion\" {}\n"
 	if a := os.Getenv("MASLDA_ANN"); a != "" {
