@@ -98,11 +98,13 @@ func (lc *local) Begin(d *framework.DocState) {
 }
 
 // TargetTerm adds the prior message η_l·φ̄_d onto Log[l] of d.Target.
-func (lc *local) TargetTerm(d *framework.DocState) {
+func (lc *local) TargetTerm(d *framework.DocState) { priorMessage(lc.s.Eta, lc.K, d) }
+
+// priorMessage adds η_l·φ̄_d onto Log[l] of d.Target.
+func priorMessage(eta []float64, K int, d *framework.DocState) {
 	t := d.Target.(*framework.Categorical)
-	K := lc.K
 	for l := range t.Log {
-		t.Log[l] += dot(lc.s.Eta[l*K:(l+1)*K], d.PhiBar)
+		t.Log[l] += dot(eta[l*K:(l+1)*K], d.PhiBar)
 	}
 }
 

@@ -228,14 +228,9 @@ func (lc *qlocal) Begin(d *framework.DocState) {
 	lc.z = normalize(lc.p, lc.x)
 }
 
-// TargetTerm adds the prior message η_l·φ̄_d onto Log[l] of d.Target.
-func (lc *qlocal) TargetTerm(d *framework.DocState) {
-	t := d.Target.(*framework.Categorical)
-	K := lc.K
-	for l := range t.Log {
-		t.Log[l] += dot(lc.s.Eta[l*K:(l+1)*K], d.PhiBar)
-	}
-}
+// TargetTerm adds the prior message η_l·φ̄_d onto Log[l] of d.Target
+// (the same under both bounds: λ enters f_d only through λ·ηφ̄_d).
+func (lc *qlocal) TargetTerm(d *framework.DocState) { priorMessage(lc.s.Eta, lc.K, d) }
 
 // PhiTerm adds into dst the derivative of f_d with respect to φ_dvk
 // divided by n_dv:
