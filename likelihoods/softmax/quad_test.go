@@ -302,3 +302,73 @@ func TestQuadBatchRecovers(t *testing.T) {
 		t.Errorf("held-out accuracy %.3f under the quadratic bound, product bound %.3f", acc, f.acc)
 	}
 }
+
+// The safeguard's backtracking under the quadratic bound takes the
+// largest t ∈ {1, 1/2, 1/4, …} whose exact change of the word's bound is
+// non-negative: for every backtracked word the accepted point does not
+// lower the objective, and the point with twice its t (when t < 1/2)
+// does, evaluated exactly. Strong η on documents of 2–3 words with large
+// counts make the convex φᵀBφ term (Q, t² in the exact change) matter.
+// (Documents of 4 words with counts up to 6, |η| ≈ 20.)
+func TestQuadBacktrackExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 4))
+	const C, K = 3, 4
+	backtracked, maximal := 0, 0
+	for trial := 0; trial < 2000; trial++ {
+		s := testQuad(t, C, K, 20, rng)
+		s.probe = &probe{}
+		ds := randomDocState(rng, K, C, 4, 6)
+		lc := newQLocal(s)
+		lc.Begin(ds)
+		logits, old, a := make([]float64, K), make([]float64, K), make([]float64, K)
+		for j, n := range ds.Doc.Counts {
+			for k := range a {
+				a[k] = 1*rng.NormFloat64() - 2
+			}
+			before := quadWordObjective(s, ds, j, n, a)
+			copy(logits, a)
+			lc.PhiTerm(logits, ds, j)
+			copy(old, ds.PhiRow(j))
+			proposal := make([]float64, K)
+			softmaxTo(proposal, logits)
+			copy(ds.PhiRow(j), proposal)
+			bt := s.probe.backtracked.Load()
+			lc.WordChanged(ds, j, old)
+			row := ds.PhiRow(j)
+			after := quadWordObjective(s, ds, j, n, a)
+			if after < before-1e-9*math.Abs(before) {
+				t.Fatalf("trial %d word %d: the objective fell %.12g -> %.12g", trial, j, before, after)
+			}
+			if s.probe.backtracked.Load() > bt {
+				backtracked++
+				// the accepted t, from any coordinate that moved
+				tt := 0.0
+				for k := range row {
+					if d := proposal[k] - old[k]; math.Abs(d) > 1e-9 {
+						tt = (row[k] - old[k]) / d
+						break
+					}
+				}
+				if tt > 0 && tt < 0.5 {
+					for k := range row {
+						row[k] = old[k] + 2*tt*(proposal[k]-old[k])
+					}
+					if twice := quadWordObjective(s, ds, j, n, a); twice < before {
+						maximal++
+					} else {
+						t.Errorf("trial %d word %d: backtracked to t = %g, but t = %g does not lower the objective (%.12g ≥ %.12g): not the largest step", trial, j, tt, 2*tt, twice, before)
+					}
+					for k := range row {
+						row[k] = old[k] + tt*(proposal[k]-old[k])
+					}
+				}
+			}
+			ds.UpdatePhiBar()
+			lc.Begin(ds)
+		}
+	}
+	t.Logf("%d backtracked words, %d of them checked maximal at t < 1/2", backtracked, maximal)
+	if backtracked < 20 || maximal < 5 {
+		t.Errorf("%d backtracked words (%d with t < 1/2): the test does not exercise the backtracking", backtracked, maximal)
+	}
+}
