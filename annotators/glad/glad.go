@@ -86,7 +86,7 @@ var (
 // prior mean; "one-coin" (default), from a one-coin fit of the training
 // answers (oneCoinStart; the prior mean without a corpus).
 func (m *Model) Init(s *framework.Setup) error {
-	if len(s.Classes) < 2 {
+	if s == nil || len(s.Classes) < 2 {
 		return fmt.Errorf("%w: %s needs categorical answers with at least 2 classes", framework.ErrIncompatible, Name)
 	}
 	m.C = len(s.Classes)

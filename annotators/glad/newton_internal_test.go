@@ -2,6 +2,7 @@ package glad
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -155,6 +156,17 @@ func TestNoAnnotators(t *testing.T) {
 	m := freshModel(t, 0, 2)
 	if err := m.Update(context.Background(), m.NewStats(), framework.BatchStep(1)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestInitRefuses: Init without a setup, or with fewer than 2 classes, is
+// an error wrapping framework.ErrIncompatible, not a panic.
+func TestInitRefuses(t *testing.T) {
+	for _, s := range []*framework.Setup{nil, {Classes: []string{"only"}}} {
+		m := &Model{}
+		if err := m.Init(s); !errors.Is(err, framework.ErrIncompatible) {
+			t.Errorf("Init(%v): %v, want ErrIncompatible", s, err)
+		}
 	}
 }
 
