@@ -169,23 +169,31 @@ type PhiQuadratic interface {
 	PhiTermQuad(dst []float64, d *DocState, j int) (c float64, u []float64)
 }
 
-// PhiRestorer is an optional capability of a LikelihoodLocal whose response
-// stores every training document's φ (the softmax does, for its M-step):
-// RestorePhi fills d.Phi with document d.Index's φ from its last E-step and
-// reports whether it could. The local step then resumes from that state
-// (γ recomputed from it) instead of an unsupervised sweep, so a warm start
-// cannot lower the ELBO.
-type PhiRestorer interface {
-	RestorePhi(d *DocState) bool
+// PhiStore is the model's store of every training document's φ_d from its
+// last local step of a training E-step (float32, Len_d×K row-major: 4·K·Σ_d
+// L_d bytes). There is one per model: it serves a response's M-step
+// (PhiUser), the model's warm starts and the two-stage schedule's frozen φ.
+type PhiStore interface {
+	// Phi returns training document i's stored φ, nil when none is
+	// stored. It is written by the model after document i's local step in
+	// an E-step, before the document is accumulated; it is read-only to
+	// components and valid until document i's next E-step.
+	Phi(i int) []float32
 }
 
-// PhiStorer is an optional capability of a Likelihood that may keep every
-// training document's φ once initialised over a corpus (4·K·Σ_d L_d bytes:
-// the softmax under its product bound). StoresPhi reports whether it does
-// with its configured parameters; models' memory estimate counts the store
-// when it does.
-type PhiStorer interface {
-	StoresPhi() bool
+// PhiUser is an optional capability of a Likelihood whose M-step reads
+// every training document's φ (the softmax under its product bound).
+// NeedsPhi reports whether it does with its configured parameters; the
+// model then keeps its PhiStore (one for every purpose) and calls UsePhi
+// before the first E-step; UsePhi(nil) withdraws it (the model does so
+// while the φ of its local steps differs from the stored rows: the
+// two-stage schedule's second stage, whose rows are renormalised).
+// Statistics accumulated without a store (a Likelihood used outside a
+// model, UsePhi(nil), or documents with DocState.Index < 0) must carry
+// their own copy of φ.
+type PhiUser interface {
+	NeedsPhi() bool
+	UsePhi(s PhiStore)
 }
 
 // TargetRestorer is an optional capability of a LikelihoodLocal whose

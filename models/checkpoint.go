@@ -372,13 +372,18 @@ func readFileWith(path string, read func(r io.Reader, name string) error) error 
 }
 
 // stateMagic starts state.bin, the model's per-document state.
-const stateMagic = "MASLDAm1"
+// oldStateMagic is that of checkpoints written before the model's φ stores
+// were merged into one (format 1: two stores).
+const (
+	stateMagic    = "MASLDAm2"
+	oldStateMagic = "MASLDAm1"
+)
 
 // saveState writes every training document's state: D, K and the phase
 // (uint64), γ (D×K float64) with one byte per document (γ set), then when
 // the model has a response one byte per document (q(target) set) and
-// each q(target), then the warm-start and the two-stage φ stores (a byte
-// 0/1, then one byte per document and the float32 φ), little-endian.
+// each q(target), then the φ store (a byte 0/1, then the number of values
+// as uint64, one byte per document and the float32 φ), little-endian.
 func (m *Model) saveState(w io.Writer) error {
 	if _, err := io.WriteString(w, stateMagic); err != nil {
 		return err
@@ -417,13 +422,11 @@ func (m *Model) saveState(w io.Writer) error {
 			}
 		}
 	}
-	for _, f := range []*frozenPhi{m.warm, m.frozen} {
-		if f == nil {
-			if _, err := w.Write([]byte{0}); err != nil {
-				return err
-			}
-			continue
+	if f := m.phi; f == nil {
+		if _, err := w.Write([]byte{0}); err != nil {
+			return err
 		}
+	} else {
 		if _, err := w.Write([]byte{1}); err != nil {
 			return err
 		}
@@ -444,6 +447,9 @@ func (m *Model) saveState(w io.Writer) error {
 func (m *Model) loadState(r io.Reader) error {
 	magic := make([]byte, len(stateMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != stateMagic {
+		if string(magic) == oldStateMagic {
+			return fmt.Errorf("%w: a model state of an earlier maslda (two φ stores); train again without --resume", framework.ErrBadInput)
+		}
 		return fmt.Errorf("%w: not a maslda model state (bad header)", framework.ErrBadInput)
 	}
 	le := binary.LittleEndian
@@ -495,37 +501,33 @@ func (m *Model) loadState(r io.Reader) error {
 			targets[i] = t
 		}
 	}
-	var stores [2]*frozenPhi
-	for j := range stores {
-		var flag [1]byte
-		if _, err := io.ReadFull(r, flag[:]); err != nil {
-			return trunc(err)
-		}
-		if flag[0] == 0 {
-			continue
-		}
-		f := newFrozenPhi(m.corpus, m.Topics.K)
+	var flag [1]byte
+	if _, err := io.ReadFull(r, flag[:]); err != nil {
+		return trunc(err)
+	}
+	var store *phiStore
+	if flag[0] != 0 {
+		store = newPhiStore(m.corpus, m.Topics.K)
 		var n uint64
 		if err := binary.Read(r, le, &n); err != nil {
 			return trunc(err)
 		}
-		if n != uint64(len(f.phi)) {
-			return fmt.Errorf("%w: a stored φ of %d values, the run's has %d", framework.ErrBadInput, n, len(f.phi))
+		if n != uint64(len(store.phi)) {
+			return fmt.Errorf("%w: a stored φ of %d values, the run's has %d", framework.ErrBadInput, n, len(store.phi))
 		}
 		done := make([]byte, D)
 		if err := binary.Read(r, le, done); err != nil {
 			return trunc(err)
 		}
-		if err := binary.Read(r, le, f.phi); err != nil {
+		if err := binary.Read(r, le, store.phi); err != nil {
 			return trunc(err)
 		}
 		for i, b := range done {
-			f.done[i] = b != 0
+			store.done[i] = b != 0
 		}
-		stores[j] = f
 	}
-	if (stores[0] == nil) != (m.warm == nil) {
-		return fmt.Errorf("%w: the state's warm-start φ store does not match the run's (another configuration?)", framework.ErrBadInput)
+	if store == nil && (m.phiUser || m.phiWarm) {
+		return fmt.Errorf("%w: the state has no φ store but the run needs one (another configuration?)", framework.ErrBadInput)
 	}
 	var extra [1]byte
 	if n, _ := r.Read(extra[:]); n != 0 {
@@ -539,7 +541,15 @@ func (m *Model) loadState(r io.Reader) error {
 		m.targets[i].CopyFrom(t)
 		m.tseen[i] = tseen[i] != 0
 	}
-	m.warm, m.frozen, m.phase = stores[0], stores[1], phase
+	if store != nil && m.phi != nil {
+		// Keep the model's store (the response holds it, framework.PhiUser).
+		copy(m.phi.phi, store.phi)
+		copy(m.phi.done, store.done)
+	} else {
+		m.phi = store
+	}
+	m.phase = phase
+	m.bindPhi()
 	return nil
 }
 

@@ -104,8 +104,8 @@ func systemMemoryLimit() (float64, string) {
 }
 
 // runMemory estimates the memory of cfg on corpus c (nil: a loaded model,
-// topics only); reg builds the response to ask whether it stores φ
-// (framework.PhiStorer).
+// topics only); reg builds the response to ask whether its M-step reads
+// every document's φ (framework.PhiUser).
 func runMemory(cfg *Config, reg *framework.Registry, v int, c *framework.Corpus) Memory {
 	docs, uniq := 0, int64(0)
 	stores := 0
@@ -114,26 +114,32 @@ func runMemory(cfg *Config, reg *framework.Registry, v int, c *framework.Corpus)
 		for i := range c.Docs {
 			uniq += int64(len(c.Docs[i].Words))
 		}
+		// The model keeps at most one φ store (phiStore), for any of three
+		// uses: the two-stage schedule's frozen φ, a response whose M-step
+		// reads φ (the softmax under its product bound) and warm starts
+		// with the gaussian's default supervision weight (> 1; with
+		// weight = 1 this over-estimates). A response that cannot be
+		// built is reported later, by assemble.
+		// Under two-stage, such a response copies the renormalised φ into
+		// its statistics in stage 2 (Model.bindPhi): one copy more.
+		two := cfg.Inference.Name == "two-stage"
+		user := false
 		if cfg.Response != nil {
 			if cfg.Response.Name == "gaussian" {
-				// The gaussian's default supervision weight (> 1) makes
-				// the model keep φ for warm starts (Model.warm); with
-				// weight = 1 this over-estimates.
-				stores++
+				stores = 1
 			} else if reg != nil {
-				// The softmax under its product bound keeps every
-				// document's φ for its M-step (framework.PhiStorer). A
-				// response that cannot be built is reported later, by
-				// assemble.
 				if l, err := reg.Likelihood(cfg.Response.Name, cfg.Response.Params); err == nil {
-					if ps, ok := l.(framework.PhiStorer); ok && ps.StoresPhi() {
-						stores++
+					if pu, ok := l.(framework.PhiUser); ok && pu.NeedsPhi() {
+						user = true
 					}
 				}
 			}
 		}
-		if cfg.Inference.Name == "two-stage" {
-			stores++
+		switch {
+		case two && user:
+			stores = 2
+		case two || user:
+			stores = 1
 		}
 	}
 	return EstimateMemory(cfg.Topics.K, v, docs, uniq, cfg.Workers, stores)

@@ -45,8 +45,9 @@ func TestMemoryGuard(t *testing.T) {
 	}
 }
 
-// The softmax's φ store is counted under the product bound only
-// (framework.PhiStorer).
+// The model's φ store is counted under the softmax's product bound
+// (framework.PhiUser) and under two-stage; with both, stage 2's copies of
+// φ in the softmax's statistics are counted too.
 func TestMemoryCountsPhiStore(t *testing.T) {
 	c, _ := plantedCorpus(t, 2, 20, 10, 2)
 	c.Answers = &framework.Answers{Annotators: []string{"a"}, Classes: []string{"x", "y"}, ByDoc: make([][]framework.Answer, len(c.Docs))}
@@ -60,5 +61,10 @@ func TestMemoryCountsPhiStore(t *testing.T) {
 	prod, quad := per(`response "softmax" {}`), per("response \"softmax\" {\n bound = \"quadratic\"\n}")
 	if got, want := prod-quad, float64(4*3*uniq); got != want {
 		t.Errorf("product − quadratic per-document estimate %v, want 4·K·Σ L_d = %v", got, want)
+	}
+	two := "\ninference \"two-stage\" {}"
+	prod2, quad2 := per(`response "softmax" {}`+two), per("response \"softmax\" {\n bound = \"quadratic\"\n}"+two)
+	if prod2 != prod+float64(4*3*uniq) || quad2 != prod {
+		t.Errorf("under two-stage: product %v, quadratic %v per document; want %v (the store and stage 2's copies) and %v (the store)", prod2, quad2, prod+float64(4*3*uniq), prod)
 	}
 }

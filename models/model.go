@@ -36,10 +36,16 @@ type Model struct {
 	maxLen  int
 
 	phase  framework.Phase // framework.PhaseJoint unless a schedule set another (phase.go)
-	frozen *frozenPhi      // φ of every training document from the last PhaseTopics E-step (nil until SetPhase(PhaseTopics))
 	fixed  bool            // the response has fixed features (framework.FixedFeatures): no PhaseJoint
 	weight float64         // the supervision weight w (framework.Weighted; 1 without it)
-	warm   *frozenPhi      // φ of every training document from its last joint E-step, for warm starts (w > 1 and a response that cannot restore φ itself; nil otherwise)
+
+	// phi is every training document's φ from its last E-step (phistore.go;
+	// nil when nothing needs it): for a response's M-step (phiUser), for
+	// warm starts (phiWarm) and for the two-stage schedule's frozen φ
+	// (allocated at SetPhase(PhaseTopics)).
+	phi     *phiStore
+	phiUser bool // the response reads phi in its M-step (framework.PhiUser)
+	phiWarm bool // warm starts resume from phi
 }
 
 // NewModel assembles a model over a training corpus (which may be nil for a
@@ -136,8 +142,8 @@ func (m *Model) restartTopics(zeta []float64) error {
 	copy(m.Topics.Zeta, zeta)
 	m.Topics.Refresh()
 	clear(m.seen)
-	if m.warm != nil {
-		clear(m.warm.done)
+	if m.phi != nil && m.phase == framework.PhaseJoint {
+		clear(m.phi.done)
 	}
 	return m.syncWeight()
 }
@@ -169,13 +175,22 @@ func (m *Model) setCorpus(c *framework.Corpus) error {
 			m.targets[i] = m.Response.NewTarget()
 		}
 		m.tseen = make([]bool, len(c.Docs))
-		m.warm = nil
-		if _, ok := m.Response.NewLocal().(framework.PhiRestorer); !ok && !m.fixed && m.mayWeigh() {
+		m.phi, m.phiUser, m.phiWarm = nil, false, false
+		if pu, ok := m.Response.(framework.PhiUser); ok && pu.NeedsPhi() {
+			// The response's M-step reads every document's φ; warm
+			// starts then resume from it too, so that the unsupervised
+			// first sweep of firstPhi cannot lower the bound.
+			m.phiUser, m.phiWarm = true, true
+		} else if _, ok := m.Response.NewLocal().(framework.TargetRestorer); !ok && !m.fixed && m.mayWeigh() {
 			// A strong supervision weight makes the unsupervised first
 			// sweep of a warm start (firstPhi) lower the bound noticeably:
 			// resume from the stored φ instead (float32, 4·K·Σ_d L_d bytes).
-			m.warm = newFrozenPhi(c, m.Topics.K)
+			m.phiWarm = true
 		}
+		if m.phiUser || m.phiWarm {
+			m.phi = newPhiStore(c, m.Topics.K)
+		}
+		m.bindPhi()
 	}
 	m.maxLen = maxLen(c)
 	return nil
@@ -411,23 +426,22 @@ func (m *Model) sweepOnce(w *worker, warm []float64) (change float64, restored b
 }
 
 // firstPhi starts a supervised local step: γ from warm (nil: fresh), then
-// a first φ from which the supervision caches start. From a warm start a
-// response implementing framework.PhiRestorer restores the document's φ of
-// its last E-step and γ = α + Σ_v n_dv φ_dv, so the local step resumes from
+// a first φ from which the supervision caches start. From a warm start the
+// model restores the document's φ of its last E-step from its store
+// (phiWarm) and sets γ = α + Σ_v n_dv φ_dv, so the local step resumes from
 // the previous state and cannot end below the previous E-step's ELBO (an
-// unsupervised sweep ignores the response and can lower it). Otherwise one
-// unsupervised sweep. It reports whether φ was restored.
+// unsupervised sweep ignores the response and can lower it); a response
+// implementing framework.TargetRestorer restores q(target) instead, and φ
+// is solved for it (solvePhi). Otherwise one unsupervised sweep. It
+// reports whether φ was restored.
 func (m *Model) firstPhi(w *worker, warm []float64) (restored bool) {
 	ds, t := w.ds, m.Topics
 	t.Start(ds, warm)
 	if warm != nil {
-		if r, ok := w.local.(framework.PhiRestorer); ok {
-			restored = r.RestorePhi(ds)
+		if m.phiWarm && m.phi.has(ds) {
+			restored = m.phi.restore(ds, m.phiUser)
 		} else if r, ok := w.local.(framework.TargetRestorer); ok && r.RestoreTarget(ds) {
 			m.solvePhi(w)
-			restored = true
-		} else if f := m.warm; f != nil && ds.Index >= 0 && ds.Index < len(f.done) && f.done[ds.Index] {
-			f.restore(ds)
 			restored = true
 		}
 	}
@@ -541,12 +555,10 @@ func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) 
 				copy(m.gamma[i*K:(i+1)*K], w.ds.Gamma)
 				m.seen[i] = true
 			}
-			if m.phase == framework.PhaseJoint && m.warm != nil {
-				m.warm.record(w.ds)
+			if m.phase == framework.PhaseJoint && m.phiWarm || m.phase == framework.PhaseTopics {
+				m.phi.record(w.ds)
 			}
-			if m.phase == framework.PhaseTopics {
-				m.frozen.record(w.ds)
-			} else if m.targets != nil {
+			if m.phase != framework.PhaseTopics && m.targets != nil {
 				m.targets[i].CopyFrom(w.ds.Target)
 				m.tseen[i] = true
 			}
@@ -745,7 +757,7 @@ var _ framework.Evaluator = (*Model)(nil)
 // EvalELBO is the bound over every training document at the current global
 // parameters (framework.Evaluator): the local step of each document runs as
 // in EStep, in the current phase and warm-started from the stored state
-// (γ, the softmax's φ, the frozen φ), which it reads but never writes; the
+// (γ, the stored φ), which it reads but never writes; the
 // statistics are merged into fresh buffers as EStep's are, and the result
 // is ELBO(stats, Step{Rho: 1, Scale: 1, Full: true}) — what EStep over
 // every document followed by ELBO would return, without an update in
@@ -753,7 +765,7 @@ var _ framework.Evaluator = (*Model)(nil)
 // are untouched, and the documents are accumulated with DocState.Index = −1,
 // which tells the components to keep nothing about them outside the
 // statistics (framework.Global.Accumulate; the softmax then copies φ into
-// its statistics instead of its per-document store, so the pass
+// its statistics instead of reading the model's φ store, so the pass
 // temporarily needs as much memory again as that store). Training
 // afterwards is bit-identical to training without the call. It costs one
 // E-step over the corpus; results do not depend on the number of workers.

@@ -39,8 +39,10 @@ func (m *Model) SetPhase(p framework.Phase) error {
 		if m.corpus == nil {
 			return fmt.Errorf("%w: phase %v: no training corpus", framework.ErrNotTrained, p)
 		}
-		if m.frozen == nil {
-			m.frozen = newFrozenPhi(m.corpus, m.Topics.K)
+		if m.phi == nil {
+			m.phi = newPhiStore(m.corpus, m.Topics.K)
+		} else if m.phase == framework.PhaseJoint {
+			clear(m.phi.done) // what joint E-steps stored is not the topics phase's φ
 		}
 	case framework.PhaseResponse:
 		if m.Response == nil {
@@ -49,14 +51,32 @@ func (m *Model) SetPhase(p framework.Phase) error {
 		if m.corpus == nil {
 			return fmt.Errorf("%w: phase %v: no training corpus", framework.ErrNotTrained, p)
 		}
-		if m.frozen == nil || !m.frozen.complete() {
+		if m.phi == nil || !m.phi.complete() || m.phase == framework.PhaseJoint {
 			return fmt.Errorf("%w: phase %v needs the φ of every training document from a %v-phase E-step; run that phase first", framework.ErrNotTrained, p, framework.PhaseTopics)
 		}
 	default:
 		return fmt.Errorf("%w: unknown model phase %v", framework.ErrBadInput, p)
 	}
 	m.phase = p
+	m.bindPhi()
 	return nil
+}
+
+// bindPhi gives a response whose M-step reads φ (framework.PhiUser) the
+// model's store, except in PhaseResponse. There each document's φ is the
+// stored float32 row renormalised (frozenStep), and the response copies it
+// into its statistics (as the softmax did with its own store before the
+// stores were merged, which keeps two-stage results bit-identical, and
+// EvalELBO's copy equal to the E-step's).
+func (m *Model) bindPhi() {
+	if !m.phiUser {
+		return
+	}
+	if m.phase == framework.PhaseResponse {
+		m.Response.(framework.PhiUser).UsePhi(nil)
+	} else {
+		m.Response.(framework.PhiUser).UsePhi(m.phi)
+	}
 }
 
 // supervised reports whether the local step runs the response's
@@ -110,94 +130,28 @@ func (m *Model) trainingStep(w *worker, i int, a []framework.Answer) {
 func (m *Model) frozenStep(w *worker, i int, a []framework.Answer) {
 	ds, K := w.ds, m.Topics.K
 	ds.Bind(i, &m.corpus.Docs[i], a)
-	m.frozen.restore(ds)
+	m.phi.restore(ds, false)
 	copy(ds.Gamma, m.gamma[i*K:(i+1)*K])
 	topics.ElogDirichlet(ds.ElogTheta, ds.Gamma)
 	ds.UpdatePhiBar()
 	m.updateTarget(w)
 }
 
-// frozenPhi is every training document's φ as the last PhaseTopics E-step
-// left it: float32, Len_d×K per document, 4·K·Σ_d L_d bytes in all (the
-// same layout as the softmax response's store). A document's slot is
-// written only by the goroutine running its local step (shards are
-// disjoint), and read only in another E-step, so no locking is needed.
-type frozenPhi struct {
-	k    int
-	off  []int     // off[i]..off[i+1]: document i's φ in phi (len D+1)
-	phi  []float32 // Σ_d Len_d·K
-	done []bool    // document i's slot was written
-}
-
-func newFrozenPhi(c *framework.Corpus, k int) *frozenPhi {
-	D := len(c.Docs)
-	f := &frozenPhi{k: k, off: make([]int, D+1), done: make([]bool, D)}
-	for i := range c.Docs {
-		f.off[i+1] = f.off[i] + c.Docs[i].Len()*k
-	}
-	f.phi = make([]float32, f.off[D])
-	return f
-}
-
-// Bytes is the memory the frozen φ takes.
-func (f *frozenPhi) Bytes() int { return 4 * len(f.phi) }
-
-func (f *frozenPhi) complete() bool {
-	for _, d := range f.done {
-		if !d {
-			return false
-		}
-	}
-	return true
-}
-
-// record stores document d.Index's φ.
-func (f *frozenPhi) record(d *framework.DocState) {
-	i := d.Index
-	dst := f.phi[f.off[i]:f.off[i+1]]
-	for j, p := range d.Phi[:len(dst)] {
-		dst[j] = float32(p)
-	}
-	f.done[i] = true
-}
-
-// restore sets d.Phi to document d.Index's stored φ, each row renormalised
-// (float32 rounding) so that it sums to 1.
-func (f *frozenPhi) restore(d *framework.DocState) {
-	i, K := d.Index, f.k
-	src := f.phi[f.off[i]:f.off[i+1]]
-	for j := range d.Doc.Words {
-		row := d.PhiRow(j)
-		s := 0.0
-		for k := range row {
-			row[k] = float64(src[j*K+k])
-			s += row[k]
-		}
-		if s > 0 {
-			inv := 1 / s
-			for k := range row {
-				row[k] *= inv
-			}
-		}
-	}
-}
-
-// FrozenPhiBytes is the memory held by the frozen φ of the two-stage
-// schedule (0 before the model first entered framework.PhaseTopics).
-func (m *Model) FrozenPhiBytes() int {
-	if m.frozen == nil {
+// PhiBytes is the memory held by the model's φ store (0 when the model
+// keeps none: see phiStore).
+func (m *Model) PhiBytes() int {
+	if m.phi == nil {
 		return 0
 	}
-	return m.frozen.Bytes()
+	return m.phi.Bytes()
 }
 
-// FrozenPhi returns a copy of training document d's frozen φ (Len_d×K,
+// FrozenPhi returns a copy of training document d's stored φ (Len_d×K,
 // float32 as stored; nil when none was recorded). Tests and diagnostics use
 // it.
 func (m *Model) FrozenPhi(d int) []float32 {
-	if m.frozen == nil || !m.frozen.done[d] {
+	if m.phi == nil {
 		return nil
 	}
-	f := m.frozen
-	return append([]float32(nil), f.phi[f.off[d]:f.off[d+1]]...)
+	return append([]float32(nil), m.phi.Phi(d)...)
 }

@@ -26,8 +26,8 @@ func TestMASLDArExactPilotMonotone(t *testing.T) {
 	g := plantedRegression(t, 3, 150, 10, 0, 0.1)
 	m := newRegModel(t, g, gaussian.Defaults(), biasprecision.Defaults(), 5)
 	resp := m.Response.(*gaussian.Response)
-	if m.weight != 1 || m.warm == nil {
-		t.Fatalf("before the start: model weight %v, warm store %v; want 1 and a store", m.weight, m.warm != nil)
+	if m.weight != 1 || m.phi == nil || !m.phiWarm {
+		t.Fatalf("before the start: model weight %v, φ store %v for warm starts %v; want 1 and a store for warm starts", m.weight, m.phi != nil, m.phiWarm)
 	}
 	bp := m.Noise.(*biasprecision.Model)
 	elbos := map[int][]float64{}

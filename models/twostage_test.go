@@ -188,8 +188,9 @@ inference "two-stage" {
 	if !cmp.Equal(tr.gamma, m.gamma) {
 		t.Error("stored γ changed during stage 2: the response phase swept the topics")
 	}
-	if want := 4 * m.Topics.K * corpusUnique(train); m.FrozenPhiBytes() != want {
-		t.Errorf("frozen φ takes %d bytes, want 4·K·Σ_d L_d = %d", m.FrozenPhiBytes(), want)
+	// The model keeps one store.
+	if want := 4 * m.Topics.K * corpusUnique(train); m.PhiBytes() != want {
+		t.Errorf("the φ store takes %d bytes, want 4·K·Σ_d L_d = %d", m.PhiBytes(), want)
 	}
 	if eta := m.Response.(*softmax.Softmax).Eta; cmp.Equal(eta, make([]float64, len(eta))) {
 		t.Error("η still zero after stage 2")

@@ -17,7 +17,7 @@ import (
 // annotator components, classes and annotators as the run; the inference
 // schedule may differ. A warm-started run skips the annotators' classifier
 // start (framework.Starter) and cannot use restarts. Per-document state (γ,
-// the softmax's stored φ) is not saved, so the first E-step starts every
+// the model's stored φ) is not saved, so the first E-step starts every
 // document afresh.
 func (r *Run) WarmStart(dir string) error {
 	if r.Config.Restarts > 1 {

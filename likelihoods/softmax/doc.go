@@ -50,10 +50,9 @@
 // Every φ step then raises the ELBO; the target update (λ) and the γ update
 // are exact coordinate maximisers.
 //
-// RestorePhi (an optional capability of the LikelihoodLocal, used by
-// models.Model's local step from a warm start) puts back the φ_d stored by
-// the document's last Accumulate, so that the local step resumes from the
-// document's last state instead of an unsupervised sweep (which ignores the
+// A warm start resumes from the φ_d of the document's last E-step, which
+// the model stores (framework.PhiUser: the product bound's M-step reads the
+// same store), instead of an unsupervised sweep (which ignores the
 // response and can lower the bound). With both, batch EM's ELBO is
 // monotone (tested at every iteration to 1e-8 relative, including a
 // 5-token-document problem without L2 penalty on which the unsupervised
@@ -117,14 +116,16 @@
 // # Memory
 //
 // Under the product bound the M-step needs every training document's φ
-// (B_dl depends on all of them), so Init allocates a store from the
-// training corpus (φ only under the product bound), written by
-// Accumulate (each document only by the goroutine running its local step)
-// and read by Update:
+// (B_dl depends on all of them). It reads them from the model's φ store
+// (framework.PhiUser; the model writes it after each document's local
+// step, and its warm starts and the two-stage schedule use the same
+// store). Init allocates the response's own store of λ_d and φ̄_d from the
+// training corpus, written by Accumulate (each document only by the
+// goroutine running its local step) and read by Update:
 //
-//	4·K·Σ_d L_d  bytes for φ (float32; L_d = unique words of document d)
+//	4·K·Σ_d L_d  bytes for φ (float32, the model's store; L_d = unique words of document d)
 //	+ 8·D·(C + K) bytes for λ_d and φ̄_d
-//	+ 16·D        bytes of offsets and document pointers
+//	+ 8·D         bytes of document pointers
 //
 // For example 10,000 documents of 100 unique words each with K = 50 and
 // C = 4: 200 MB + 4.3 MB. The statistics themselves are index lists (8

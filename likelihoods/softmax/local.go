@@ -403,38 +403,6 @@ func (lc *local) DocELBO(d *framework.DocState) float64 {
 	return docELBO(lc.s, d, lc.sc)
 }
 
-// RestorePhi sets d.Phi (and φ̄_d) to the φ_d stored by the last
-// Accumulate of this document, when there is one, and reports whether it
-// did. A local step that resumes from the stored state rather than from an
-// unsupervised sweep keeps batch EM's ELBO monotone (the unsupervised sweep
-// ignores the response and can lower the bound). φ is stored as float32;
-// each restored row is renormalised.
-func (lc *local) RestorePhi(d *framework.DocState) bool {
-	st := lc.s.st
-	if lc.s.noRestore || !st.fits(d) || st.doc[d.Index] != d.Doc {
-		return false
-	}
-	K := lc.K
-	src := st.phi[st.off[d.Index]:st.off[d.Index+1]]
-	for j := range d.Doc.Words {
-		row := d.PhiRow(j)
-		s := 0.0
-		for k := range row {
-			row[k] = float64(src[j*K+k])
-			s += row[k]
-		}
-		if !(s > 0) {
-			return false
-		}
-		for k := range row {
-			row[k] /= s
-		}
-	}
-	d.UpdatePhiBar()
-	lc.doc = nil // caches are stale until Begin
-	return true
-}
-
 // probe counts what the safeguard does (tests only).
 type probe struct {
 	words, decreases, backtracked, reverted atomic.Int64

@@ -275,8 +275,8 @@ func TestQuadBatchMonotoneShortDocs(t *testing.T) {
 		if restore && n > 0 {
 			t.Errorf("ELBO decreased (beyond 1e-8 relative) in %d of %d iterations; worst relative change %.3g", n, len(elbos)-1, worst)
 		}
-		if len(s.st.phi) != 0 {
-			t.Errorf("the quadratic bound stored %d φ values, want none", len(s.st.phi))
+		if s.NeedsPhi() || m.PhiBytes() != 0 {
+			t.Errorf("under the quadratic bound the model keeps %d bytes of φ (NeedsPhi %v), want none", m.PhiBytes(), s.NeedsPhi())
 		}
 	}
 }

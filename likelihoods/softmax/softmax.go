@@ -93,6 +93,7 @@ type Softmax struct {
 	quad               bool // bound = "quadratic"
 	maxIters, sviIters int
 	st                 *store
+	phis               framework.PhiStore // the model's φ store (UsePhi; nil: φ copied into the statistics)
 
 	// The data term Σ_{d∈batch}[λ_d·ηφ̄_d − log Σ_l B_dl] at the η set by
 	// the last Update, for the statistics (and their version) it was
@@ -104,7 +105,7 @@ type Softmax struct {
 
 	pool      sync.Pool // *evalScratch for DocELBO (called concurrently)
 	guard     bool      // safeguarded φ step (always true outside tests)
-	noRestore bool      // RestorePhi refuses (tests only)
+	noRestore bool      // RestoreTarget refuses (tests only)
 	probe     *probe    // test instrumentation; nil in production
 }
 
@@ -122,7 +123,7 @@ var (
 	_ framework.Likelihood      = (*Softmax)(nil)
 	_ framework.DocScorer       = (*Softmax)(nil)
 	_ framework.Persister       = (*Softmax)(nil)
-	_ framework.PhiStorer       = (*Softmax)(nil)
+	_ framework.PhiUser         = (*Softmax)(nil)
 	_ framework.LikelihoodLocal = (*local)(nil)
 	_ framework.DocScorer       = (*local)(nil)
 )
@@ -162,14 +163,19 @@ func (s *Softmax) Init(setup *framework.Setup) error {
 	} else {
 		s.Mu = 1 / float64(max(D, 1))
 	}
-	s.st = newStore(setup.Corpus, s.K, s.C, !s.quad)
+	s.st = newStore(setup.Corpus, s.K, s.C)
 	s.lastStats, s.last = nil, Solve{}
 	return nil
 }
 
-// StoresPhi reports whether Init keeps every training document's φ: under
-// the product bound (framework.PhiStorer).
-func (s *Softmax) StoresPhi() bool { return !s.quad }
+// NeedsPhi reports whether the M-step reads every training document's φ:
+// under the product bound (framework.PhiUser).
+func (s *Softmax) NeedsPhi() bool { return !s.quad }
+
+// UsePhi gives the response the model's φ store (framework.PhiUser), from
+// which the product bound's M-step reads the φ of the documents in its
+// statistics. Without it, Accumulate copies every document's φ.
+func (s *Softmax) UsePhi(ps framework.PhiStore) { s.phis = ps }
 
 // NewTarget returns q(c_d) = Cat(λ_d) over the C classes.
 func (s *Softmax) NewTarget() framework.Target { return framework.NewCategorical(s.C) }

@@ -3,66 +3,62 @@ package softmax
 import "github.com/maslda/maslda/framework"
 
 // store holds, for every training document, what the M-step needs from its
-// last local step: φ_d (float32, Len_d×K), λ_d (C) and φ̄_d (K). It is
-// allocated once at Init from the training corpus. During an E-step each
-// document's slot is written only by the goroutine running that document's
-// local step (shards are disjoint), and read only after the E-step has
-// returned, so no locking is needed.
+// last local step besides φ: λ_d (C) and φ̄_d (K). φ_d, which the product
+// bound's M-step reads too, is in the model's store (framework.PhiStore,
+// given by UsePhi). It is allocated once at Init from the training corpus.
+// During an E-step each document's slot is written only by the goroutine
+// running that document's local step (shards are disjoint), and read only
+// after the E-step has returned, so no locking is needed.
 type store struct {
 	K, C int
-	off  []int             // off[i]..off[i+1]: document i's φ in phi (len D+1)
-	phi  []float32         // Σ_d Len_d·K
 	lam  []float64         // D×C
 	bar  []float64         // D×K
 	doc  []*framework.Doc  // the document last accumulated into slot i (nil: none yet)
 	c    *framework.Corpus // the training corpus (nil: none)
-	word bool              // φ is stored (the product bound); otherwise phi is empty
 }
 
-// newStore allocates the store for corpus c; φ only when perWord.
-func newStore(c *framework.Corpus, K, C int, perWord bool) *store {
-	s := &store{K: K, C: C, c: c, word: perWord}
+// newStore allocates the store for corpus c.
+func newStore(c *framework.Corpus, K, C int) *store {
+	s := &store{K: K, C: C, c: c}
 	D := 0
 	if c != nil {
 		D = len(c.Docs)
 	}
-	s.off = make([]int, D+1)
-	for i := 0; i < D && perWord; i++ {
-		s.off[i+1] = s.off[i] + c.Docs[i].Len()*K
-	}
-	s.phi = make([]float32, s.off[D])
 	s.lam = make([]float64, D*C)
 	s.bar = make([]float64, D*K)
 	s.doc = make([]*framework.Doc, D)
 	return s
 }
 
-// fits reports whether document state d has a slot of the right size.
+// fits reports whether document state d has a slot.
 func (s *store) fits(d *framework.DocState) bool {
 	i := d.Index
 	if s == nil || i < 0 || i >= len(s.doc) {
 		return false
 	}
-	if !s.word {
-		return s.c.Docs[i].Len() == d.Doc.Len()
-	}
-	return s.off[i+1]-s.off[i] == d.Doc.Len()*s.K
+	return s.c.Docs[i].Len() == d.Doc.Len()
 }
 
-// view is slot i as the M-step sees it.
-func (s *store) view(i int) docView[float32] {
-	return docView[float32]{doc: s.doc[i], phi: s.phi[s.off[i]:s.off[i+1]],
-		lam: s.lam[i*s.C : (i+1)*s.C], bar: s.bar[i*s.K : (i+1)*s.K]}
+// view is slot i as the M-step sees it, with φ_d from phi (nil under the
+// quadratic bound).
+func (s *store) view(i int, phi framework.PhiStore) docView[float32] {
+	v := docView[float32]{doc: s.doc[i], lam: s.lam[i*s.C : (i+1)*s.C], bar: s.bar[i*s.K : (i+1)*s.K]}
+	if phi != nil {
+		v.phi = phi.Phi(i)
+	}
+	return v
 }
 
 // Stats are the softmax response's sufficient statistics: which documents a
-// (mini-)batch covers (their φ, λ, φ̄ are in the response's per-document
-// store, written by Accumulate) and Σ_d H(λ_d). Documents without a slot in
-// the store (not part of the training corpus given to Init) are copied into
+// (mini-)batch covers (their λ, φ̄ are in the response's per-document
+// store, written by Accumulate, and their φ in the model's, framework.PhiStore)
+// and Σ_d H(λ_d). Documents without a slot in the stores (not part of the
+// training corpus given to Init, DocState.Index < 0, or, under the product
+// bound, a response not given the model's store by UsePhi) are copied into
 // the statistics themselves. Merge appends, so merged statistics are those
 // of the union (as a sequence, in merge order).
 //
-// Statistics refer to the store's contents: they are valid until the same
+// Statistics refer to the stores' contents: they are valid until the same
 // documents go through another E-step.
 type Stats struct {
 	st      *store
@@ -108,8 +104,10 @@ func (s *Stats) Reset() {
 // Docs is the number of documents in s.
 func (s *Stats) Docs() int { return len(s.Index) + len(s.extra) }
 
-// Accumulate records document d after its local step: φ_d (as float32),
-// λ_d and φ̄_d into its store slot, its index into s, and H(λ_d).
+// Accumulate records document d after its local step: λ_d and φ̄_d into its
+// store slot, its index into s, and H(λ_d). Under the product bound φ_d is
+// read from the model's store, which the model wrote before calling
+// Accumulate; a document the stores cannot serve is copied (φ as float32).
 func (s *Softmax) Accumulate(st framework.Stats, d *framework.DocState) {
 	stats := st.(*Stats)
 	t := d.Target.(*framework.Categorical)
@@ -119,22 +117,20 @@ func (s *Softmax) Accumulate(st framework.Stats, d *framework.DocState) {
 	}
 	stats.version++
 	var v docView[float32]
-	if s.st.fits(d) {
+	if s.st.fits(d) && (s.quad || s.phis != nil && len(s.phis.Phi(d.Index)) == len(d.Phi)) {
 		i := d.Index
 		s.st.doc[i] = d.Doc
-		v = s.st.view(i)
+		v = s.st.view(i, nil)
 		stats.Index = append(stats.Index, i)
 	} else {
 		v = docView[float32]{doc: d.Doc, lam: make([]float64, s.C), bar: make([]float64, s.K)}
 		if !s.quad {
 			v.phi = make([]float32, len(d.Phi))
+			for i, p := range d.Phi {
+				v.phi[i] = float32(p)
+			}
 		}
 		stats.extra = append(stats.extra, v)
-	}
-	if !s.quad {
-		for i, p := range d.Phi {
-			v.phi[i] = float32(p)
-		}
 	}
 	copy(v.lam, t.P)
 	copy(v.bar, d.PhiBar)
@@ -144,8 +140,12 @@ func (s *Softmax) Accumulate(st framework.Stats, d *framework.DocState) {
 // index order, then the copied documents.
 func (s *Softmax) records(stats *Stats) []docView[float32] {
 	recs := make([]docView[float32], 0, stats.Docs())
+	phi := s.phis
+	if s.quad {
+		phi = nil
+	}
 	for _, i := range stats.Index {
-		recs = append(recs, s.st.view(i))
+		recs = append(recs, s.st.view(i, phi))
 	}
 	return append(recs, stats.extra...)
 }
