@@ -13,7 +13,7 @@ import (
 // Planted is a planted problem with its truth: training documents with
 // answers, held-out documents without, and the true target of each.
 type Planted struct {
-	Kind        string            // KindCategorical or KindGaussian
+	Kind        string            // KindCategorical, KindGaussian or KindCustom (informative only)
 	Train, Test *framework.Corpus // Train has the answers
 	Truth       []float64         // the true class (as a number) or value of every training document
 	TestTruth   []float64         // of every held-out document

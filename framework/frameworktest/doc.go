@@ -36,6 +36,11 @@
 // truth (NewClassCrowd, NewValueCrowd, NewSupervised, built on
 // framework/synth).
 //
+// A target type of a plug-in's own is taught to the kit by a TargetType
+// (Likelihood.Target, NoiseModel.Target): the gradient checks then work in
+// its natural parameters, and the end-to-end checks take the planted
+// problems, the partner component and the score from the caller.
+//
 // The checks take a TB, which *testing.T satisfies (each check then runs
 // as a subtest); Recorder records failures instead, so that a kit's user
 // can assert that a deliberately broken component fails a check, as this

@@ -63,6 +63,7 @@ func (f Fit) defaults(kind string, crowd bool) Fit {
 
 type endToEnd struct {
 	kind    string
+	tt      *TargetType // KindCustom's
 	classes int
 	seed    uint64
 	fit     Fit
@@ -86,6 +87,8 @@ func (e *endToEnd) problem(t TB, crowd bool) *Planted {
 	switch {
 	case e.fit.Problem != nil:
 		p, err = e.fit.Problem(e.seed)
+	case e.tt != nil:
+		t.Fatalf("frameworktest: a custom Target needs Fit.Problem (the kit cannot plant a problem for target type %q)", e.tt.Name)
 	case crowd:
 		p, err = e.crowd(300)
 	default:
@@ -235,6 +238,8 @@ func (e *endToEnd) recovery(t TB, crowd bool) {
 	switch {
 	case e.fit.Recovery != nil:
 		p, err = e.fit.Recovery(e.seed)
+	case e.tt != nil:
+		t.Fatalf("frameworktest: a custom Target needs Fit.Recovery (the kit cannot plant a problem for target type %q)", e.tt.Name)
 	case crowd:
 		p, err = e.crowd(1500)
 	default:
@@ -248,6 +253,29 @@ func (e *endToEnd) recovery(t TB, crowd bool) {
 	train(t, m, sched)
 	ctx := context.Background()
 	margin := e.fit.Margin
+	if e.tt != nil {
+		var preds []models.Prediction
+		truth, what := p.TestTruth, "held-out prediction"
+		if crowd {
+			preds, err = m.Posterior(ctx)
+			truth, what = p.Truth, "inferred truth"
+		} else {
+			preds, err = m.Predict(ctx, p.Test)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		est := make([]framework.Target, len(preds))
+		for d, pr := range preds {
+			est[d] = pr.Target
+		}
+		score, base := e.tt.Score(est, truth)
+		t.Logf("%s: score %.4f; baseline %.4f", what, score, base)
+		if !(score >= base+margin) {
+			t.Errorf("%s scores %.4f, want ≥ %.4f (the baseline %.4f + %.2f)", what, score, base+margin, base, margin)
+		}
+		return
+	}
 	if crowd {
 		post, err := m.Posterior(ctx)
 		if err != nil {

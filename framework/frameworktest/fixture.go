@@ -35,6 +35,7 @@ func kindOf(t TB, tg framework.Target) string {
 // local state per document with random γ, φ and q(target).
 type fixture struct {
 	kind   string
+	tt     *TargetType // the target type of KindCustom (nil otherwise)
 	K, C   int
 	corpus *framework.Corpus
 	setup  *framework.Setup
@@ -50,17 +51,17 @@ const (
 
 // newFixture draws the fixture; target returns a fresh q(target) of the
 // kind under test.
-func newFixture(t TB, kind string, K, C int, seed uint64, target func() framework.Target) *fixture {
+func newFixture(t TB, kind string, tt *TargetType, K, C int, seed uint64, target func() framework.Target) *fixture {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 0x6b6974))
-	f := &fixture{kind: kind, K: K, C: C, rng: rng}
+	f := &fixture{kind: kind, tt: tt, K: K, C: C, rng: rng}
 	c := &framework.Corpus{V: fixtureV, Docs: make([]framework.Doc, fixtureDocs)}
 	workers := make([]string, fixtureWorkers)
 	for r := range workers {
 		workers[r] = "w" + strconv.Itoa(r)
 	}
 	var classes []string
-	if kind == KindCategorical {
+	if kind == KindCategorical || kind == KindCustom && C > 0 {
 		classes = make([]string, C)
 		for l := range classes {
 			classes[l] = "c" + strconv.Itoa(l)
@@ -95,7 +96,10 @@ func newFixture(t TB, kind string, K, C int, seed uint64, target func() framewor
 		}
 		for _, r := range rng.Perm(fixtureWorkers)[:na] {
 			a := framework.Answer{Annotator: int32(r)}
-			if kind == KindCategorical {
+			if kind == KindCustom {
+				a = tt.Answer(rng)
+				a.Annotator = int32(r)
+			} else if kind == KindCategorical {
 				a.Class = int32(rng.IntN(C))
 				a.Value = float64(a.Class)
 			} else {
@@ -123,7 +127,7 @@ func newFixture(t TB, kind string, K, C int, seed uint64, target func() framewor
 		}
 		ds.UpdatePhiBar()
 		ds.Target = target()
-		randomTarget(ds.Target, rng)
+		f.randomTarget(ds.Target, rng)
 		f.docs = append(f.docs, ds)
 	}
 	return f
@@ -139,7 +143,11 @@ func randomRow(row []float64, rng *rand.Rand) {
 }
 
 // randomTarget sets random natural parameters and finalises.
-func randomTarget(tg framework.Target, rng *rand.Rand) {
+func (f *fixture) randomTarget(tg framework.Target, rng *rand.Rand) {
+	if f.tt != nil {
+		f.tt.set(tg, f.tt.Random(rng))
+		return
+	}
 	tg.Reset()
 	switch t := tg.(type) {
 	case *framework.Categorical:

@@ -314,8 +314,12 @@ func (c *component) checkPersist(t TB) {
 	_ = p
 }
 
-// targetVector is a target's natural parameters as a vector.
-func targetVector(tg framework.Target) []float64 {
+// targetVector is a target's natural parameters as a vector (tt: the
+// custom target type, nil for the framework's).
+func targetVector(tt *TargetType, tg framework.Target) []float64 {
+	if tt != nil {
+		return tt.Natural(tg)
+	}
 	switch t := tg.(type) {
 	case *framework.Categorical:
 		return append([]float64(nil), t.Log...)
@@ -326,7 +330,10 @@ func targetVector(tg framework.Target) []float64 {
 }
 
 // momentVector is a finalised target's moments as a vector.
-func momentVector(tg framework.Target) []float64 {
+func momentVector(tt *TargetType, tg framework.Target) []float64 {
+	if tt != nil {
+		return tt.Moments(tg)
+	}
 	switch t := tg.(type) {
 	case *framework.Categorical:
 		return append([]float64(nil), t.P...)

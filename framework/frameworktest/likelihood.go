@@ -11,8 +11,16 @@ type Likelihood struct {
 	// New returns a new, uninitialised response (its factory applied to
 	// the parameters under test). The kit calls Init.
 	New func() (framework.Likelihood, error)
-	// Classes is C ≥ 2 for a categorical target; 0 for a Gaussian one.
+	// Classes is C ≥ 2 for a categorical target; 0 for a Gaussian one
+	// (or a custom one: see Target).
 	Classes int
+	// Target declares a target type of the response's own (KindCustom);
+	// nil for the framework's two. Classes is then Target.Classes.
+	Target *TargetType
+	// Partner returns the annotator model the end-to-end checks train
+	// the response with. Default: Clamped (required for a custom Target,
+	// which Clamped does not know).
+	Partner func() (framework.NoiseModel, error)
 	// K is the number of topics of the unit checks (default 3).
 	K int
 	// Natural returns the parameters that Update blends
@@ -61,18 +69,27 @@ func TestLikelihood(t TB, lk Likelihood) {
 	if lk.Classes > 0 {
 		kind = KindCategorical
 	}
+	newT := func() framework.Target { return newTarget(kind, lk.Classes) }
+	if tt := lk.Target; tt != nil {
+		if m := tt.missing(); m != "" {
+			t.Fatalf("frameworktest.TargetType %q: %s is nil", tt.Name, m)
+		}
+		kind, lk.Classes, newT = KindCustom, tt.Classes, tt.New
+	}
 	probe, err := lk.New()
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	var f *fixture
-	f = newFixture(t, kind, lk.K, lk.Classes, lk.Seed, func() framework.Target {
-		return newTarget(kind, lk.Classes)
-	})
+	f = newFixture(t, kind, lk.Target, lk.K, lk.Classes, lk.Seed, newT)
 	if err := probe.Init(f.setup); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
-	if got := kindOf(t, probe.NewTarget()); got != kind {
+	if kind == KindCustom {
+		if got, want := probe.NewTarget(), newT(); !sameType(got, want) {
+			t.Fatalf("NewTarget is %T but the declared target type %q makes %T", got, lk.Target.Name, want)
+		}
+	} else if got := kindOf(t, probe.NewTarget()); got != kind {
 		t.Fatalf("NewTarget is %s but Classes = %d says %s", got, lk.Classes, kind)
 	}
 	fixed := isFixed(probe)
@@ -107,13 +124,13 @@ func TestLikelihood(t TB, lk Likelihood) {
 		lc.Begin(&ds)
 		ds.Target.Reset()
 		lc.TargetTerm(&ds)
-		return targetVector(ds.Target)
+		return targetVector(f.tt, ds.Target)
 	}
 	c.predict = func(g framework.Global, d *framework.DocState) []float64 {
 		ds := *d
 		ds.Target = g.(framework.Likelihood).NewTarget()
 		g.(framework.Likelihood).Predict(&ds)
-		return momentVector(ds.Target)
+		return momentVector(f.tt, ds.Target)
 	}
 	lk.run(t, "PhiGradient", func(t TB) { checkPhiGradient(t, c, fixed || free) })
 	lk.run(t, "WordCaches", func(t TB) { checkWordCaches(t, c) })
@@ -125,13 +142,23 @@ func TestLikelihood(t TB, lk Likelihood) {
 	lk.run(t, "Blend", c.checkBlend)
 	lk.run(t, "Maximises", c.checkMaximises)
 	lk.run(t, "Persist", c.checkPersist)
-	e := &endToEnd{kind: kind, classes: lk.Classes, seed: lk.Seed, fit: lk.Fit.defaults(kind, false), fixed: fixed, checks: lk.Checks,
+	e := &endToEnd{kind: kind, tt: lk.Target, classes: lk.Classes, seed: lk.Seed, fit: lk.Fit.defaults(kind, false), fixed: fixed, checks: lk.Checks,
 		build: func(t TB) (framework.Likelihood, framework.NoiseModel) {
 			l, err := lk.New()
 			if err != nil {
 				t.Fatalf("New: %v", err)
 			}
-			return l, &Clamped{}
+			if lk.Partner == nil {
+				if kind == KindCustom {
+					t.Fatalf("frameworktest.Likelihood: a custom Target needs Partner (the annotator model to train the response with; Clamped knows only the framework's targets)")
+				}
+				return l, &Clamped{}
+			}
+			n, err := lk.Partner()
+			if err != nil {
+				t.Fatalf("Partner: %v", err)
+			}
+			return l, n
 		}}
 	e.run(t, false)
 }
@@ -277,6 +304,21 @@ func checkTargetStationary(t TB, c *component) {
 		lc.Begin(d)
 		d.Target.Reset()
 		lc.TargetTerm(d)
+		if tt := c.f.tt; tt != nil {
+			e := tt.RandomMessage(rng)
+			x := tt.Natural(d.Target)
+			for i := range x {
+				x[i] += e[i]
+			}
+			tt.set(d.Target, x)
+			score := func() float64 { return likScore(t, l, d) }
+			tol := 1e-6 * math.Max(1, math.Abs(score()))
+			if g, at, raised := tt.naturalStationary(d.Target, score, e, 1, true, 1e-9*math.Max(1, math.Abs(score()))); g > tol || g != g || raised {
+				t.Errorf("document %d: at the target update, the bound plus the evidence's term has derivative %.6g along natural parameter %d (raised by a step: %v), want 0 and a maximum: the prior message must be the gradient of the response's part of the bound in the target's moments, and the response must add the target's entropy", d.Index, g, at, raised)
+			}
+			d.Target = saved
+			continue
+		}
 		var evid func() float64
 		switch tg := d.Target.(type) {
 		case *framework.Categorical:

@@ -1,6 +1,7 @@
 package frameworktest
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/maslda/maslda/framework"
@@ -11,8 +12,16 @@ type NoiseModel struct {
 	// New returns a new, uninitialised annotator model (its factory
 	// applied to the parameters under test). The kit calls Init and Bind.
 	New func() (framework.NoiseModel, error)
-	// Kind is the target it models: KindCategorical or KindGaussian.
+	// Kind is the target it models: KindCategorical or KindGaussian
+	// (ignored when Target is set).
 	Kind string
+	// Target declares a target type of a plug-in's own (KindCustom);
+	// Classes is then Target.Classes.
+	Target *TargetType
+	// Partner returns the response the end-to-end checks train the
+	// annotator model with. Default: FlatResponse (required for a custom
+	// Target, which FlatResponse does not know).
+	Partner func() (framework.Likelihood, error)
 	// Classes is C ≥ 2 for a categorical target (default 3).
 	Classes int
 	// Natural returns the parameters that Update blends
@@ -51,13 +60,19 @@ func TestNoiseModel(t TB, nm NoiseModel) {
 	if nm.New == nil {
 		t.Fatalf("frameworktest.NoiseModel: New is nil")
 	}
-	if err := checkKind(nm.Kind); err != nil {
+	newT := func() framework.Target { return newTarget(nm.Kind, nm.Classes) }
+	if tt := nm.Target; tt != nil {
+		if m := tt.missing(); m != "" {
+			t.Fatalf("frameworktest.TargetType %q: %s is nil", tt.Name, m)
+		}
+		nm.Kind, nm.Classes, newT = KindCustom, tt.Classes, tt.New
+	} else if err := checkKind(nm.Kind); err != nil {
 		t.Fatalf("%v", err)
 	}
 	if nm.Kind == KindCategorical && nm.Classes == 0 {
 		nm.Classes = 3
 	}
-	f := newFixture(t, nm.Kind, 3, nm.Classes, nm.Seed, func() framework.Target { return newTarget(nm.Kind, nm.Classes) })
+	f := newFixture(t, nm.Kind, nm.Target, 3, nm.Classes, nm.Seed, newT)
 	c := &component{f: f}
 	c.fresh = func(t TB) framework.Global {
 		t.Helper()
@@ -68,7 +83,7 @@ func TestNoiseModel(t TB, nm NoiseModel) {
 		if err := m.Init(f.setup); err != nil {
 			t.Fatalf("Init: %v", err)
 		}
-		if err := m.Accepts(newTarget(nm.Kind, nm.Classes)); err != nil {
+		if err := m.Accepts(newT()); err != nil {
 			t.Fatalf("Bind(%s target): %v", nm.Kind, err)
 		}
 		return m
@@ -88,7 +103,7 @@ func TestNoiseModel(t TB, nm NoiseModel) {
 		return sc.DocELBO(d)
 	}
 	c.message = func(g framework.Global, d *framework.DocState) []float64 {
-		msg, _ := noiseMessage(g.(framework.NoiseModel), d, nm.Kind, nm.Classes)
+		msg, _ := noiseMessage(g.(framework.NoiseModel), d, f, nm.Kind, nm.Classes)
 		return msg
 	}
 	nm.run(t, "EvidenceGradient", func(t TB) { checkEvidenceGradient(t, c, nm.Kind, nm.Classes) })
@@ -99,13 +114,23 @@ func TestNoiseModel(t TB, nm NoiseModel) {
 	nm.run(t, "Blend", c.checkBlend)
 	nm.run(t, "Maximises", c.checkMaximises)
 	nm.run(t, "Persist", c.checkPersist)
-	e := &endToEnd{kind: nm.Kind, classes: nm.Classes, seed: nm.Seed, fit: nm.Fit.defaults(nm.Kind, true), checks: nm.Checks,
+	e := &endToEnd{kind: nm.Kind, tt: nm.Target, classes: nm.Classes, seed: nm.Seed, fit: nm.Fit.defaults(nm.Kind, true), checks: nm.Checks,
 		build: func(t TB) (framework.Likelihood, framework.NoiseModel) {
 			m, err := nm.New()
 			if err != nil {
 				t.Fatalf("New: %v", err)
 			}
-			return &FlatResponse{Kind: nm.Kind}, m
+			if nm.Partner == nil {
+				if nm.Kind == KindCustom {
+					t.Fatalf("frameworktest.NoiseModel: a custom Target needs Partner (the response to train the annotator model with; FlatResponse knows only the framework's targets)")
+				}
+				return &FlatResponse{Kind: nm.Kind}, m
+			}
+			l, err := nm.Partner()
+			if err != nil {
+				t.Fatalf("Partner: %v", err)
+			}
+			return l, m
 		}}
 	e.run(t, true)
 }
@@ -115,8 +140,11 @@ func TestNoiseModel(t TB, nm NoiseModel) {
 // step), drawn from the document's index so that it is the same at every
 // call: a random log-potential per class, or a precision in [0.5, 2.5) and
 // a precision × mean in [−2, 2).
-func incoming(kind string, C, index int) []float64 {
+func incoming(f *fixture, kind string, C, index int) []float64 {
 	rng := rand.New(rand.NewPCG(uint64(index)+1, 0x696e63))
+	if f.tt != nil {
+		return f.tt.RandomMessage(rng)
+	}
 	if kind == KindGaussian {
 		return []float64{0.5 + 2*rng.Float64(), 4*rng.Float64() - 2}
 	}
@@ -130,11 +158,19 @@ func incoming(kind string, C, index int) []float64 {
 // noiseMessage calls Evidence on a fresh target for d that already holds
 // incoming(d) and returns the evidence (what Evidence added, in natural
 // parameters) and the target after Finalize.
-func noiseMessage(n framework.NoiseModel, d *framework.DocState, kind string, C int) ([]float64, framework.Target) {
+func noiseMessage(n framework.NoiseModel, d *framework.DocState, f *fixture, kind string, C int) ([]float64, framework.Target) {
 	ds := *d
-	tg := newTarget(kind, C)
+	var tg framework.Target
+	if f.tt != nil {
+		tg = f.tt.New()
+	} else {
+		tg = newTarget(kind, C)
+	}
 	tg.Reset()
-	in := incoming(kind, C, d.Index)
+	in := incoming(f, kind, C, d.Index)
+	if f.tt != nil {
+		f.tt.SetNatural(tg, in)
+	}
 	switch x := tg.(type) {
 	case *framework.Categorical:
 		copy(x.Log, in)
@@ -143,7 +179,7 @@ func noiseMessage(n framework.NoiseModel, d *framework.DocState, kind string, C 
 	}
 	ds.Target = tg
 	n.Evidence(&ds)
-	msg := targetVector(tg)
+	msg := targetVector(f.tt, tg)
 	for i := range msg {
 		msg[i] -= in[i]
 	}
@@ -163,7 +199,7 @@ func checkEvidenceGradient(t TB, c *component, kind string, C int) {
 	g := c.warm(t)
 	answered := 0
 	for _, d0 := range c.f.docs {
-		msg, at := noiseMessage(g.(framework.NoiseModel), d0, kind, C)
+		msg, at := noiseMessage(g.(framework.NoiseModel), d0, c.f, kind, C)
 		if len(d0.Answers) == 0 {
 			if maxAbs(msg) != 0 {
 				t.Errorf("document %d has no answers but the evidence is %v", d0.Index, msg)
@@ -175,6 +211,13 @@ func checkEvidenceGradient(t TB, c *component, kind string, C int) {
 		dd.Target = at
 		d := &dd
 		score := func() float64 { return c.score(t, g, d) }
+		if tt := c.f.tt; tt != nil {
+			tol := 1e-5 * math.Max(1, maxAbs(msg))
+			if gr, i, _ := tt.naturalStationary(d.Target, score, msg, -1, false, 0); gr > tol || gr != gr {
+				t.Errorf("document %d: DocELBO − evidence·Moments has derivative %.6g along natural parameter %d at the target that results, want 0: the evidence must be the gradient of the annotators' part of the bound in the target's moments (and the annotator model must not add the target's entropy)", d.Index, gr, i)
+			}
+			continue
+		}
 		const h = 1e-6
 		switch tg := d.Target.(type) {
 		case *framework.Categorical:
