@@ -40,12 +40,12 @@ func (a *Answers) Count() int {
 	return n
 }
 
-// OrderWorkers renumbers the annotators to the order of names (a saved
-// model's, for a warm start): Workers becomes names and every
-// Answer.Worker is remapped; an annotator of names who gave no answer here
+// OrderAnnotators renumbers the annotators to the order of names (a saved
+// model's, for a warm start): Annotators becomes names and every
+// Answer.Annotator is remapped; an annotator of names who gave no answer here
 // keeps its place. An annotator who answered but is not in names is an
 // error wrapping ErrBadInput that names it.
-func (a *Answers) OrderWorkers(names []string) error {
+func (a *Answers) OrderAnnotators(names []string) error {
 	pos := make(map[string]int32, len(names))
 	for i, n := range names {
 		if _, dup := pos[n]; dup {

@@ -56,7 +56,7 @@ type Saved struct {
 	Vocab    []string // nil when the model was trained without one
 }
 
-// Classes and Workers mirror Run's fields.
+// Classes mirrors Run's field.
 func (s *Saved) Classes() []string { return s.Manifest.Classes }
 
 const zetaMagic = "MASLDAz1"

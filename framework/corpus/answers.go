@@ -382,7 +382,7 @@ func SortLabels(labels []string) []string {
 // document in file order, and ByDoc has one entry per document (nil for a
 // document without answers). When classes is nil the classes are the
 // distinct labels in SortLabels order; otherwise every label must be one of
-// classes. Workers are indexed in order of first appearance. Each Answer has
+// classes. Annotators are indexed in order of first appearance. Each Answer has
 // Class the class index and Value float64(Class).
 func (t *AnswerTable) Categorical(docIDs []string, classes []string) (*framework.Answers, error) {
 	idx, err := newDocIndex(t.Name, docIDs, t.Wide)

@@ -72,7 +72,7 @@
 // list, of which every label must be a member, or the distinct labels,
 // sorted numerically when they are all numbers and as strings otherwise
 // (SortLabels). AnswerTable.Numeric requires every label to be a finite
-// number (NaN and ±Inf are errors). Workers are numbered in order of first
+// number (NaN and ±Inf are errors). Annotators are numbered in order of first
 // appearance and a document without answers has none.
 //
 // # Ground truth CSV (ReadTruth, TruthTable)

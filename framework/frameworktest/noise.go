@@ -10,7 +10,8 @@ import (
 // NoiseModel describes an annotator model under test.
 type NoiseModel struct {
 	// New returns a new, uninitialised annotator model (its factory
-	// applied to the parameters under test). The kit calls Init and Bind.
+	// applied to the parameters under test). The kit calls Init and
+	// Accepts.
 	New func() (framework.NoiseModel, error)
 	// Kind is the target it models: KindCategorical or KindGaussian
 	// (ignored when Target is set).
@@ -84,7 +85,7 @@ func TestNoiseModel(t TB, nm NoiseModel) {
 			t.Fatalf("Init: %v", err)
 		}
 		if err := m.Accepts(newT()); err != nil {
-			t.Fatalf("Bind(%s target): %v", nm.Kind, err)
+			t.Fatalf("Accepts(%s target): %v", nm.Kind, err)
 		}
 		return m
 	}

@@ -167,7 +167,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			if warmFrom != nil && len(warmFrom.AnnotatorNames) > 0 {
 				// and its annotators, in its order (the answers number
 				// them in order of first appearance).
-				if err := c.Answers.OrderWorkers(warmFrom.AnnotatorNames); err != nil {
+				if err := c.Answers.OrderAnnotators(warmFrom.AnnotatorNames); err != nil {
 					return fmt.Errorf("%s: --init-model %s: %w", table.Name, *initModel, err)
 				}
 			}
