@@ -144,13 +144,16 @@ func TestConfigErrors(t *testing.T) {
 		{"unknown top-level key", `sed = 1`, "Valid: annotators {}, inference {}, model, response {}, restart_iters, restarts, seed, topics {}, workers"},
 		{"unknown topics key", `topics {
 kk = 3
-}`, "Valid: alpha, init, k, local_init, local_iters, local_tol, tau"},
+}`, "Valid: alpha, fresh_start, init, k, local_init, local_iters, local_tol, tau"},
 		{"bad k", `topics {
 k = 0
 }`, "topics.k = 0"},
 		{"bad local_init", `topics {
 local_init = "x"
 }`, "valid: best, fresh, warm"},
+		{"bad fresh_start", `topics {
+fresh_start = "x"
+}`, "topics.fresh_start = \"x\"; valid: supervised, lda"},
 		{"annotators without response", `annotators "confusion" {}`, "needs a response"},
 		{"syntax", `topics {`, "test.hcl:1"},
 		{"negative workers", `workers = -1`, "workers = -1"},

@@ -426,7 +426,9 @@ func (m *Model) sweepOnce(w *worker, warm []float64) (change float64, restored b
 }
 
 // firstPhi starts a supervised local step: γ from warm (nil: fresh), then
-// a first φ from which the supervision caches start. From a warm start the
+// a first φ from which the supervision caches start (from a fresh start,
+// topics.fresh_start: one unsupervised sweep, or "lda": unsupervised sweeps
+// to convergence). From a warm start the
 // model restores the document's φ of its last E-step from its store
 // (phiWarm) and sets γ = α + Σ_v n_dv φ_dv, so the local step resumes from
 // the previous state and cannot end below the previous E-step's ELBO (an
@@ -457,6 +459,17 @@ func (m *Model) firstPhi(w *worker, warm []float64) (restored bool) {
 		topics.ElogDirichlet(ds.ElogTheta, ds.Gamma)
 		ds.UpdatePhiBar()
 		return true
+	}
+	if warm == nil && t.FreshStart == "lda" {
+		// Plain LDA's local step first (multiplicative sweeps, no
+		// exponentials): the supervised sweeps that follow start near
+		// their fixed point.
+		for it := 1; it <= t.LocalIters; it++ {
+			if t.Sweep(ds, nil, w.scr) < t.LocalTol {
+				break
+			}
+		}
+		return false
 	}
 	t.Sweep(ds, nil, w.scr)
 	return false

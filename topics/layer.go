@@ -20,11 +20,18 @@ type Config struct {
 	LocalTol   float64 `hcl:"local_tol,optional"`   // stop sweeping when mean |Δγ_dk| < local_tol (default 1e-3)
 	Init       string  `hcl:"init,optional"`        // initial topics: "seeded" (default) or "random"
 	LocalInit  string  `hcl:"local_init,optional"`  // each E-step's start for a document: "best" (default), "fresh" or "warm"
+	// FreshStart is how a supervised local step starts from scratch (a
+	// fresh restart of "best", every step of "fresh", a document's first
+	// E-step): "supervised" (default: one unsupervised sweep, then
+	// supervised sweeps to convergence) or "lda" (unsupervised sweeps to
+	// convergence, plain LDA's local step, then supervised sweeps to
+	// convergence; the supervised sweeps are the dear ones).
+	FreshStart string `hcl:"fresh_start,optional"`
 }
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, Init: "seeded", LocalInit: "best"}
+	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, Init: "seeded", LocalInit: "best", FreshStart: "supervised"}
 }
 
 // Validate checks the settings.
@@ -50,6 +57,11 @@ func (c Config) Validate() error {
 	case "best", "fresh", "warm":
 	default:
 		return fmt.Errorf("%w: topics.local_init = %q; valid: best, fresh, warm", framework.ErrBadInput, c.LocalInit)
+	}
+	switch c.FreshStart {
+	case "supervised", "lda":
+	default:
+		return fmt.Errorf("%w: topics.fresh_start = %q; valid: supervised, lda", framework.ErrBadInput, c.FreshStart)
 	}
 	return nil
 }

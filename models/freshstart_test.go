@@ -1,0 +1,70 @@
+package models
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/maslda/maslda/framework"
+)
+
+// topics.fresh_start = "lda": batch EM stays monotone within each stage
+// (local_init "best" keeps the warm sweep when the restart loses), the
+// trace does not depend on the number of workers, and a fresh local step
+// ends at a fixed point of the supervised sweeps (one more sweep moves γ
+// by less than local_tol), not at plain LDA's, for both softmax bounds.
+func TestFreshStartLDA(t *testing.T) {
+	for _, bound := range []string{"product", "quadratic"} {
+		t.Run(bound, func(t *testing.T) {
+			src := strings.Replace(evalCrowd, "topics {", "topics {\n  fresh_start = \"lda\"", 1)
+			src = strings.Replace(src, `response "softmax" {}`, `response "softmax" { bound = "`+bound+`" }`, 1) +
+				"inference \"batch\" {\n max_iters = 12\n min_iters = 12\n}\n"
+			trace := func(workers int) (*Run, []framework.Progress) {
+				cfg := mustConfig(t, src)
+				cfg.Workers = workers
+				r, err := Build(cfg, nil, crowdTrain(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var tr []framework.Progress
+				if _, err := r.Fit(context.Background(), func(p framework.Progress) error {
+					p.Elapsed = 0
+					tr = append(tr, p)
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				return r, tr
+			}
+			r, tr := trace(2)
+			for i := 1; i < len(tr); i++ {
+				a, b := tr[i-1], tr[i]
+				if a.Stage == b.Stage && b.ELBO < a.ELBO-1e-8*math.Abs(a.ELBO) {
+					t.Errorf("iteration %d: the bound fell from %.12g to %.12g", i+1, a.ELBO, b.ELBO)
+				}
+			}
+			if _, one := trace(1); !slices.Equal(one, tr) {
+				t.Errorf("the trace with 1 worker differs from that with 2")
+			}
+			m := r.Model
+			w := m.newWorker(false, m.maxLen)
+			worst := 0.0
+			for i := range m.corpus.Docs {
+				doc := &m.corpus.Docs[i]
+				if doc.Len() == 0 {
+					continue
+				}
+				w.ds.Bind(i, doc, m.answers()[i])
+				m.infer(w, nil)
+				m.updateTarget(w)
+				worst = math.Max(worst, m.Topics.SweepWeighted(w.ds, w.local, m.weight, w.scr))
+			}
+			t.Logf("largest mean |Δγ| of one more supervised sweep after a fresh local step: %.3g (local_tol %g)", worst, m.Topics.LocalTol)
+			if worst >= m.Topics.LocalTol {
+				t.Errorf("one more supervised sweep after a fresh local step moves γ by %.3g (mean |Δγ|), want < local_tol %g: the local step did not end at a fixed point of the supervised sweeps", worst, m.Topics.LocalTol)
+			}
+		})
+	}
+}
