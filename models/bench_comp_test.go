@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,7 +81,8 @@ func makeCompCorpus() (cls, reg *framework.Corpus, err error) {
 
 // BenchmarkComposition measures one batch EM iteration per composition of
 // the model (plain LDA; MA-sLDAc: softmax + confusion, with the product
-// bound and with bound = "quadratic"; MA-sLDAr: gaussian +
+// bound and with bound = "quadratic"; a suffix -lda sets topics.fresh_start
+// = "lda"; MA-sLDAr: gaussian +
 // bias-precision, defaults) on compCorpus, after one untimed warm-up
 // iteration from the same seeded start, reporting the E-step's and the
 // M-step's seconds separately (the ELBO evaluation is excluded), and (Linux)
@@ -89,7 +91,7 @@ func makeCompCorpus() (cls, reg *framework.Corpus, err error) {
 //
 //	go test ./models -run '^$' -bench Composition -benchtime 3x -count 5
 func BenchmarkComposition(b *testing.B) {
-	for _, model := range []string{"lda", "ma-sldac", "ma-sldac-quad", "ma-sldar"} {
+	for _, model := range []string{"lda", "ma-sldac", "ma-sldac-quad", "ma-sldac-lda", "ma-sldac-quad-lda", "ma-sldar", "ma-sldar-lda"} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("model=%s/workers=%d", model, workers), func(b *testing.B) {
 				cc, err := compCorpus()
@@ -99,6 +101,11 @@ func BenchmarkComposition(b *testing.B) {
 				cls, reg := cc.cls, cc.reg
 				cfg := topics.Defaults()
 				cfg.K = compK
+				model := model
+				if strings.HasSuffix(model, "-lda") { // topics.fresh_start = "lda"
+					cfg.FreshStart = "lda"
+					model = strings.TrimSuffix(model, "-lda")
+				}
 				l, err := topics.New(cfg, compV)
 				if err != nil {
 					b.Fatal(err)
