@@ -81,8 +81,8 @@ func makeCompCorpus() (cls, reg *framework.Corpus, err error) {
 
 // BenchmarkComposition measures one batch EM iteration per composition of
 // the model (plain LDA; MA-sLDAc: softmax + confusion, with the product
-// bound and with bound = "quadratic"; a suffix -lda sets topics.fresh_start
-// = "lda"; MA-sLDAr: gaussian +
+// bound and with bound = "quadratic"; a suffix -sup sets topics.fresh_start
+// = "supervised", the default before 2026-11-26; MA-sLDAr: gaussian +
 // bias-precision, defaults) on compCorpus, after one untimed warm-up
 // iteration from the same seeded start, reporting the E-step's and the
 // M-step's seconds separately (the ELBO evaluation is excluded), and (Linux)
@@ -91,7 +91,7 @@ func makeCompCorpus() (cls, reg *framework.Corpus, err error) {
 //
 //	go test ./models -run '^$' -bench Composition -benchtime 3x -count 5
 func BenchmarkComposition(b *testing.B) {
-	for _, model := range []string{"lda", "ma-sldac", "ma-sldac-quad", "ma-sldac-lda", "ma-sldac-quad-lda", "ma-sldar", "ma-sldar-lda"} {
+	for _, model := range []string{"lda", "ma-sldac", "ma-sldac-quad", "ma-sldac-sup", "ma-sldac-quad-sup", "ma-sldar", "ma-sldar-sup"} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("model=%s/workers=%d", model, workers), func(b *testing.B) {
 				cc, err := compCorpus()
@@ -102,9 +102,9 @@ func BenchmarkComposition(b *testing.B) {
 				cfg := topics.Defaults()
 				cfg.K = compK
 				model := model
-				if strings.HasSuffix(model, "-lda") { // topics.fresh_start = "lda"
-					cfg.FreshStart = "lda"
-					model = strings.TrimSuffix(model, "-lda")
+				if strings.HasSuffix(model, "-sup") { // topics.fresh_start = "supervised"
+					cfg.FreshStart = "supervised"
+					model = strings.TrimSuffix(model, "-sup")
 				}
 				l, err := topics.New(cfg, compV)
 				if err != nil {

@@ -22,16 +22,17 @@ type Config struct {
 	LocalInit  string  `hcl:"local_init,optional"`  // each E-step's start for a document: "best" (default), "fresh" or "warm"
 	// FreshStart is how a supervised local step starts from scratch (a
 	// fresh restart of "best", every step of "fresh", a document's first
-	// E-step): "supervised" (default: one unsupervised sweep, then
-	// supervised sweeps to convergence) or "lda" (unsupervised sweeps to
-	// convergence, plain LDA's local step, then supervised sweeps to
-	// convergence; the supervised sweeps are the dear ones).
+	// E-step): "lda" (default: unsupervised sweeps to convergence, plain
+	// LDA's local step, then supervised sweeps to convergence; the
+	// supervised sweeps are the dear ones) or "supervised" (one
+	// unsupervised sweep, then supervised sweeps to convergence: the
+	// default before 2026-11-26).
 	FreshStart string `hcl:"fresh_start,optional"`
 }
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, Init: "seeded", LocalInit: "best", FreshStart: "supervised"}
+	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, Init: "seeded", LocalInit: "best", FreshStart: "lda"}
 }
 
 // Validate checks the settings.
