@@ -64,7 +64,7 @@ def implied_gauss(bias, sd, values):  # the answer read as the nearest level
 def main():
     rows, rec = [], []
     for key, s in SETS.items():
-        if not os.path.exists(f"runs/{key}_ord.truth.json"):
+        if not any(os.path.exists(f"runs/{key}_{m}.truth.json") for m in ("ord", "sm", "ga")):
             continue
         levels = [l.strip() for l in open(s["levels"]) if l.strip()]
         idx = {l: i for i, l in enumerate(levels)}
