@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/maslda/maslda/framework"
-	"github.com/maslda/maslda/framework/synth"
 )
 
 // mapStore is a framework.PhiStore over a map (tests only).
@@ -23,37 +22,19 @@ func TestUsePhiReadsTheStore(t *testing.T) {
 	const K, C, D, V = 3, 3, 8, 12
 	rng := rand.New(rand.NewPCG(5, 6))
 	c := &framework.Corpus{V: V, Docs: make([]framework.Doc, D)}
-	for i := range c.Docs {
-		d := &c.Docs[i]
-		for _, w := range rng.Perm(V)[:2+rng.IntN(5)] {
-			n := float64(1 + rng.IntN(3))
-			d.Words, d.Counts, d.N = append(d.Words, int32(w)), append(d.Counts, n), d.N+n
-		}
-	}
 	setup := &framework.Setup{K: K, V: V, Classes: []string{"a", "b", "c"}, Corpus: c}
 	store := mapStore{}
 	var docs []*framework.DocState
 	for i := range c.Docs {
-		ds := framework.NewDocState(K, c.Docs[i].Len())
-		ds.Bind(i, &c.Docs[i], nil)
-		for j := range c.Docs[i].Words {
-			row := ds.PhiRow(j)
-			synth.Dirichlet(row, 0.7, rng)
-			for k, p := range row {
-				row[k] = float64(float32(p)) // as the store keeps it
-			}
-		}
-		ds.UpdatePhiBar()
-		tg := framework.NewCategorical(C)
-		for l := range tg.Log {
-			tg.Log[l] = 2 * rng.NormFloat64()
-		}
-		tg.Finalize()
-		ds.Target = tg
+		ds := randomDocState(rng, K, C, 2+rng.IntN(5), 3) // words 0..L−1 < V
+		c.Docs[i] = *ds.Doc
+		ds.Bind(i, &c.Docs[i], nil) // keeps φ
 		store[i] = make([]float32, len(ds.Phi))
 		for j, p := range ds.Phi {
 			store[i][j] = float32(p)
+			ds.Phi[j] = float64(float32(p)) // as the store keeps it
 		}
+		ds.UpdatePhiBar()
 		docs = append(docs, ds)
 	}
 	fit := func(useStore bool) (*Softmax, *Stats) {
