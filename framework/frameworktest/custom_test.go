@@ -108,9 +108,9 @@ func (flatCoinLocal) TargetTerm(*framework.DocState)                  {}
 // Beta(2, 2) prior and a point estimate. Running statistics per annotator:
 // E[agreements] and answers, blended under SVI.
 type flip struct {
-	A        []float64 // a_r
-	run      []float64 // 2R: agreements, answers
-	halfEvid bool      // a broken evidence (tests)
+	A   []float64 // a_r
+	run []float64 // 2R: agreements, answers
+	mut string    // a deliberate bug (tests): "half-evidence", "flip-evidence", "no-scale", "no-rho"
 }
 
 type flipStats struct{ agree, n []float64 }
@@ -149,8 +149,11 @@ func (f *flip) Evidence(d *framework.DocState) {
 	c := d.Target.(*coin)
 	for _, a := range d.Answers {
 		m := logit(f.A[a.Annotator])
-		if f.halfEvid {
+		switch f.mut {
+		case "half-evidence":
 			m /= 2
+		case "flip-evidence":
+			m = -m
 		}
 		if a.Class == 1 {
 			c.Logit += m
@@ -197,8 +200,15 @@ func (f *flip) Update(ctx context.Context, s framework.Stats, st framework.Step)
 	t := s.(*flipStats)
 	R := len(f.A)
 	for r := range R {
-		f.run[r] = (1-st.Rho)*f.run[r] + st.Rho*st.Scale*t.agree[r]
-		f.run[R+r] = (1-st.Rho)*f.run[R+r] + st.Rho*st.Scale*t.n[r]
+		rho, scale := st.Rho, st.Scale
+		switch f.mut {
+		case "no-scale":
+			scale = 1
+		case "no-rho":
+			rho = 1
+		}
+		f.run[r] = (1-rho)*f.run[r] + rho*scale*t.agree[r]
+		f.run[R+r] = (1-rho)*f.run[R+r] + rho*scale*t.n[r]
 		f.A[r] = (f.run[r] + 1) / (f.run[R+r] + 2)
 	}
 	return nil
@@ -261,9 +271,9 @@ func plantedCoins(D int) func(seed uint64) (*frameworktest.Planted, error) {
 	}
 }
 
-func flipKit(broken bool) frameworktest.NoiseModel {
+func flipKit(mut string) frameworktest.NoiseModel {
 	return frameworktest.NoiseModel{
-		New:     func() (framework.NoiseModel, error) { return &flip{halfEvid: broken}, nil },
+		New:     func() (framework.NoiseModel, error) { return &flip{mut: mut}, nil },
 		Target:  coinType,
 		Natural: func(n framework.NoiseModel) []float64 { return append([]float64(nil), n.(*flip).run...) },
 		Partner: func() (framework.Likelihood, error) { return &flatCoin{}, nil },
@@ -273,7 +283,7 @@ func flipKit(broken bool) frameworktest.NoiseModel {
 
 // The kit runs every check on a target type it learns from a TargetType.
 func TestKitCustomTarget(t *testing.T) {
-	frameworktest.TestNoiseModel(t, flipKit(false))
+	frameworktest.TestNoiseModel(t, flipKit(""))
 	frameworktest.TestLikelihood(t, frameworktest.Likelihood{
 		New:       func() (framework.Likelihood, error) { return &flatCoin{}, nil },
 		Target:    coinType,
@@ -285,16 +295,25 @@ func TestKitCustomTarget(t *testing.T) {
 }
 
 // ...and fails a broken component of that type: an evidence that is half
-// the gradient, a response that does not add the target's entropy.
+// the gradient or of the wrong sign, an SVI step that ignores the scale S or
+// the step size ρ (the kit's steps use 0 < ρ < 1 and S ≠ 1), a response
+// that does not add the target's entropy.
 func TestKitCustomTargetCatches(t *testing.T) {
-	r := &frameworktest.Recorder{}
-	k := flipKit(true)
-	k.Checks = frameworktest.Checks{Only: []string{"EvidenceGradient"}}
-	frameworktest.TestNoiseModel(r, k)
-	if !r.Failed() || !strings.Contains(strings.Join(r.Errors(), "\n"), "gradient") {
-		t.Errorf("a halved evidence passed EvidenceGradient: %q", r.Errors())
+	for _, tc := range []struct{ mut, check, word string }{
+		{"half-evidence", "EvidenceGradient", "gradient"},
+		{"flip-evidence", "EvidenceGradient", "gradient"},
+		{"no-scale", "Scale", ""},
+		{"no-rho", "Blend", ""},
+	} {
+		r := &frameworktest.Recorder{}
+		k := flipKit(tc.mut)
+		k.Checks = frameworktest.Checks{Only: []string{tc.check}}
+		frameworktest.TestNoiseModel(r, k)
+		if !r.Failed() || !strings.Contains(strings.Join(r.Errors(), "\n"), tc.word) {
+			t.Errorf("flip with %s passed %s: %q", tc.mut, tc.check, r.Errors())
+		}
 	}
-	r = &frameworktest.Recorder{}
+	r := &frameworktest.Recorder{}
 	frameworktest.TestLikelihood(r, frameworktest.Likelihood{
 		New:       func() (framework.Likelihood, error) { return &flatCoin{noEntropy: true}, nil },
 		Target:    coinType,
