@@ -79,7 +79,8 @@ type fileConfig struct {
 }
 
 type rawBlock struct {
-	Body hcl.Body `hcl:",remain"`
+	Body  hcl.Body  `hcl:",remain"`
+	Where hcl.Range `hcl:",def_range"`
 }
 
 type namedBlock struct {
@@ -191,7 +192,11 @@ func ParseConfig(src []byte, name string) (*Config, error) {
 		}
 	}
 	if err := cfg.Topics.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		where := name
+		if fc.Topics != nil && fc.Topics.Where.Filename != "" {
+			where = fmt.Sprintf("%s:%d", fc.Topics.Where.Filename, fc.Topics.Where.Start.Line)
+		}
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	if fc.Response != nil {
 		cfg.Response = component(fc.Response)

@@ -153,7 +153,7 @@ local_init = "x"
 }`, "valid: best, fresh, warm"},
 		{"bad fresh_start", `topics {
 fresh_start = "x"
-}`, "topics.fresh_start = \"x\"; valid: supervised, lda"},
+}`, "test.hcl:1: bad input: topics.fresh_start = \"x\"; valid: supervised, lda"},
 		{"annotators without response", `annotators "confusion" {}`, "needs a response"},
 		{"syntax", `topics {`, "test.hcl:1"},
 		{"negative workers", `workers = -1`, "workers = -1"},
