@@ -19,11 +19,12 @@ func (m *Model) Phase() framework.Phase { return m.phase }
 //
 //   - framework.PhaseJoint: the whole model (the default).
 //   - framework.PhaseTopics: plain LDA (MODEL.md §1, the topic terms of §4);
-//     the response and the annotators take no part. The first call
-//     allocates the frozen φ (float32 per document, distinct word and
-//     topic: 4·K·Σ_d L_d bytes); every PhaseTopics E-step then records the
-//     final φ of each document it visits, so the store holds the φ of the
-//     last PhaseTopics E-step. The E-step itself is exactly plain LDA's
+//     the response and the annotators take no part. The model's φ store
+//     (phiStore: float32, 4·K·Σ_d L_d bytes) is allocated by the first call
+//     if nothing else needed it, and emptied when coming from
+//     PhaseJoint; every PhaseTopics E-step then records the final φ of
+//     each document it visits, so the store holds the φ of the last
+//     PhaseTopics E-step. The E-step itself is exactly plain LDA's
 //     (bit-identical to a model without response and annotators).
 //   - framework.PhaseResponse: the topics and every training document's φ
 //     stay as the last PhaseTopics E-step left them; the local step is one
