@@ -60,7 +60,7 @@ type TargetType struct {
 // sameType reports whether a and b have the same dynamic type.
 func sameType(a, b framework.Target) bool { return reflect.TypeOf(a) == reflect.TypeOf(b) }
 
-// check reports what is missing from tt.
+// missing names the first nil field of tt ("" when none is).
 func (tt *TargetType) missing() string {
 	switch {
 	case tt.New == nil:
@@ -83,7 +83,7 @@ func (tt *TargetType) missing() string {
 	return ""
 }
 
-// setNatural sets tg's natural parameters to x and finalises.
+// set resets tg, sets its natural parameters to x and finalises.
 func (tt *TargetType) set(tg framework.Target, x []float64) {
 	tg.Reset()
 	tt.SetNatural(tg, x)
