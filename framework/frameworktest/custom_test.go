@@ -314,6 +314,15 @@ func TestKitCustomTargetCatches(t *testing.T) {
 		}
 	}
 	r := &frameworktest.Recorder{}
+	partial := *coinType
+	partial.Moments = nil
+	k := flipKit("")
+	k.Target = &partial
+	frameworktest.TestNoiseModel(r, k)
+	if !r.Failed() || !strings.Contains(strings.Join(r.Errors(), "\n"), "Moments is nil") {
+		t.Errorf("a TargetType without Moments: %q, want an error naming the field", r.Errors())
+	}
+	r = &frameworktest.Recorder{}
 	frameworktest.TestLikelihood(r, frameworktest.Likelihood{
 		New:       func() (framework.Likelihood, error) { return &flatCoin{noEntropy: true}, nil },
 		Target:    coinType,

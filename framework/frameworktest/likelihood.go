@@ -59,6 +59,7 @@ type Likelihood struct {
 // End to end (Fit): BatchMonotone, FullBatchSVI, Workers, Recovery.
 func TestLikelihood(t TB, lk Likelihood) {
 	t.Helper()
+	defer recoverFatal()
 	if lk.New == nil {
 		t.Fatalf("frameworktest.Likelihood: New is nil")
 	}

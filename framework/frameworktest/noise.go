@@ -58,6 +58,7 @@ type NoiseModel struct {
 // Workers, Recovery (truth inferred from a planted crowd).
 func TestNoiseModel(t TB, nm NoiseModel) {
 	t.Helper()
+	defer recoverFatal()
 	if nm.New == nil {
 		t.Fatalf("frameworktest.NoiseModel: New is nil")
 	}

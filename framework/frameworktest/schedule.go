@@ -38,6 +38,7 @@ type Schedule struct {
 //   - the same random source gives the same run.
 func TestSchedule(t TB, sc Schedule) {
 	t.Helper()
+	defer recoverFatal()
 	if sc.Docs == 0 {
 		sc.Docs = 10
 	}

@@ -20,7 +20,8 @@ type TB interface {
 
 // Recorder is a TB that records instead of failing: the way to assert that
 // a deliberately broken component fails a check. Fatalf records and then
-// stops the check it was called from (the kit recovers), as testing.T's
+// stops the check it was called from, or the whole kit call when it
+// refuses its descriptor (the kit recovers), as testing.T's
 // does. It is safe for concurrent use.
 type Recorder struct {
 	mu     sync.Mutex
@@ -51,6 +52,18 @@ func (r *Recorder) Errorf(format string, args ...any) {
 func (r *Recorder) Fatalf(format string, args ...any) {
 	r.Errorf(format, args...)
 	panic(fatal{})
+}
+
+// recoverFatal ends a kit entry point that a Recorder's Fatalf stopped
+// outside any check (a descriptor the kit refuses); any other panic goes
+// on. With a *testing.T, Fatalf ends the goroutine and there is nothing to
+// recover.
+func recoverFatal() {
+	if r := recover(); r != nil {
+		if _, ok := r.(fatal); !ok {
+			panic(r)
+		}
+	}
 }
 
 // Failed reports whether a failure was recorded.
