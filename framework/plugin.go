@@ -169,6 +169,25 @@ type PhiQuadratic interface {
 	PhiTermQuad(dst []float64, d *DocState, j int) (c float64, u []float64)
 }
 
+// PhiDocTerm is an optional capability of a LikelihoodLocal: an
+// approximation of the supervision term that is the same for every word of
+// a document. DocTerm sets dst (length K) to ρ̄_d with ρ_dvk ≈ ρ̄_dk + c_dv
+// (c_dv constant in k, which the φ update's normalisation removes), equal
+// up to rounding when every φ_dv equals φ̄_d; it reads only d.PhiBar,
+// d.Target and the global parameters (no Begin, no per-word work: O(K·C)).
+// A response implementing it also accepts TargetTerm without Begin.
+//
+// The model's fresh start (topics.fresh_start = "lda") then runs, after
+// plain LDA's sweeps, sweeps of plain LDA's cost with exp(E[log θ_d] +
+// w·ρ̄_d) as the document's factor (topics.Layer.SweepDoc), updating
+// q(target) between them, to convergence; the exact supervised sweeps
+// (PhiTerm) that follow start near their fixed point. The approximation
+// only moves the start: the local step still ends at a fixed point of
+// the exact sweeps.
+type PhiDocTerm interface {
+	DocTerm(dst []float64, d *DocState)
+}
+
 // PhiStore is the model's store of every training document's φ_d from its
 // last local step of a training E-step (float32, Len_d×K row-major: 4·K·Σ_d
 // L_d bytes). There is one per model: it serves a response's M-step
@@ -194,6 +213,16 @@ type PhiStore interface {
 type PhiUser interface {
 	NeedsPhi() bool
 	UsePhi(s PhiStore)
+}
+
+// Parallel is an optional capability of a Likelihood or a NoiseModel
+// whose global update (Update, ELBO) runs on several goroutines, as the
+// softmax's M-step does: the model calls SetWorkers with its number of
+// workers (≥ 1) before training and whenever it changes, so that a run
+// configured with one worker uses one core throughout. The result must
+// not depend on n.
+type Parallel interface {
+	SetWorkers(n int)
 }
 
 // TargetRestorer is an optional capability of a LikelihoodLocal whose

@@ -68,3 +68,53 @@ func TestFreshStartLDA(t *testing.T) {
 		})
 	}
 }
+
+// The fresh start's sweeps with the response's per-document term
+// (framework.PhiDocTerm, both softmax bounds) leave fewer exact supervised
+// sweeps to run than plain LDA's sweeps alone: counted over every
+// document of a trained model, to the same convergence test.
+func TestFreshStartDocTerm(t *testing.T) {
+	for _, bound := range []string{"product", "quadratic"} {
+		src := strings.Replace(evalCrowd, `response "softmax" {}`, `response "softmax" { bound = "`+bound+`" }`, 1) +
+			"inference \"batch\" {\n max_iters = 8\n min_iters = 8\n}\n"
+		r, err := Build(mustConfig(t, src), nil, crowdTrain(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Fit(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		m := r.Model
+		w := m.newWorker(false, m.maxLen)
+		if _, ok := w.local.(framework.PhiDocTerm); !ok {
+			t.Fatalf("%s bound: the softmax's local step has no DocTerm", bound)
+		}
+		exact := func(off bool) (sweeps, docs int) {
+			defer func(v bool) { docTermOff = v }(docTermOff)
+			docTermOff = off
+			for i := range m.corpus.Docs {
+				doc := &m.corpus.Docs[i]
+				if doc.Len() == 0 {
+					continue
+				}
+				w.ds.Bind(i, doc, m.answers()[i])
+				m.firstPhi(w, nil)
+				for it := 1; it <= m.Topics.LocalIters; it++ {
+					m.updateTarget(w)
+					sweeps++
+					if m.Topics.SweepWeighted(w.ds, w.local, m.weight, w.scr) < m.Topics.LocalTol {
+						break
+					}
+				}
+				docs++
+			}
+			return sweeps, docs
+		}
+		with, docs := exact(false)
+		without, _ := exact(true)
+		t.Logf("%s bound: exact supervised sweeps per document after the fresh start: %.2f with the per-document term, %.2f without", bound, float64(with)/float64(docs), float64(without)/float64(docs))
+		if with >= without {
+			t.Errorf("%s bound: %d exact sweeps with the per-document term, %d without: the term does not bring the start nearer", bound, with, without)
+		}
+	}
+}

@@ -148,12 +148,18 @@ func (m *Model) restartTopics(zeta []float64) error {
 	return m.syncWeight()
 }
 
-// SetWorkers sets the size of the E-step's goroutine pool (≤ 0: all cores).
+// SetWorkers sets the size of the E-step's goroutine pool (≤ 0: all cores),
+// and the goroutines of the components' updates (framework.Parallel).
 func (m *Model) SetWorkers(n int) {
 	if n <= 0 {
 		n = runtime.NumCPU()
 	}
 	m.workers = n
+	for _, c := range []any{m.Response, m.Noise} {
+		if p, ok := c.(framework.Parallel); ok {
+			p.SetWorkers(n)
+		}
+	}
 }
 
 func (m *Model) setCorpus(c *framework.Corpus) error {
@@ -296,6 +302,7 @@ type worker struct {
 	stats framework.Stats
 	gw    []float64 // the warm sweep's γ (local_init "best")
 	phiW  []float64 // the warm sweep's φ (local_init "best", supervised)
+	term  []float64 // framework.PhiDocTerm's ρ̄_d
 }
 
 func (m *Model) newWorker(withStats bool, maxLen int) *worker {
@@ -462,11 +469,26 @@ func (m *Model) firstPhi(w *worker, warm []float64) (restored bool) {
 	}
 	if warm == nil && t.FreshStart == "lda" {
 		// Plain LDA's local step first (multiplicative sweeps, no
-		// exponentials): the supervised sweeps that follow start near
+		// exponentials), then, when the response approximates its term
+		// per document (framework.PhiDocTerm), sweeps of the same cost
+		// with that term: the supervised sweeps that follow start near
 		// their fixed point.
 		for it := 1; it <= t.LocalIters; it++ {
 			if t.Sweep(ds, nil, w.scr) < t.LocalTol {
 				break
+			}
+		}
+		if dt, ok := w.local.(framework.PhiDocTerm); ok && !docTermOff {
+			if cap(w.term) < t.K {
+				w.term = make([]float64, t.K)
+			}
+			term := w.term[:t.K]
+			for it := 1; it <= t.LocalIters; it++ {
+				m.approxTarget(w)
+				dt.DocTerm(term, ds)
+				if t.SweepDoc(ds, term, m.weight, w.scr) < t.LocalTol {
+					break
+				}
 			}
 		}
 		return false
@@ -474,6 +496,9 @@ func (m *Model) firstPhi(w *worker, warm []float64) (restored bool) {
 	t.Sweep(ds, nil, w.scr)
 	return false
 }
+
+// docTermOff disables the sweeps with framework.PhiDocTerm (tests).
+var docTermOff = false
 
 // phiTol is solvePhi's convergence test: the largest change of a
 // component of φ̄_d in one sweep.
@@ -526,6 +551,19 @@ func (m *Model) supDocELBO(w *worker) float64 {
 		}
 	}
 	return e
+}
+
+// approxTarget is updateTarget without Begin, for the sweeps with a
+// per-document term (framework.PhiDocTerm: such a response's TargetTerm
+// reads no cache of Begin).
+func (m *Model) approxTarget(w *worker) {
+	ds := w.ds
+	ds.Target.Reset()
+	w.local.TargetTerm(ds)
+	if m.Noise != nil {
+		m.Noise.Evidence(ds)
+	}
+	ds.Target.Finalize()
 }
 
 func (m *Model) updateTarget(w *worker) {

@@ -203,12 +203,13 @@ type Scratch struct {
 	old      []float64
 	prev     []float64
 	bar      []float64 // SweepPhi's φ̄_d on entry
+	logf     []float64 // SweepDoc's E[log θ_d] + w·term
 }
 
 // NewScratch allocates scratch for K topics.
 func (l *Layer) NewScratch() *Scratch {
 	K := l.K
-	return &Scratch{expTheta: make([]float64, K), logit: make([]float64, K), old: make([]float64, K), prev: make([]float64, K), bar: make([]float64, K)}
+	return &Scratch{expTheta: make([]float64, K), logit: make([]float64, K), old: make([]float64, K), prev: make([]float64, K), bar: make([]float64, K), logf: make([]float64, K)}
 }
 
 // Start initialises γ_d from warm (a previous γ_d; copied) or, when warm is
@@ -260,9 +261,31 @@ func (l *Layer) Sweep(d *framework.DocState, sup framework.LikelihoodLocal, s *S
 // maximiser of L_topics + w·L_supervised, w = weight (the supervision
 // weight; see docs/design.md). w = 1 is Sweep; w is ignored when sup is nil.
 func (l *Layer) SweepWeighted(d *framework.DocState, sup framework.LikelihoodLocal, weight float64, s *Scratch) float64 {
+	l.sweepPhi(d, sup, weight, s)
+	return l.updateGamma(d, s)
+}
+
+// SweepDoc is a sweep at plain LDA's cost with a supervision term that is
+// the same for every word of d: φ_dvk ∝ exp(E[log θ_dk] + w·term_k +
+// E[log β_kv]) (w = weight; term from framework.PhiDocTerm, the response's
+// approximation of ρ_dvk up to a constant per word), multiplicatively (K
+// exponentials per document, none per word), then γ_d, E[log θ_d] and φ̄_d
+// as in SweepWeighted. It returns the mean |Δγ_dk|. Its fixed point is
+// not the supervised sweeps' (models' fresh start runs those after it).
+func (l *Layer) SweepDoc(d *framework.DocState, term []float64, weight float64, s *Scratch) float64 {
+	for k, e := range d.ElogTheta {
+		s.logf[k] = e + weight*term[k]
+		s.expTheta[k] = math.Exp(s.logf[k])
+	}
+	l.mulPhi(d, s.logf, s)
+	return l.updateGamma(d, s)
+}
+
+// updateGamma ends a sweep: γ_d = α + Σ_v n_dv φ_dv, E[log θ_d] and φ̄_d;
+// it returns the mean |Δγ_dk|.
+func (l *Layer) updateGamma(d *framework.DocState, s *Scratch) float64 {
 	K := l.K
 	doc := d.Doc
-	l.sweepPhi(d, sup, weight, s)
 	copy(s.prev, d.Gamma)
 	for k := range d.Gamma {
 		d.Gamma[k] = l.Alpha
@@ -307,29 +330,7 @@ func (l *Layer) sweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, w
 		for k, e := range d.ElogTheta {
 			s.expTheta[k] = math.Exp(e)
 		}
-		for j, w := range doc.Words {
-			row := d.PhiRow(j)
-			eb := l.ExpElogBeta[int(w)*K : (int(w)+1)*K]
-			norm := 0.0
-			for k := range row {
-				p := s.expTheta[k] * eb[k]
-				row[k] = p
-				norm += p
-			}
-			if norm > 1e-280 && !math.IsInf(norm, 0) {
-				inv := 1 / norm
-				for k := range row {
-					row[k] *= inv
-				}
-				continue
-			}
-			// Underflow: redo this word in log space.
-			eb = l.ElogBeta[int(w)*K : (int(w)+1)*K]
-			for k := range row {
-				s.logit[k] = d.ElogTheta[k] + eb[k]
-			}
-			softmaxInto(row, s.logit)
-		}
+		l.mulPhi(d, d.ElogTheta, s)
 	} else if q, ok := sup.(framework.PhiQuadratic); ok {
 		for j, w := range doc.Words {
 			row := d.PhiRow(j)
@@ -374,7 +375,38 @@ func (l *Layer) sweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, w
 	}
 }
 
-// softmaxInto sets dst = exp(x − logsumexp(x)).
+// mulPhi sets every word's φ_dvk ∝ s.expTheta_k · exp(E[log β_kv])
+// (multiplicative: no exponential per word), where s.expTheta_k =
+// exp(logf_k) was set by the caller; a word whose normaliser underflows or
+// overflows is redone in log space from logf_k + E[log β_kv].
+func (l *Layer) mulPhi(d *framework.DocState, logf []float64, s *Scratch) {
+	K := l.K
+	doc := d.Doc
+	for j, w := range doc.Words {
+		row := d.PhiRow(j)
+		eb := l.ExpElogBeta[int(w)*K : (int(w)+1)*K]
+		norm := 0.0
+		for k := range row {
+			p := s.expTheta[k] * eb[k]
+			row[k] = p
+			norm += p
+		}
+		if norm > 1e-280 && !math.IsInf(norm, 0) {
+			inv := 1 / norm
+			for k := range row {
+				row[k] *= inv
+			}
+			continue
+		}
+		// Underflow: redo this word in log space.
+		eb = l.ElogBeta[int(w)*K : (int(w)+1)*K]
+		for k := range row {
+			s.logit[k] = logf[k] + eb[k]
+		}
+		softmaxInto(row, s.logit)
+	}
+}
+
 // solveQuadratic sets dst to the maximiser over the simplex of
 // Σ_k p_k (a_k − log p_k) − c (u·p)², c > 0: p = softmax(a − 2c·t·u) with
 // t = u·p, the root of f(t) = u·softmax(a − 2c·t·u) − t, which is strictly
@@ -427,6 +459,7 @@ func dot(a, b []float64) float64 {
 	return s
 }
 
+// softmaxInto sets dst = exp(x − logsumexp(x)).
 func softmaxInto(dst, x []float64) {
 	m := math.Inf(-1)
 	for _, v := range x {

@@ -100,18 +100,22 @@ func TestLikelihoodMutations(t *testing.T) {
 		name   string
 		mutate func(framework.Step) framework.Step
 		check  string
+		may    string // another check that may fail too, rightly
 	}{
-		{"unchanged", func(st framework.Step) framework.Step { return st }, ""},
+		{"unchanged", func(st framework.Step) framework.Step { return st }, "", ""},
 		{"the SVI blend ignores ρ", func(st framework.Step) framework.Step {
 			if st.Rho > 0 {
 				st.Rho = 1
 			}
 			return st
-		}, "Blend"},
+		}, "Blend", ""},
+		// An update that ignores S does not maximise prior + S·statistics
+		// either: whether Maximises sees it depends on how near its other
+		// points come (within 1e-6 of the bound here).
 		{"the M-step ignores S", func(st framework.Step) framework.Step {
 			st.Scale = 1
 			return st
-		}, "Scale"},
+		}, "Scale", "Maximises"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var rec frameworktest.Recorder
@@ -128,6 +132,9 @@ func TestLikelihoodMutations(t *testing.T) {
 				Checks:  frameworktest.Checks{Only: []string{"Blend", "Scale", "ZeroStep", "Merge", "Maximises"}},
 			})
 			for _, c := range []string{"Blend", "Scale", "ZeroStep", "Merge", "Maximises"} {
+				if c == tc.may {
+					continue
+				}
 				if want := c == tc.check; rec.FailedCheck(c) != want {
 					t.Errorf("%s failed: %v, want %v; errors: %q", c, rec.FailedCheck(c), want, rec.Errors())
 				}

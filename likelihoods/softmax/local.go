@@ -70,11 +70,7 @@ func (lc *local) Begin(d *framework.DocState) {
 		}
 		return
 	}
-	if lc.hEta == nil || lc.hN != doc.N || !equal(lc.hEta, lc.s.Eta) {
-		setH(lc.s.Eta, C, K, doc.N, lc.h, lc.m)
-		lc.hEta = append(lc.hEta[:0], lc.s.Eta...)
-		lc.hN = doc.N
-	}
+	lc.ensureH(doc.N)
 	if n := doc.Len() * C; cap(lc.dots) < n {
 		lc.dots = make([]float64, n)
 	} else {
@@ -95,6 +91,57 @@ func (lc *local) Begin(d *framework.DocState) {
 	}
 	pl.flush(lc.logB)
 	lc.setP()
+}
+
+// ensureH sets h̃ and m for N_d = n at the current η, unless they hold
+// them already.
+func (lc *local) ensureH(n float64) {
+	if lc.hEta == nil || lc.hN != n || !equal(lc.hEta, lc.s.Eta) {
+		setH(lc.s.Eta, lc.C, lc.K, n, lc.h, lc.m)
+		lc.hEta = append(lc.hEta[:0], lc.s.Eta...)
+		lc.hN = n
+	}
+}
+
+// DocTerm sets dst to PhiTerm's ρ_dvk with every φ_dv replaced by φ̄_d
+// (framework.PhiDocTerm):
+//
+//	ρ̄_dk = (1/N_d) Σ_l λ_dl η_lk − Σ_l p̄_l h_lk/(φ̄_d·h_l),  p̄_l ∝ (φ̄_d·h_l)^N_d
+//
+// (B_dl = Π_v (φ_dv·h_l)^n_dv at φ_dv = φ̄_d), exact when every word has
+// φ̄_d. O(K·C). An empty document gets 0.
+func (lc *local) DocTerm(dst []float64, d *framework.DocState) {
+	K := lc.K
+	clear(dst)
+	n := d.Doc.N
+	if !(n > 0) {
+		return
+	}
+	lc.ensureH(n)
+	t := d.Target.(*framework.Categorical)
+	for l, lam := range t.P {
+		if lam == 0 {
+			continue
+		}
+		for k, e := range lc.s.Eta[l*K : (l+1)*K] {
+			dst[k] += lam * e
+		}
+	}
+	for k := range dst {
+		dst[k] /= n
+	}
+	dts, lb := lc.nd, lc.lb
+	dotsC(dts, d.PhiBar, lc.h)
+	for l, dt := range dts {
+		lb[l] = n * (math.Log(dt) + lc.m[l])
+	}
+	normalize(lc.pt, lb)
+	for l, dt := range dts {
+		q := lc.pt[l] / dt
+		for k, h := range lc.h[l*K : (l+1)*K] {
+			dst[k] -= q * h
+		}
+	}
 }
 
 // TargetTerm adds the prior message η_l·φ̄_d onto Log[l] of d.Target.

@@ -2,7 +2,6 @@ package softmax
 
 import (
 	"math"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -29,12 +28,14 @@ type evalScratch struct {
 	pl   prodLogs  // C
 	qa   []float64 // the quadratic bound's a_k (setA), K
 	qs   []float64 // s_k = Σ_l η_lk (setA), K
+	row  []float64 // one word's φ_dv in float64, K
+	dts  []float64 // its dots φ_dv·h̃_l, C
 }
 
 func newEvalScratch(C, K int) *evalScratch {
 	return &evalScratch{C: C, K: K, h: make([]float64, C*K), m: make([]float64, C), logB: make([]float64, C),
 		G: make([]float64, C*K), bar: make([]float64, K), pl: newProdLogs(C),
-		qa: make([]float64, K), qs: make([]float64, K)}
+		qa: make([]float64, K), qs: make([]float64, K), row: make([]float64, K), dts: make([]float64, C)}
 }
 
 // prodLogs accumulates sums Σ_i n_i log x_i (log B_dl = Σ_v n_dv
@@ -58,10 +59,36 @@ func (a *prodLogs) reset() {
 
 // add adds n·log x to sum l: into the product, or directly into out[l].
 func (a *prodLogs) add(out []float64, l int, n, x float64) {
-	if !(x >= 0x1p-60 && x <= 0x1p60) || !(n >= 1 && n <= 4 && n == math.Trunc(n)) {
+	if !(x >= 0x1p-60 && x <= 0x1p60) || !smallCount(n) {
 		out[l] += n * math.Log(x)
 		return
 	}
+	a.mul(l, n, x)
+}
+
+// addAll adds n·log xs[l] to every sum l (len(xs) sums): add for each,
+// with the test of n done once.
+func (a *prodLogs) addAll(out []float64, n float64, xs []float64) {
+	if !smallCount(n) {
+		for l, x := range xs {
+			out[l] += n * math.Log(x)
+		}
+		return
+	}
+	for l, x := range xs {
+		if !(x >= 0x1p-60 && x <= 0x1p60) {
+			out[l] += n * math.Log(x)
+			continue
+		}
+		a.mul(l, n, x)
+	}
+}
+
+// smallCount reports whether a count n is multiplied in (1, 2, 3 or 4).
+func smallCount(n float64) bool { return n >= 1 && n <= 4 && n == math.Trunc(n) }
+
+// mul multiplies x^n (n ∈ {1, 2, 3, 4}) into product l.
+func (a *prodLogs) mul(l int, n, x float64) {
 	p := a.pr[l] * x
 	for i := 1; i < int(n); i++ {
 		p *= x
@@ -147,22 +174,15 @@ func evalDoc[T float32 | float64](eta []float64, C, K int, r docView[T], sc *eva
 	}
 	pl := &sc.pl
 	pl.reset()
+	rowf, dts := sc.row, sc.dts
 	for j, n := range doc.Counts {
-		row := r.phi[j*K : (j+1)*K]
-		for l := 0; l < C; l++ {
-			hl := h[l*K : (l+1)*K]
-			dt := 0.0
-			for k, p := range row {
-				dt += float64(p) * hl[k]
-			}
-			pl.add(logB, l, n, dt)
-			if grad != nil {
-				c := n / dt
-				gl := G[l*K : (l+1)*K]
-				for k, p := range row {
-					gl[k] += c * float64(p)
-				}
-			}
+		for k, p := range r.phi[j*K : (j+1)*K] {
+			rowf[k] = float64(p)
+		}
+		dotsC(dts, rowf, h)
+		pl.addAll(logB, n, dts)
+		if grad != nil {
+			axpyC(G, dts, n, rowf)
 		}
 	}
 	pl.flush(logB)
@@ -188,8 +208,8 @@ const chunkSize = 64
 
 // data returns the data term Σ_r [λ_r·ηφ̄_r − log Σ_l B_rl(η)] of the
 // documents recs and, when grad is non-nil, sets grad to its gradient. It
-// runs on up to GOMAXPROCS goroutines; the result is bit-identical for any
-// number of them.
+// runs on up to s.goroutines() goroutines; the result is bit-identical for
+// any number of them.
 //
 // Under the quadratic bound, cov is the statistics' S = Σ_d Cov z̄_d and
 // the data term includes covTerm's −½ tr(ηᵀAη S).
@@ -230,7 +250,7 @@ func (s *Softmax) data(eta []float64, recs []docView[float32], cov, grad []float
 		}
 		parts[c] = v
 	}
-	if nw := min(runtime.GOMAXPROCS(0), nChunks); nw <= 1 {
+	if nw := min(s.goroutines(), nChunks); nw <= 1 {
 		sc := newEvalScratch(C, K)
 		for c := range nChunks {
 			run(sc, c)
@@ -263,4 +283,66 @@ func (s *Softmax) data(eta []float64, recs []docView[float32], cov, grad []float
 		}
 	}
 	return total
+}
+
+// dotsC sets dst_l = Σ_k row_k h_lk for the C = len(dst) rows of h (C×K,
+// K = len(row)), each summed in k order (the same bits as a dot per class),
+// four classes per pass over row: four independent sums instead of one
+// dependency chain, and row read once per four classes.
+func dotsC(dst, row, h []float64) {
+	K := len(row)
+	l, C := 0, len(dst)
+	for ; l+4 <= C; l += 4 {
+		h0 := h[l*K:][:K]
+		h1 := h[(l+1)*K:][:K]
+		h2 := h[(l+2)*K:][:K]
+		h3 := h[(l+3)*K:][:K]
+		h0, h1, h2, h3 = h0[:len(row)], h1[:len(row)], h2[:len(row)], h3[:len(row)]
+		var d0, d1, d2, d3 float64
+		for k, p := range row {
+			d0 += p * h0[k]
+			d1 += p * h1[k]
+			d2 += p * h2[k]
+			d3 += p * h3[k]
+		}
+		dst[l], dst[l+1], dst[l+2], dst[l+3] = d0, d1, d2, d3
+	}
+	for ; l < C; l++ {
+		hl := h[l*K:][:K]
+		hl = hl[:len(row)]
+		d := 0.0
+		for k, p := range row {
+			d += p * hl[k]
+		}
+		dst[l] = d
+	}
+}
+
+// axpyC adds (n/dts_l)·row into row l of G (C×K) for every class l, with
+// the same bits as a loop per class, four classes per pass over row.
+func axpyC(G, dts []float64, n float64, row []float64) {
+	K := len(row)
+	l, C := 0, len(dts)
+	for ; l+4 <= C; l += 4 {
+		c0, c1, c2, c3 := n/dts[l], n/dts[l+1], n/dts[l+2], n/dts[l+3]
+		g0 := G[l*K:][:K]
+		g1 := G[(l+1)*K:][:K]
+		g2 := G[(l+2)*K:][:K]
+		g3 := G[(l+3)*K:][:K]
+		g0, g1, g2, g3 = g0[:len(row)], g1[:len(row)], g2[:len(row)], g3[:len(row)]
+		for k, p := range row {
+			g0[k] += c0 * p
+			g1[k] += c1 * p
+			g2[k] += c2 * p
+			g3[k] += c3 * p
+		}
+	}
+	for ; l < C; l++ {
+		c := n / dts[l]
+		gl := G[l*K:][:K]
+		gl = gl[:len(row)]
+		for k, p := range row {
+			gl[k] += c * p
+		}
+	}
 }

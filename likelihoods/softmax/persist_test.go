@@ -170,6 +170,8 @@ func TestBadParams(t *testing.T) {
 		{"l2 infinite", framework.ParamsFunc(func(into any) error { into.(*Params).L2 = &inf; return nil }), "softmax l2 = +Inf"},
 		{"max_iters < 0", framework.ParamsFunc(func(into any) error { into.(*Params).MaxIters = -1; return nil }), "softmax max_iters = -1"},
 		{"svi_iters < 0", framework.ParamsFunc(func(into any) error { into.(*Params).SVIIters = -2; return nil }), "softmax svi_iters = -2"},
+		{"grad_tol < 0", framework.ParamsFunc(func(into any) error { into.(*Params).GradTol = -1e-5; return nil }), "softmax grad_tol = -1e-05, want a finite number > 0"},
+		{"grad_tol NaN", framework.ParamsFunc(func(into any) error { into.(*Params).GradTol = math.NaN(); return nil }), "softmax grad_tol = NaN"},
 		{"unknown bound", framework.ParamsFunc(func(into any) error { into.(*Params).Bound = "jensen"; return nil }), `softmax bound = "jensen"; valid: product, quadratic`},
 		{"decoder error", framework.ParamsFunc(func(any) error { return errors.New(`unknown key "l3"`) }), `unknown key "l3"`},
 	} {
@@ -182,7 +184,7 @@ func TestBadParams(t *testing.T) {
 	// unknown key lists the valid ones; a negative l2 is refused.
 	reg := testRegistry()
 	for _, c := range []struct{ block, want string }{
-		{`response "softmax" { l3 = 1 }`, "Valid: bound, l2, max_iters, svi_iters"},
+		{`response "softmax" { l3 = 1 }`, "Valid: bound, grad_tol, l2, max_iters, svi_iters"},
 		{"response \"softmax\" {\n  l2 = -1\n}", "softmax l2 = -1"},
 		{"response \"softmax\" {\n  max_iters = \"many\"\n}", "a number is required"},
 	} {
@@ -214,13 +216,13 @@ func TestBadParams(t *testing.T) {
 			t.Errorf("Init(classes %q, k %d): error %v, want ErrBadInput mentioning %q", c.classes, c.k, err, c.want)
 		}
 	}
-	// Defaults: μ = 1/D, 50 and 5 iterations.
+	// Defaults: μ = 1/D, 50 and 5 iterations, gradient tolerance 1e-5.
 	r, _ := New(nil)
 	c := &framework.Corpus{V: 3, Docs: make([]framework.Doc, 8)}
 	if err := r.Init(&framework.Setup{K: 2, Classes: []string{"a", "b"}, Corpus: c}); err != nil {
 		t.Fatal(err)
 	}
-	if s := r.(*Softmax); s.Mu != 1.0/8 || s.maxIters != DefaultMaxIters || s.sviIters != DefaultSVIIters {
-		t.Errorf("defaults: μ %v max_iters %d svi_iters %d", s.Mu, s.maxIters, s.sviIters)
+	if s := r.(*Softmax); s.Mu != 1.0/8 || s.maxIters != DefaultMaxIters || s.sviIters != DefaultSVIIters || s.gradTol != 1e-5 {
+		t.Errorf("defaults: μ %v max_iters %d svi_iters %d grad_tol %v", s.Mu, s.maxIters, s.sviIters, s.gradTol)
 	}
 }

@@ -199,6 +199,7 @@ var (
 	_ framework.LikelihoodLocal = (*qlocal)(nil)
 	_ framework.DocScorer       = (*qlocal)(nil)
 	_ framework.TargetRestorer  = (*qlocal)(nil)
+	_ framework.PhiDocTerm      = (*qlocal)(nil)
 )
 
 // Begin computes x = ηφ̄_d (φ̄_d from d.Phi), p and lse(x), and a, s for
@@ -206,10 +207,7 @@ var (
 func (lc *qlocal) Begin(d *framework.DocState) {
 	C, K := lc.C, lc.K
 	lc.doc, lc.n, lc.fresh, lc.gDoc = d.Doc, d.Doc.N, false, nil
-	if lc.aEta == nil || !equal(lc.aEta, lc.s.Eta) {
-		setA(lc.s.Eta, C, K, lc.a, lc.sum)
-		lc.aEta = append(lc.aEta[:0], lc.s.Eta...)
-	}
+	lc.ensureA()
 	bar := lc.nw
 	clear(bar)
 	if lc.n > 0 {
@@ -226,6 +224,48 @@ func (lc *qlocal) Begin(d *framework.DocState) {
 		lc.x[l] = dot(lc.s.Eta[l*K:(l+1)*K], bar)
 	}
 	lc.z = normalize(lc.p, lc.x)
+}
+
+// ensureA sets a and s for the current η, unless they hold them already.
+func (lc *qlocal) ensureA() {
+	if lc.aEta == nil || !equal(lc.aEta, lc.s.Eta) {
+		setA(lc.s.Eta, lc.C, lc.K, lc.a, lc.sum)
+		lc.aEta = append(lc.aEta[:0], lc.s.Eta...)
+	}
+}
+
+// DocTerm sets dst to PhiTerm's ρ_dvk with every φ_dv replaced by φ̄_d
+// (framework.PhiDocTerm), p = softmax(ηφ̄_d) from d.PhiBar:
+//
+//	ρ̄_dk = Σ_l η_lk [(λ_dl − p_l)/N_d + (ηφ̄_d)_l/(2N_d²)] − s_k (s·φ̄_d)/(2C N_d²) − a_k/(2N_d²)
+//
+// exact when every word has φ̄_d. O(K·C). An empty document gets 0.
+func (lc *qlocal) DocTerm(dst []float64, d *framework.DocState) {
+	C, K := lc.C, lc.K
+	clear(dst)
+	n := d.Doc.N
+	if !(n > 0) {
+		return
+	}
+	lc.ensureA()
+	eta := lc.s.Eta
+	for l := 0; l < C; l++ {
+		lc.xt[l] = dot(eta[l*K:(l+1)*K], d.PhiBar)
+	}
+	normalize(lc.pt, lc.xt)
+	lam := d.Target.(*framework.Categorical).P
+	inv := 1 / n
+	inv2 := inv * inv / 2
+	cs := dot(lc.sum, d.PhiBar) * inv2 / float64(C)
+	for k := range dst {
+		dst[k] = -cs*lc.sum[k] - lc.a[k]*inv2
+	}
+	for l := 0; l < C; l++ {
+		c := (lam[l]-lc.pt[l])*inv + lc.xt[l]*inv2
+		for k, e := range eta[l*K : (l+1)*K] {
+			dst[k] += c * e
+		}
+	}
 }
 
 // TargetTerm adds the prior message η_l·φ̄_d onto Log[l] of d.Target

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 
 	"github.com/maslda/maslda/framework"
@@ -17,6 +18,11 @@ func init() { framework.RegisterLikelihood("softmax", New) }
 const (
 	DefaultMaxIters = 50 // L-BFGS iterations per batch M-step
 	DefaultSVIIters = 5  // L-BFGS iterations per SVI mini-batch
+	// DefaultGradTol ends an M-step's L-BFGS when the largest component of
+	// the objective's gradient per document is below it (1e-6, the
+	// solver's default, until 2026-11-26: twice the evaluations for the
+	// same accuracy; docs/performance.md).
+	DefaultGradTol = 1e-5
 )
 
 // Params is the `response "softmax" { ... }` block. The zero value gives the
@@ -33,6 +39,10 @@ type Params struct {
 	// SVIIters is the number of L-BFGS iterations on each SVI mini-batch's
 	// objective. Default (0): 5.
 	SVIIters int `hcl:"svi_iters,optional"`
+	// GradTol ends an M-step's L-BFGS (batch and SVI) when the largest
+	// component of the gradient of the objective divided by the number of
+	// documents is below it. Default (0): 1e-5.
+	GradTol float64 `hcl:"grad_tol,optional"`
 	// Bound is the bound on E[log Σ_l exp(η_l·z̄_d)]: "product" (default;
 	// MODEL.md §2, Jensen on the product of per-word factors, whose M-step
 	// needs every training document's φ) or "quadratic" (Böhning's bound,
@@ -49,6 +59,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: softmax max_iters = %d, want ≥ 1 (0 = default %d)", framework.ErrBadInput, p.MaxIters, DefaultMaxIters)
 	case p.SVIIters < 0:
 		return fmt.Errorf("%w: softmax svi_iters = %d, want ≥ 1 (0 = default %d)", framework.ErrBadInput, p.SVIIters, DefaultSVIIters)
+	case !(p.GradTol >= 0) || math.IsInf(p.GradTol, 0):
+		return fmt.Errorf("%w: softmax grad_tol = %v, want a finite number > 0 (0 = default %g)", framework.ErrBadInput, p.GradTol, DefaultGradTol)
 	case p.Bound != "" && p.Bound != "product" && p.Bound != "quadratic":
 		return fmt.Errorf("%w: softmax bound = %q; valid: product, quadratic", framework.ErrBadInput, p.Bound)
 	}
@@ -92,6 +104,7 @@ type Softmax struct {
 	params             Params
 	quad               bool // bound = "quadratic"
 	maxIters, sviIters int
+	gradTol            float64
 	st                 *store
 	phis               framework.PhiStore // the model's φ store (UsePhi; nil: φ copied into the statistics)
 
@@ -104,6 +117,7 @@ type Softmax struct {
 	last      Solve
 
 	pool      sync.Pool // *evalScratch for DocELBO (called concurrently)
+	workers   int       // the M-step's goroutines (framework.Parallel; 0: GOMAXPROCS)
 	guard     bool      // safeguarded φ step (always true outside tests)
 	noRestore bool      // RestoreTarget refuses (tests only)
 	probe     *probe    // test instrumentation; nil in production
@@ -126,6 +140,8 @@ var (
 	_ framework.PhiUser         = (*Softmax)(nil)
 	_ framework.LikelihoodLocal = (*local)(nil)
 	_ framework.DocScorer       = (*local)(nil)
+	_ framework.PhiDocTerm      = (*local)(nil)
+	_ framework.Parallel        = (*Softmax)(nil)
 )
 
 // Init sizes η (C×K, zero: the first E-step is then unsupervised, since a
@@ -150,6 +166,10 @@ func (s *Softmax) Init(setup *framework.Setup) error {
 	s.maxIters, s.sviIters = s.params.MaxIters, s.params.SVIIters
 	if s.maxIters == 0 {
 		s.maxIters = DefaultMaxIters
+	}
+	s.gradTol = s.params.GradTol
+	if s.gradTol == 0 {
+		s.gradTol = DefaultGradTol
 	}
 	if s.sviIters == 0 {
 		s.sviIters = DefaultSVIIters
@@ -176,6 +196,20 @@ func (s *Softmax) NeedsPhi() bool { return !s.quad }
 // which the product bound's M-step reads the φ of the documents in its
 // statistics. Without it, Accumulate copies every document's φ.
 func (s *Softmax) UsePhi(ps framework.PhiStore) { s.phis = ps }
+
+// SetWorkers sets the number of goroutines of the M-step's objective
+// (framework.Parallel): the model's number of workers, so that a run with
+// one worker uses one core. n ≤ 0 means GOMAXPROCS. The M-step's result
+// does not depend on n (Softmax.data).
+func (s *Softmax) SetWorkers(n int) { s.workers = n }
+
+// goroutines is the M-step's number of goroutines.
+func (s *Softmax) goroutines() int {
+	if s.workers > 0 {
+		return s.workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
 
 // NewTarget returns q(c_d) = Cat(λ_d) over the C classes.
 func (s *Softmax) NewTarget() framework.Target { return framework.NewCategorical(s.C) }
@@ -232,7 +266,7 @@ func (s *Softmax) Update(ctx context.Context, st framework.Stats, step framework
 			iters = s.maxIters
 		}
 		f := s.objective(recs, stats.Cov, step.Scale)
-		res, err := optim.Minimize(ctx, f, s.Eta, optim.LBFGSOptions{MaxIters: iters, FuncTol: 1e-12})
+		res, err := optim.Minimize(ctx, f, s.Eta, optim.LBFGSOptions{MaxIters: iters, GradTol: s.gradTol, FuncTol: 1e-12})
 		s.last.Iters, s.last.Evals, s.last.Status = res.Iters, res.FuncEvals, res.Status
 		s.last.Objective, s.last.Warning = -res.F*objectiveWeight(len(recs), step.Scale), res.Warning
 		if err != nil {
