@@ -70,14 +70,19 @@ func TestFreshStartLDA(t *testing.T) {
 }
 
 // The fresh start's sweeps with the response's per-document term
-// (framework.PhiDocTerm, both softmax bounds) leave fewer exact supervised
+// (framework.PhiDocTerm: both softmax bounds, the Gaussian) leave fewer exact supervised
 // sweeps to run than plain LDA's sweeps alone: counted over every
 // document of a trained model, to the same convergence test.
 func TestFreshStartDocTerm(t *testing.T) {
-	for _, bound := range []string{"product", "quadratic"} {
-		src := strings.Replace(evalCrowd, `response "softmax" {}`, `response "softmax" { bound = "`+bound+`" }`, 1) +
-			"inference \"batch\" {\n max_iters = 8\n min_iters = 8\n}\n"
-		r, err := Build(mustConfig(t, src), nil, crowdTrain(t))
+	for _, bound := range []string{"product", "quadratic", "gaussian"} {
+		src := strings.Replace(evalCrowd, `response "softmax" {}`, `response "softmax" { bound = "`+bound+`" }`, 1)
+		corpus := crowdTrain(t)
+		if bound == "gaussian" { // MA-sLDAr
+			src = twoStageTopics + "response \"gaussian\" {}\nannotators \"bias-precision\" {}\n"
+			corpus = smallRegCorpus(t)
+		}
+		src += "inference \"batch\" {\n max_iters = 8\n min_iters = 8\n}\n"
+		r, err := Build(mustConfig(t, src), nil, corpus)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +92,7 @@ func TestFreshStartDocTerm(t *testing.T) {
 		m := r.Model
 		w := m.newWorker(false, m.maxLen)
 		if _, ok := w.local.(framework.PhiDocTerm); !ok {
-			t.Fatalf("%s bound: the softmax's local step has no DocTerm", bound)
+			t.Fatalf("%s: the response's local step has no DocTerm", bound)
 		}
 		exact := func(off bool) (sweeps, docs int) {
 			defer func(v bool) { docTermOff = v }(docTermOff)

@@ -456,6 +456,30 @@ func (l *Local) PhiTerm(dst []float64, d *framework.DocState, j int) {
 	}
 }
 
+// DocTerm sets dst to PhiTerm's ρ_dv with every φ_dv replaced by φ̄_d
+// (framework.PhiDocTerm): η·s_d = N_d η·φ̄_d and η·φ_{−v} = (N_d − 1) η·φ̄_d,
+//
+//	ρ̄_d = ((m_d − b)/(N_d σ²)) η − (2(N_d − 1)(η·φ̄_d) η + η∘η)/(2 N_d² σ²),
+//
+// from d.PhiBar (no Begin); exact when every word has φ̄_d. Fixed features
+// and an empty document get 0.
+func (l *Local) DocTerm(dst []float64, d *framework.DocState) {
+	clear(dst)
+	r := l.r
+	N := d.Doc.N
+	if r.fixed || !(N > 0) {
+		return
+	}
+	t := d.Target.(*framework.Gaussian)
+	a := dot(r.Eta, d.PhiBar)
+	c1 := (t.Mean - r.B) / (N * r.Sigma2)
+	c2 := 1 / (2 * N * N * r.Sigma2)
+	em := 2 * (N - 1) * a
+	for k, e := range r.Eta {
+		dst[k] = c1*e - c2*(em+e)*e
+	}
+}
+
 // PhiTermQuad is the exact form of PhiTerm (framework.PhiQuadratic): with
 // t = η·φ_dv and S = η·s_d − n_dv t, DocELBO's part in φ_dv is n_dv times
 //
@@ -868,6 +892,7 @@ var (
 	_ framework.LikelihoodLocal = (*Local)(nil)
 	_ framework.PhiQuadratic    = (*Local)(nil)
 	_ framework.DocScorer       = (*Local)(nil)
+	_ framework.PhiDocTerm      = (*Local)(nil)
 )
 
 // Coefficients returns η as one column, with the intercept, σ² and the
