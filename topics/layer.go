@@ -261,6 +261,14 @@ func (l *Layer) Sweep(d *framework.DocState, sup framework.LikelihoodLocal, s *S
 // maximiser of L_topics + w·L_supervised, w = weight (the supervision
 // weight; see docs/design.md). w = 1 is Sweep; w is ignored when sup is nil.
 func (l *Layer) SweepWeighted(d *framework.DocState, sup framework.LikelihoodLocal, weight float64, s *Scratch) float64 {
+	if sup == nil {
+		for k, e := range d.ElogTheta {
+			s.expTheta[k] = math.Exp(e)
+		}
+		l.beginGamma(d, s)
+		l.mulPhi(d, d.ElogTheta, s, true)
+		return l.endGamma(d, s)
+	}
 	l.sweepPhi(d, sup, weight, s)
 	return l.updateGamma(d, s)
 }
@@ -277,32 +285,60 @@ func (l *Layer) SweepDoc(d *framework.DocState, term []float64, weight float64, 
 		s.logf[k] = e + weight*term[k]
 		s.expTheta[k] = math.Exp(s.logf[k])
 	}
-	l.mulPhi(d, s.logf, s)
-	return l.updateGamma(d, s)
+	l.beginGamma(d, s)
+	l.mulPhi(d, s.logf, s, true)
+	return l.endGamma(d, s)
 }
 
 // updateGamma ends a sweep: γ_d = α + Σ_v n_dv φ_dv, E[log θ_d] and φ̄_d;
 // it returns the mean |Δγ_dk|.
 func (l *Layer) updateGamma(d *framework.DocState, s *Scratch) float64 {
-	K := l.K
-	doc := d.Doc
+	l.beginGamma(d, s)
+	for j, n := range d.Doc.Counts {
+		addWord(d, n, d.PhiRow(j))
+	}
+	return l.endGamma(d, s)
+}
+
+// beginGamma starts the accumulation of γ_d and φ̄_d (the previous γ_d
+// kept in s.prev): γ_d = α, φ̄_d = 0.
+func (l *Layer) beginGamma(d *framework.DocState, s *Scratch) {
 	copy(s.prev, d.Gamma)
 	for k := range d.Gamma {
 		d.Gamma[k] = l.Alpha
 	}
-	for j, n := range doc.Counts {
-		row := d.PhiRow(j)
-		for k, p := range row {
-			d.Gamma[k] += n * p
+	clear(d.PhiBar)
+}
+
+// addWord adds n_dv φ_dv to γ_d and to φ̄_d's sum, the words taken in
+// order: the same sums as updating γ and then DocState.UpdatePhiBar.
+func addWord(d *framework.DocState, n float64, row []float64) {
+	g, b := d.Gamma[:len(row)], d.PhiBar[:len(row)]
+	for k, p := range row {
+		v := n * p
+		g[k] += v
+		b[k] += v
+	}
+}
+
+// endGamma ends the accumulation: φ̄_d divided by N_d (0 for an empty
+// document, as DocState.UpdatePhiBar), E[log θ_d]; it returns the mean
+// |Δγ_dk|.
+func (l *Layer) endGamma(d *framework.DocState, s *Scratch) float64 {
+	if n := d.Doc.N; n == 0 {
+		clear(d.PhiBar)
+	} else {
+		inv := 1 / n
+		for k := range d.PhiBar {
+			d.PhiBar[k] *= inv
 		}
 	}
 	ElogDirichlet(d.ElogTheta, d.Gamma)
-	d.UpdatePhiBar()
 	change := 0.0
 	for k, g := range d.Gamma {
 		change += math.Abs(g - s.prev[k])
 	}
-	return change / float64(K)
+	return change / float64(l.K)
 }
 
 // SweepPhi is the φ half of SweepWeighted: every word's φ given the
@@ -330,7 +366,7 @@ func (l *Layer) sweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, w
 		for k, e := range d.ElogTheta {
 			s.expTheta[k] = math.Exp(e)
 		}
-		l.mulPhi(d, d.ElogTheta, s)
+		l.mulPhi(d, d.ElogTheta, s, false)
 	} else if q, ok := sup.(framework.PhiQuadratic); ok {
 		for j, w := range doc.Words {
 			row := d.PhiRow(j)
@@ -378,32 +414,51 @@ func (l *Layer) sweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, w
 // mulPhi sets every word's φ_dvk ∝ s.expTheta_k · exp(E[log β_kv])
 // (multiplicative: no exponential per word), where s.expTheta_k =
 // exp(logf_k) was set by the caller; a word whose normaliser underflows or
-// overflows is redone in log space from logf_k + E[log β_kv].
-func (l *Layer) mulPhi(d *framework.DocState, logf []float64, s *Scratch) {
+// overflows is redone in log space from logf_k + E[log β_kv]. With acc,
+// each word's new φ is also added to γ_d and φ̄_d (addWord, between
+// beginGamma and endGamma).
+func (l *Layer) mulPhi(d *framework.DocState, logf []float64, s *Scratch, acc bool) {
 	K := l.K
 	doc := d.Doc
+	et := s.expTheta[:K]
 	for j, w := range doc.Words {
 		row := d.PhiRow(j)
-		eb := l.ExpElogBeta[int(w)*K : (int(w)+1)*K]
+		row = row[:len(et)]
+		eb := l.ExpElogBeta[int(w)*K:][:len(et)]
 		norm := 0.0
-		for k := range row {
-			p := s.expTheta[k] * eb[k]
+		for k, t := range et {
+			p := t * eb[k]
 			row[k] = p
 			norm += p
 		}
 		if norm > 1e-280 && !math.IsInf(norm, 0) {
 			inv := 1 / norm
+			if acc {
+				n := doc.Counts[j]
+				g, b := d.Gamma[:len(row)], d.PhiBar[:len(row)]
+				for k := range row {
+					p := row[k] * inv
+					row[k] = p
+					v := n * p
+					g[k] += v
+					b[k] += v
+				}
+				continue
+			}
 			for k := range row {
 				row[k] *= inv
 			}
 			continue
 		}
 		// Underflow: redo this word in log space.
-		eb = l.ElogBeta[int(w)*K : (int(w)+1)*K]
+		lb := l.ElogBeta[int(w)*K : (int(w)+1)*K]
 		for k := range row {
-			s.logit[k] = logf[k] + eb[k]
+			s.logit[k] = logf[k] + lb[k]
 		}
 		softmaxInto(row, s.logit)
+		if acc {
+			addWord(d, doc.Counts[j], row)
+		}
 	}
 }
 

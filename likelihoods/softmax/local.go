@@ -61,7 +61,7 @@ func newLocal(s *Softmax) *local {
 // (kept as log B, MODEL.md §2) with the dots φ_dv·h̃_l of every word.
 // λ_d is read from d.Target at the first PhiTerm after Begin.
 func (lc *local) Begin(d *framework.DocState) {
-	C, K := lc.C, lc.K
+	C := lc.C
 	doc := d.Doc
 	lc.doc, lc.n, lc.fresh, lc.aDoc = doc, doc.N, false, nil
 	if !(doc.N > 0) {
@@ -82,12 +82,9 @@ func (lc *local) Begin(d *framework.DocState) {
 	pl := &lc.pl
 	pl.reset()
 	for j, n := range doc.Counts {
-		row := d.PhiRow(j)
-		for l := 0; l < C; l++ {
-			dt := dot(row, lc.h[l*K:(l+1)*K])
-			lc.dots[j*C+l] = dt
-			pl.add(lc.logB, l, n, dt)
-		}
+		dts := lc.dots[j*C : (j+1)*C]
+		dotsC(dts, d.PhiRow(j), lc.h)
+		pl.addAll(lc.logB, n, dts)
 	}
 	pl.flush(lc.logB)
 	lc.setP()
@@ -224,7 +221,7 @@ const maxHalvings = 30
 // maxHalvings it restores old. Every φ step then raises the ELBO (up to a
 // rounding tolerance of 1e-12 relative).
 func (lc *local) WordChanged(d *framework.DocState, j int, old []float64) {
-	C, K := lc.C, lc.K
+	C := lc.C
 	if !(lc.n > 0) || lc.doc != d.Doc {
 		return
 	}
@@ -232,8 +229,8 @@ func (lc *local) WordChanged(d *framework.DocState, j int, old []float64) {
 	n := d.Doc.Counts[j]
 	dots := lc.dots[j*C : (j+1)*C]
 	nd, lb, u, lu := lc.nd, lc.lb, lc.u, lc.lu
+	dotsC(nd, row, lc.h)
 	for l := 0; l < C; l++ {
-		nd[l] = dot(row, lc.h[l*K:(l+1)*K])
 		u[l] = (nd[l] - dots[l]) / dots[l]
 		lu[l] = math.Log1p(u[l])
 		lb[l] = lc.logB[l] + n*lu[l]

@@ -288,8 +288,8 @@ func (lc *qlocal) PhiTerm(dst []float64, d *framework.DocState, j int) {
 	eta := lc.s.Eta
 	inv := 1 / lc.n
 	inv2 := inv * inv / 2
+	dotsC(lc.y, row, eta)
 	for l := 0; l < C; l++ {
-		lc.y[l] = dot(eta[l*K:(l+1)*K], row)
 		lc.c[l] = (lc.lam[l]-lc.p[l])*inv + lc.y[l]*inv2
 	}
 	lc.sp = dot(lc.sum, row)
@@ -325,7 +325,7 @@ func (lc *qlocal) PhiTerm(dst []float64, d *framework.DocState, j int) {
 // is accepted when ΔF ≥ 0 (Pinsker's KL ≥ ½‖Δφ‖₁² first) and otherwise
 // backtracked along the segment, as for the product bound.
 func (lc *qlocal) WordChanged(d *framework.DocState, j int, old []float64) {
-	C, K := lc.C, lc.K
+	C := lc.C
 	if !(lc.n > 0) || lc.doc != d.Doc {
 		return
 	}
@@ -335,15 +335,13 @@ func (lc *qlocal) WordChanged(d *framework.DocState, j int, old []float64) {
 	lc.gWord = -1
 	eta := lc.s.Eta
 	if !guard { // no PhiTerm just before: ηφ_old and s·φ_old from old
-		for l := 0; l < C; l++ {
-			lc.y[l] = dot(eta[l*K:(l+1)*K], old)
-		}
+		dotsC(lc.y, old, eta)
 		lc.sp = dot(lc.sum, old)
 	}
 	c := n / lc.n
 	dy2 := 0.0
+	dotsC(lc.yn, row, eta)
 	for l := 0; l < C; l++ {
-		lc.yn[l] = dot(eta[l*K:(l+1)*K], row)
 		lc.dy[l] = lc.yn[l] - lc.y[l]
 		dy2 += lc.dy[l] * lc.dy[l]
 		lc.dx[l] = c * lc.dy[l]
