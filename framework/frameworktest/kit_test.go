@@ -232,3 +232,48 @@ func TestFakes(t *testing.T) {
 		})
 	}
 }
+
+// doubledDocTerm is the softmax whose per-document term is twice the
+// right one.
+type doubledDocTerm struct{ *softmax.Softmax }
+
+type doubledLocal struct{ framework.LikelihoodLocal }
+
+func (d doubledDocTerm) NewLocal() framework.LikelihoodLocal {
+	return doubledLocal{d.Softmax.NewLocal()}
+}
+
+func (l doubledLocal) DocTerm(dst []float64, d *framework.DocState) {
+	l.LikelihoodLocal.(framework.PhiDocTerm).DocTerm(dst, d)
+	for k := range dst {
+		dst[k] *= 2
+	}
+}
+
+// The kit's DocTerm check passes the softmax and fails a DocTerm that is
+// not PhiTerm at φ̄_d.
+func TestDocTermMutation(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		var rec frameworktest.Recorder
+		frameworktest.TestLikelihood(&rec, frameworktest.Likelihood{
+			New: func() (framework.Likelihood, error) {
+				l, err := softmax.New(nil)
+				if err != nil || !broken {
+					return l, err
+				}
+				return doubledDocTerm{l.(*softmax.Softmax)}, nil
+			},
+			Classes: 3,
+			Natural: func(l framework.Likelihood) []float64 {
+				if b, ok := l.(doubledDocTerm); ok {
+					return slices.Clone(b.Eta)
+				}
+				return slices.Clone(l.(*softmax.Softmax).Eta)
+			},
+			Checks: frameworktest.Checks{Only: []string{"DocTerm"}},
+		})
+		if rec.FailedCheck("DocTerm") != broken {
+			t.Errorf("doubled DocTerm %v: the check failed %v; errors: %q", broken, rec.FailedCheck("DocTerm"), rec.Errors())
+		}
+	}
+}

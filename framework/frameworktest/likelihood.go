@@ -48,6 +48,10 @@ type Likelihood struct {
 //     with fixed features or one that ignores the documents adds 0.
 //   - WordCaches: after WordChanged for changed φ rows, PhiTerm equals that
 //     of a fresh Begin.
+//   - DocTerm (a local implementing framework.PhiDocTerm): on a document
+//     whose words all have φ̄_d, DocTerm before any Begin equals every
+//     word's PhiTerm up to a constant per word, and TargetTerm without
+//     Begin gives the message it gives after Begin.
 //   - TargetStationary: the target update (Reset, Begin, TargetTerm, a
 //     random evidence message, Finalize) is a stationary point, and a
 //     maximum, of DocELBO plus the evidence's term: the prior message is
@@ -135,6 +139,7 @@ func TestLikelihood(t TB, lk Likelihood) {
 	}
 	lk.run(t, "PhiGradient", func(t TB) { checkPhiGradient(t, c, fixed || free) })
 	lk.run(t, "WordCaches", func(t TB) { checkWordCaches(t, c) })
+	lk.run(t, "DocTerm", func(t TB) { checkDocTerm(t, c) })
 	lk.run(t, "TargetStationary", func(t TB) { checkTargetStationary(t, c) })
 	lk.run(t, "DocELBOSum", c.checkDocELBOSum)
 	lk.run(t, "Merge", c.checkMerge)
@@ -252,6 +257,66 @@ func checkPhiGradient(t TB, c *component, zero bool) {
 		t.Errorf("the largest ∂DocELBO/∂φ is %.3g: the fixture does not exercise the supervision term", largest)
 	}
 	t.Logf("largest |∂DocELBO/∂φ| %.3g, worst relative error %.3g", largest, worst)
+}
+
+// checkDocTerm: see TestLikelihood.
+func checkDocTerm(t TB, c *component) {
+	l := c.warm(t).(framework.Likelihood)
+	if _, ok := l.NewLocal().(framework.PhiDocTerm); !ok {
+		t.Logf("the local step has no DocTerm (framework.PhiDocTerm)")
+		return
+	}
+	K := c.f.K
+	checked := 0
+	for _, d := range c.f.docs {
+		if d.Doc.Len() == 0 {
+			continue
+		}
+		saved := append([]float64(nil), d.Phi...)
+		defer func() { // also after a Fatalf: later checks use the same documents
+			copy(d.Phi, saved)
+			d.UpdatePhiBar()
+		}()
+		bar := append([]float64(nil), d.PhiBar...)
+		for j := range d.Doc.Words {
+			copy(d.PhiRow(j), bar)
+		}
+		d.UpdatePhiBar()
+		lc := l.NewLocal()
+		got := make([]float64, K)
+		lc.(framework.PhiDocTerm).DocTerm(got, d)
+		message := func(begin bool) []float64 {
+			ds := *d
+			ds.Target = l.NewTarget()
+			m := l.NewLocal()
+			if begin {
+				m.Begin(&ds)
+			}
+			ds.Target.Reset()
+			m.TargetTerm(&ds)
+			return targetVector(c.f.tt, ds.Target)
+		}
+		if before, after := message(false), message(true); maxDiff(before, after) > 1e-12*math.Max(1, maxAbs(after)) {
+			t.Errorf("document %d: TargetTerm without Begin gives %v, after Begin %v: a response with DocTerm must not need Begin's caches for its prior message", d.Index, before, after)
+		}
+		lc.Begin(d)
+		for j := range d.Doc.Words {
+			want := make([]float64, K)
+			lc.PhiTerm(want, d, j)
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for k := range want {
+				x := got[k] - want[k]
+				lo, hi = math.Min(lo, x), math.Max(hi, x)
+			}
+			if hi-lo > 1e-9*math.Max(1, maxAbs(want)) {
+				t.Errorf("document %d word %d, every word at φ̄_d: DocTerm %v, PhiTerm %v (they differ by more than a constant): DocTerm must be PhiTerm with every φ_dv replaced by φ̄_d", d.Index, j, got, want)
+			}
+		}
+		copy(d.Phi, saved)
+		d.UpdatePhiBar()
+		checked++
+	}
+	t.Logf("DocTerm checked on %d documents", checked)
 }
 
 // checkWordCaches: see TestLikelihood.
