@@ -4,6 +4,10 @@
 # Template of `maslda experiment` (docs/experiments.md).
 model = "dawid-skene(bayes)"
 
+# This block replaces the preset's whole annotators block, so it repeats
+# the preset's init: the default classifier start needs a response that
+# reads the documents, and the class prior does not.
 annotators "confusion" {
   omega = ${omega}
+  init  = "majority"
 }
