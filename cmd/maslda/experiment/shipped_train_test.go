@@ -2,12 +2,11 @@ package experiment_test
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
-	"github.com/maslda/maslda/annotators/biasprecision"
-	"github.com/maslda/maslda/annotators/confusion"
 	"github.com/maslda/maslda/cmd/maslda/experiment"
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/synth"
@@ -16,9 +15,9 @@ import (
 )
 
 // tinyCrowd is a planted corpus of 60 documents with answers of the
-// spec's kind: one class per document from three annotators of
-// accuracies 0.8, 0.6, 0.45 (classification), or numeric answers from
-// the paper's biased annotators (regression).
+// spec's kind from three annotators: classes with accuracies 0.8, 0.6,
+// 0.45 (classification), or numbers with biases 0.1, −0.3, 1 and
+// precisions 10, 3, 0.5 (regression).
 func tinyCrowd(t *testing.T, regression bool) *framework.Corpus {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -26,22 +25,27 @@ func tinyCrowd(t *testing.T, regression bool) *framework.Corpus {
 	if err != nil {
 		t.Fatal(err)
 	}
+	byDoc := make([][]framework.Answer, len(c.Docs))
 	if regression {
-		x := make([]float64, len(c.Docs))
-		for d := range x {
-			x[d] = pl.ZBar[d][0] + 3*pl.ZBar[d][1] + 5*pl.ZBar[d][2]
+		bias, prec := []float64{0.1, -0.3, 1}, []float64{10, 3, 0.5}
+		for d := range byDoc {
+			x := pl.ZBar[d][0] + 3*pl.ZBar[d][1] + 5*pl.ZBar[d][2]
+			for r := range bias {
+				byDoc[d] = append(byDoc[d], framework.Answer{Annotator: int32(r), Class: -1, Value: x + bias[r] + rng.NormFloat64()/math.Sqrt(prec[r])})
+			}
 		}
-		c.Answers = &framework.Answers{Annotators: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 3, rng)}
+		c.Answers = &framework.Answers{Annotators: []string{"a", "b", "c"}, ByDoc: byDoc}
 		return c
 	}
 	classes := synth.Classes(pl.ZBar, synth.PlantedEta(3, 3, 4, rng), rng)
-	pis, err := confusion.FromAccuracies([]float64{0.8, 0.6, 0.45}, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	byDoc, err := confusion.Sample(classes, pis, 2, rng)
-	if err != nil {
-		t.Fatal(err)
+	for d, y := range classes {
+		for r, acc := range []float64{0.8, 0.6, 0.45} {
+			a := y
+			if rng.Float64() >= acc {
+				a = (y + 1 + rng.IntN(2)) % 3
+			}
+			byDoc[d] = append(byDoc[d], framework.Answer{Annotator: int32(r), Class: int32(a)})
+		}
 	}
 	c.Answers = &framework.Answers{Annotators: []string{"a", "b", "c"}, Classes: []string{"x", "y", "z"}, ByDoc: byDoc}
 	return c
