@@ -272,11 +272,8 @@ func checkDocTerm(t TB, c *component) {
 		if d.Doc.Len() == 0 {
 			continue
 		}
-		saved := append([]float64(nil), d.Phi...)
-		defer func() { // also after a Fatalf: later checks use the same documents
-			copy(d.Phi, saved)
-			d.UpdatePhiBar()
-		}()
+		restore := savePhi(d)
+		defer restore() // also after a Fatalf: later checks use the same documents
 		bar := append([]float64(nil), d.PhiBar...)
 		for j := range d.Doc.Words {
 			copy(d.PhiRow(j), bar)
@@ -312,11 +309,20 @@ func checkDocTerm(t TB, c *component) {
 				t.Errorf("document %d word %d, every word at φ̄_d: DocTerm %v, PhiTerm %v (they differ by more than a constant): DocTerm must be PhiTerm with every φ_dv replaced by φ̄_d", d.Index, j, got, want)
 			}
 		}
-		copy(d.Phi, saved)
-		d.UpdatePhiBar()
+		restore()
 		checked++
 	}
 	t.Logf("DocTerm checked on %d documents", checked)
+}
+
+// savePhi copies d's φ and returns a function that puts it back (and
+// recomputes φ̄_d).
+func savePhi(d *framework.DocState) (restore func()) {
+	saved := append([]float64(nil), d.Phi...)
+	return func() {
+		copy(d.Phi, saved)
+		d.UpdatePhiBar()
+	}
 }
 
 // checkWordCaches: see TestLikelihood.
@@ -328,11 +334,8 @@ func checkWordCaches(t TB, c *component) {
 		if d.Doc.Len() == 0 {
 			continue
 		}
-		saved := append([]float64(nil), d.Phi...)
-		defer func() { // also after a Fatalf: later checks use the same documents
-			copy(d.Phi, saved)
-			d.UpdatePhiBar()
-		}()
+		restore := savePhi(d)
+		defer restore() // also after a Fatalf: later checks use the same documents
 		lc := l.NewLocal()
 		lc.Begin(d)
 		old := make([]float64, K)
@@ -354,8 +357,7 @@ func checkWordCaches(t TB, c *component) {
 				}
 			}
 		}
-		copy(d.Phi, saved)
-		d.UpdatePhiBar()
+		restore()
 	}
 }
 
