@@ -158,10 +158,10 @@ func TestExperimentSpecErrors(t *testing.T) {
 // linked into this test).
 func TestExperimentShippedSpecs(t *testing.T) {
 	specs, err := filepath.Glob(filepath.Join("..", "..", "..", "experiments", "*.hcl"))
-	if err != nil || len(specs) != 6 {
-		t.Fatalf("shipped specs: %v (%v), want 6", specs, err)
+	if err != nil || len(specs) != 7 {
+		t.Fatalf("shipped specs: %v (%v), want 7", specs, err)
 	}
-	want := map[string]int{"20ng": 27, "r8": 27, "moviereviews": 60, "we8there": 60, "we8there-hyper": 48, "we8there-tuned": 60}
+	want := map[string]int{"20ng": 27, "20ng-svi-seeds": 30, "r8": 27, "moviereviews": 60, "we8there": 60, "we8there-hyper": 48, "we8there-tuned": 60}
 	for _, path := range specs {
 		s, err := experiment.LoadSpec(path, experiment.Options{Out: t.TempDir()})
 		if err != nil {
