@@ -1,7 +1,7 @@
 # MA-sLDAc with SVI as experiments/models/ma-sldac-svi.hcl, with the two
 # settings of before 2026-11-26 that changed its results: the supervised
 # fresh start and the softmax M-step's tolerance 1e-6. It reproduces the
-# recorded SVI row of docs/results.md bit for bit (experiments/20ng-svi-seeds.hcl,
+# recorded SVI row of docs/results.md bit for bit (experiments/20ng-seeds.hcl,
 # docs/performance.md "The SVI cells over three seeds").
 seed = ${seed}
 

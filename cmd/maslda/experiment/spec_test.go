@@ -161,7 +161,7 @@ func TestExperimentShippedSpecs(t *testing.T) {
 	if err != nil || len(specs) != 7 {
 		t.Fatalf("shipped specs: %v (%v), want 7", specs, err)
 	}
-	want := map[string]int{"20ng": 27, "20ng-svi-seeds": 30, "r8": 27, "moviereviews": 60, "we8there": 60, "we8there-hyper": 48, "we8there-tuned": 60}
+	want := map[string]int{"20ng": 27, "20ng-seeds": 81, "r8": 27, "moviereviews": 60, "we8there": 60, "we8there-hyper": 48, "we8there-tuned": 60}
 	for _, path := range specs {
 		s, err := experiment.LoadSpec(path, experiment.Options{Out: t.TempDir()})
 		if err != nil {

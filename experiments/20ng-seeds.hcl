@@ -1,12 +1,17 @@
-# The SVI row of experiments/20ng.hcl at three seeds, with the defaults
-# ("svi") and with the settings of before 2026-11-26 ("svi(before)", which
-# reproduce the recorded row bit for bit at seed 1): docs/performance.md,
-# "The SVI cells over three seeds".
+# experiments/20ng.hcl at seeds 1-3 (without sLDA), plus two variants:
+# "ma-sldac-svi(before)", the SVI template with the settings of before
+# 2026-11-26 (they reproduce the recorded SVI row bit for bit at seed 1;
+# docs/performance.md "The SVI cells over three seeds"), and
+# "ma-sldac-batch(restarts 3)" at K 10 and 20 (docs/results.md, 20
+# Newsgroups "Seeds 1-3").
 #
-#   maslda experiment --spec experiments/20ng-svi-seeds.hcl [--data DIR] [--out DIR] [--cores N]
+#   maslda experiment --spec experiments/20ng-seeds.hcl [--data DIR] [--out DIR] [--cores N]
 #
-# Data: as experiments/20ng.hcl. Cost: about 5,000 s of runs (45 minutes on 2 cores, measured).
-name      = "20ng-svi-seeds"
+# Data: as experiments/20ng.hcl (the same prepared files: an --out that
+# already holds 20ng.hcl's runs reuses its seed-1 cells). Cost: about
+# 15,500 s of runs, 2 h 10 min on 2 cores (measured 2026-11-26 over the
+# runs of docs/results.md, some of them beside other runs).
+name      = "20ng-seeds"
 data_root = "../../shared/data"
 metric    = "classification"
 workers   = 1 # E-step goroutines per run; runs in parallel: --cores / workers
@@ -56,9 +61,22 @@ data {
   test_truth  = "${work}/20ng/test/labels.csv"
 }
 
+model "ma-sldac-batch" {
+  config = "models/ma-sldac-batch.hcl"
+}
 model "ma-sldac-svi" {
   config = "models/ma-sldac-svi.hcl"
 }
 model "ma-sldac-svi(before)" {
   config = "models/ma-sldac-svi-before.hcl"
+}
+model "lda+logreg(mv)" {
+  config = "models/lda-logreg-mv.hcl"
+}
+model "lda+raykar" {
+  config = "models/lda-raykar.hcl"
+}
+model "ma-sldac-batch(restarts 3)" {
+  config = "models/ma-sldac-batch-restarts.hcl"
+  k      = [10, 20]
 }
