@@ -152,6 +152,11 @@ func (r *Run) assemble() (*Model, framework.Schedule, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if st, ok := noise.(framework.Starter); ok && st.StartIters() > 0 {
+		if df, ok := resp.(framework.DocumentFree); ok && df.IgnoresDocuments() {
+			return nil, nil, at(cfg.Annotators, fmt.Errorf("%w: annotators %q start from the model's own classifier after %d passes, but response %q ignores the documents and cannot classify them: choose another start (for the confusion annotators, init = \"majority\" or \"uniform\")", framework.ErrIncompatible, cfg.Annotators.Name, st.StartIters(), cfg.Response.Name))
+		}
+	}
 	if mc, ok := sched.(framework.ModelChecker); ok {
 		if err := mc.CheckModel(m); err != nil {
 			return nil, nil, at(&cfg.Inference, fmt.Errorf("inference %q: %w", cfg.Inference.Name, err))

@@ -40,25 +40,39 @@ func fitCrowd(t testing.TB, cr *synth.Crowd, src string, oracle, heldout bool) c
 // matrices (ξ = 1 + n_r·π_r, n_r annotator r's answers, as one M-step from
 // the true labels would give) and then free.
 func fitCrowdMode(t testing.TB, cr *synth.Crowd, src, mode string, heldout bool) crowdRun {
-	oracle := mode == "fixed"
 	t.Helper()
-	cfg, err := models.ParseConfig([]byte(src), "c.hcl")
+	out, err := fitCrowdErr(cr, src, mode, heldout)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// fitCrowdErr is fitCrowdMode returning its error (callable from any
+// goroutine).
+func fitCrowdErr(cr *synth.Crowd, src, mode string, heldout bool) (crowdRun, error) {
+	oracle := mode == "fixed"
+	var out crowdRun
+	cfg, err := models.ParseConfig([]byte(src), "c.hcl")
+	if err != nil {
+		return out, err
 	}
 	r, err := models.Build(cfg, nil, cr.Train)
 	if err != nil {
-		t.Fatal(err)
+		return out, err
 	}
 	ctx := context.Background()
 	cm, _ := r.Model.Noise.(*confusion.Model)
+	if mode != "" && cm == nil {
+		return out, fmt.Errorf("oracle mode %q needs confusion annotators", mode)
+	}
 	nAns := make([]float64, len(cr.Pis))
 	for _, as := range cr.Train.Answers.ByDoc {
 		for _, a := range as {
 			nAns[a.Annotator]++
 		}
 	}
-	setOracle := func() {
+	setOracle := func() error {
 		xi := make([][][]float64, len(cr.Pis))
 		for q, pi := range cr.Pis {
 			if mode == "start" {
@@ -79,17 +93,18 @@ func fitCrowdMode(t testing.TB, cr *synth.Crowd, src, mode string, heldout bool)
 				}
 			}
 		}
-		if err := cm.SetXi(xi); err != nil {
-			t.Fatal(err)
-		}
+		return cm.SetXi(xi)
 	}
 	if mode != "" {
-		setOracle()
+		if err := setOracle(); err != nil {
+			return out, err
+		}
 	}
-	var out crowdRun
 	res, err := r.Fit(ctx, func(p framework.Progress) error {
 		if oracle {
-			setOracle()
+			if err := setOracle(); err != nil {
+				return err
+			}
 		}
 		right := 0
 		for d, c := range cr.Truth {
@@ -102,22 +117,22 @@ func fitCrowdMode(t testing.TB, cr *synth.Crowd, src, mode string, heldout bool)
 		return nil
 	})
 	if err != nil {
-		t.Fatal(err)
+		return out, err
 	}
 	out.iters, out.elbo = res.Iters, res.ELBO
 	post, err := r.Model.Posterior(ctx)
 	if err != nil {
-		t.Fatal(err)
+		return out, err
 	}
 	out.truth = accuracyOf(post, cr.Truth)
 	if heldout {
 		pred, err := r.Model.Predict(ctx, cr.Test)
 		if err != nil {
-			t.Fatal(err)
+			return out, err
 		}
 		out.heldout = accuracyOf(pred, cr.TestTruth)
 	}
-	return out
+	return out, nil
 }
 
 // expectedMV is the expected accuracy of majority vote with ties broken

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/maslda/maslda/framework"
 	"gonum.org/v1/gonum/mathext"
@@ -35,6 +36,12 @@ const (
 	InitMajority   = "majority"   // one M-step from the majority-vote labels
 	InitClassifier = "classifier" // majority, then restart from the model's own classifier (Model.Start; default)
 	InitUniform    = "uniform"    // the prior: ξ^r_{c,l} = ω + diagonal·[c = l] (default, with diagonal 2)
+)
+
+// The labels the initial ξ counts answers against (Config.InitLabels).
+const (
+	InitLabelsMajority = "majority" // the majority vote (default)
+	InitLabelsCrowd    = "crowd"    // a Bayesian Dawid–Skene posterior of the answers alone
 )
 
 // Whom the classifier start judges each answer against (Config.StartLabels).
@@ -72,6 +79,12 @@ type Config struct {
 	// (leave-one-out; with one answer per document the classifier alone),
 	// or "classifier" the classifier alone.
 	StartLabels string `hcl:"start_labels,optional"`
+	// InitLabels chooses the labels the initial ξ of "majority" and
+	// "classifier" counts each answer against: "majority" (default) the
+	// majority vote, or "crowd" the posterior of a Bayesian Dawid–Skene
+	// fit of the answers alone (crowdLabels), started from the majority
+	// vote. With one answer per document both are the answer itself.
+	InitLabels string `hcl:"init_labels,optional"`
 	// Estimate is "variational" (default: the Dirichlet posterior of
 	// MODEL.md §2) or "point": MAP point estimates π̂^r_{c,l} ∝ ξ^r_{c,l} − 1
 	// of the same ξ (the EM of Dawid–Skene and of Raykar et al. 2010 when
@@ -81,7 +94,7 @@ type Config struct {
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartLabels: StartOthers}
+	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartLabels: StartOthers, InitLabels: InitLabelsMajority}
 }
 
 // Validate checks the settings; errors wrap framework.ErrBadInput.
@@ -108,6 +121,11 @@ func (c Config) Validate() error {
 	case StartOthers, StartClassifier:
 	default:
 		return fmt.Errorf("%w: annotators.start_labels = %q; valid: %s, %s", framework.ErrBadInput, c.StartLabels, StartOthers, StartClassifier)
+	}
+	switch c.InitLabels {
+	case InitLabelsMajority, InitLabelsCrowd:
+	default:
+		return fmt.Errorf("%w: annotators.init_labels = %q; valid: %s, %s", framework.ErrBadInput, c.InitLabels, InitLabelsMajority, InitLabelsCrowd)
 	}
 	switch c.Estimate {
 	case EstimateVariational:
@@ -246,13 +264,20 @@ func (m *Model) Init(s *framework.Setup) error {
 			}
 		}
 	}
+	var labels [][]float64
+	if m.cfg.InitLabels == InitLabelsCrowd && (m.cfg.Init == InitMajority || m.cfg.Init == InitClassifier) {
+		labels = m.crowdLabels(byDoc)
+	}
 	mv := make([]float64, C)
-	for _, as := range byDoc {
+	for d, as := range byDoc {
 		for _, x := range as {
 			m.answers[x.Annotator]++
 		}
 		if (m.cfg.Init != InitMajority && m.cfg.Init != InitClassifier) || m.cfg.InitStrength == 0 || !MajorityVote(mv, as) {
 			continue
+		}
+		if labels != nil {
+			copy(mv, labels[d])
 		}
 		for _, x := range as {
 			base := int(x.Annotator)*C*C + int(x.Class)
@@ -263,6 +288,101 @@ func (m *Model) Init(s *framework.Setup) error {
 	}
 	m.refresh()
 	return nil
+}
+
+// crowdLabels is the class posterior of every document with answers under
+// a Bayesian Dawid–Skene model of the answers alone: q(π^r_c) =
+// Dir(prior + counts), q(p) = Dir(1 + Σ_d q_d) for the class prior, and
+// q_dc ∝ exp(E[log p_c] + Σ_{r∈R_d} E[log π^r_{c,y_dr}]), coordinate
+// ascent from the majority vote until no q_dc moves by more than 1e-6
+// (at most 200 rounds). Documents without answers get nil. Without a
+// document of two or more answers the answers say nothing about the
+// annotators (every one agrees with itself): nil, the majority vote.
+func (m *Model) crowdLabels(byDoc [][]framework.Answer) [][]float64 {
+	R, C := m.nr, m.nc
+	if !slices.ContainsFunc(byDoc, func(as []framework.Answer) bool { return len(as) > 1 }) {
+		return nil
+	}
+	q := make([][]float64, len(byDoc))
+	for d, as := range byDoc {
+		q[d] = make([]float64, C)
+		if !MajorityVote(q[d], as) {
+			q[d] = nil
+		}
+	}
+	xi, elog := make([]float64, R*C*C), make([]float64, R*C*C)
+	alpha, elp := make([]float64, C), make([]float64, C)
+	lp := make([]float64, C)
+	for range 200 {
+		for r := range R {
+			for c := range C {
+				for l := range C {
+					xi[(r*C+c)*C+l] = m.prior(c, l)
+				}
+			}
+		}
+		for c := range alpha {
+			alpha[c] = 1
+		}
+		for d, as := range byDoc {
+			if q[d] == nil {
+				continue
+			}
+			for c, p := range q[d] {
+				alpha[c] += p
+				for _, a := range as {
+					xi[(int(a.Annotator)*C+c)*C+int(a.Class)] += p
+				}
+			}
+		}
+		for i := 0; i < len(xi); i += C {
+			sum := 0.0
+			for _, x := range xi[i : i+C] {
+				sum += x
+			}
+			ps := mathext.Digamma(sum)
+			for l, x := range xi[i : i+C] {
+				elog[i+l] = mathext.Digamma(x) - ps
+			}
+		}
+		sum := 0.0
+		for _, a := range alpha {
+			sum += a
+		}
+		for c, a := range alpha {
+			elp[c] = mathext.Digamma(a) - mathext.Digamma(sum)
+		}
+		moved := 0.0
+		for d, as := range byDoc {
+			if q[d] == nil {
+				continue
+			}
+			copy(lp, elp)
+			for _, a := range as {
+				for c := range C {
+					lp[c] += elog[(int(a.Annotator)*C+c)*C+int(a.Class)]
+				}
+			}
+			top := lp[0]
+			for _, x := range lp {
+				top = max(top, x)
+			}
+			z := 0.0
+			for c, x := range lp {
+				lp[c] = math.Exp(x - top)
+				z += lp[c]
+			}
+			for c := range lp {
+				p := lp[c] / z
+				moved = max(moved, math.Abs(p-q[d][c]))
+				q[d][c] = p
+			}
+		}
+		if moved < 1e-6 {
+			break
+		}
+	}
+	return q
 }
 
 // StartIters is the number of warm-up iterations before Start
@@ -357,7 +477,12 @@ func (m *Model) StartFrom(pred []framework.Target) error {
 		}
 	}
 	if len(labels) == 1 && C > 1 {
-		return fmt.Errorf("%w: confusion annotators: init = %q, but the response predicts the same class for every training document (a response that ignores the documents, such as class-prior?); use init = %q or %q", framework.ErrIncompatible, InitClassifier, InitMajority, InitUniform)
+		// A classifier that predicts one class for every document (weak
+		// text, very unequal classes) judges every annotator against a
+		// constant: nothing to learn from. Keep the warm-up's ξ. (A
+		// response that ignores the documents is refused before training,
+		// models.Build.)
+		return nil
 	}
 	m.xi = xi
 	m.refresh()

@@ -2,8 +2,10 @@ package confusion
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/maslda/maslda/framework"
 )
 
@@ -87,11 +89,19 @@ func TestStartErrors(t *testing.T) {
 		"too few":       {[]framework.Target{ok, ok, ok}, framework.ErrBadInput},
 		"wrong kind":    {[]framework.Target{ok, &framework.Gaussian{}, ok, ok}, framework.ErrIncompatible},
 		"wrong classes": {[]framework.Target{ok, ok, catTarget(0.2, 0.3, 0.5), ok}, framework.ErrIncompatible},
-		"one class":     {[]framework.Target{ok, ok, ok, ok}, framework.ErrIncompatible},
 	} {
 		if err := m.StartFrom(c.pred); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)
 		}
+	}
+	// A classifier that predicts one class for every document leaves ξ as
+	// it was.
+	before := slices.Clone(m.xi)
+	if err := m.StartFrom([]framework.Target{ok, ok, ok, ok}); err != nil {
+		t.Errorf("one class: %v, want no error", err)
+	}
+	if diff := cmp.Diff(before, m.xi); diff != "" {
+		t.Errorf("one class changed ξ:\n%s", diff)
 	}
 	cfg.StartIters = 0
 	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {

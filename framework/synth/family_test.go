@@ -1,0 +1,69 @@
+package synth
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRandomFamily: the draws are deterministic, cover the ranges the
+// family promises, and every draw's crowd oracle (the planted matrices,
+// mixed with the items' difficulty, and the class prior) is at least
+// majority vote: a draw whose oracle could not beat majority vote would
+// make the gap share meaningless. Sizes are cut to keep it fast.
+func TestRandomFamily(t *testing.T) {
+	fam := RandomFamily(50, 1)
+	if diff := cmp.Diff(fam, RandomFamily(50, 1)); diff != "" {
+		t.Fatalf("the same seeds gave other draws:\n%s", diff)
+	}
+	seen := map[string]bool{}
+	var minLen, maxLen, minR, maxR, maxPer = math.Inf(1), 0.0, 1 << 30, 0, 0.0
+	labels := map[string]int{}
+	for _, s := range fam {
+		for _, c := range s.Communities {
+			seen[c.Kind] = true
+		}
+		minLen, maxLen = min(minLen, s.DocLen), max(maxLen, s.DocLen)
+		minR, maxR = min(minR, s.R), max(maxR, s.R)
+		maxPer = max(maxPer, s.PerDoc)
+		labels[s.Labels]++
+		if s.Communities[0].Kind != CommunityGood {
+			t.Errorf("%s: first community %q, want good", s.Name, s.Communities[0].Kind)
+		}
+	}
+	for _, k := range CommunityKinds {
+		if !seen[k] {
+			t.Errorf("no draw has a %q community", k)
+		}
+	}
+	if minLen > 10 || maxLen < 200 || minR > 5 || maxR < 200 || maxPer < 10 || labels[LabelsArgmax] < 10 || labels[LabelsSampled] < 10 {
+		t.Errorf("ranges not covered: words %v–%v, annotators %d–%d, answers per item up to %.1f, labels %v", minLen, maxLen, minR, maxR, maxPer, labels)
+	}
+	for _, s := range fam {
+		s.D, s.Test = min(s.D, 600), 20
+		s.DocLen = min(s.DocLen, 10)
+		a, err := NewFamilyCrowd(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := NewFamilyCrowd(s)
+		if diff := cmp.Diff(a.Train.Answers.ByDoc, b.Train.Answers.ByDoc); diff != "" {
+			t.Fatalf("%s: answers differ for the same seed:\n%s", s.Name, diff)
+		}
+		for d, as := range a.Train.Answers.ByDoc {
+			if len(as) < 1 || len(as) > s.R {
+				t.Fatalf("%s: document %d has %d answers of %d annotators", s.Name, d, len(as), s.R)
+			}
+			for i := 1; i < len(as); i++ {
+				if as[i-1].Annotator >= as[i].Annotator {
+					t.Fatalf("%s: document %d: answers not by distinct annotators in order", s.Name, d)
+				}
+			}
+		}
+		mv, oracle := a.MajorityVote(), a.OracleAccuracy(OracleCrowd)
+		if oracle < mv-0.02 {
+			t.Errorf("%s: crowd oracle %.3f below majority vote %.3f\n%v", s.Name, oracle, mv, s)
+		}
+	}
+}
