@@ -250,6 +250,18 @@ type DocScorer interface {
 	DocELBO(d *DocState) float64
 }
 
+// AnswerPredictor is an optional capability of a NoiseModel: the log
+// predictive probability of answer a (a probability for a class, a density
+// for a number) by its annotator about a document whose target has the
+// distribution t, at the current global parameters: log Σ_c t_c·p(a | c, r)
+// or log ∫ q(x) p(a | x, r) dx, with the annotator's parameters at their
+// posterior mean (point estimates: the estimate). It scores answers held
+// out of training (models.ScoreAnswers), a model-selection criterion that
+// needs no gold labels.
+type AnswerPredictor interface {
+	LogPredictive(t Target, a Answer) float64
+}
+
 // Reporter is an optional capability of a NoiseModel: a description of
 // every annotator for annotators.csv (a header and one row per annotator,
 // in the order of Setup.Annotators) and annotators.json (any value that

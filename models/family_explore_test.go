@@ -1,6 +1,7 @@
 package models_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -12,33 +13,46 @@ import (
 	"testing"
 	"time"
 
+	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/synth"
+	"github.com/maslda/maslda/models"
 )
 
-// familyConfig is the model a family run measures: the shipped default
-// (`model = "ma-sldac"`) with the draw's model K, or MASLDA_FAMILY_CONFIG
-// (HCL; "%K%" is replaced by the draw's model K) to measure a variant.
-func familyConfig(spec synth.FamilySpec, seed uint64) string {
+// familyConfigs are the configurations a family run measures: the
+// shipped default (`model = "ma-sldac"`) with the draw's model K, or those
+// of MASLDA_FAMILY_CONFIG (HCL, several separated by lines "---"; "%K%" is
+// replaced by the draw's model K) to measure variants.
+func familyConfigs() []string {
 	body := "model = \"ma-sldac\"\ntopics { k = %K% }\n"
 	if s := os.Getenv("MASLDA_FAMILY_CONFIG"); s != "" {
-		body = s + "\n"
+		body = s
 	}
-	return fmt.Sprintf("seed = %d\nworkers = 1\n", seed) + strings.ReplaceAll(body, "%K%", strconv.Itoa(spec.ModelK))
+	return strings.Split(body, "\n---\n")
+}
+
+func familySource(body string, spec synth.FamilySpec, seed uint64) string {
+	return fmt.Sprintf("seed = %d\nworkers = 1\n", seed) + strings.ReplaceAll(body, "%K%", strconv.Itoa(spec.ModelK)) + "\n"
 }
 
 // familyRow is one draw's results.
 type familyRow struct {
-	spec             synth.FamilySpec
-	mv, ds, crowd    float64
-	emOracle         float64
-	truth, heldout   []float64 // per seed
-	seconds, oracleS float64
-	err              error
+	spec               synth.FamilySpec
+	mv, ds, dsb, crowd float64
+	emOracle           float64
+	truth, heldout     [][]float64 // per configuration and seed
+	score              [][]float64 // the held-out answers criterion (MASLDA_CRITERION)
+	seconds            []float64   // per configuration, summed over seeds
+	err                error
 }
 
 // oracle is the better of the two oracles that know the annotators: the
 // closed-form crowd posterior and EM with the planted matrices held.
-func (r familyRow) oracle() float64 { return max(r.crowd, r.emOracle) }
+func (r familyRow) oracle() float64 {
+	if math.IsNaN(r.emOracle) {
+		return r.crowd
+	}
+	return max(r.crowd, r.emOracle)
+}
 
 // share is the share of the gap from majority vote to the oracle that a
 // truth accuracy closes; the gap counts as at least 0.02, so that a crowd
@@ -47,24 +61,72 @@ func (r familyRow) share(truth float64) float64 {
 	return (truth - r.mv) / math.Max(r.oracle()-r.mv, 0.02)
 }
 
-// TestRandomFamily measures a configuration (the shipped MA-sLDAc by
+// fitScored trains src on cr's documents with the answers kept (nil: all
+// of them) and returns the truth accuracy on every training document, the
+// held-out accuracy, and the mean log predictive of the held answers
+// (models.ScoreAnswers; NaN without held).
+func fitScored(cr *synth.Crowd, src string, kept *framework.Answers, held [][]framework.Answer) (truth, heldout, score float64, err error) {
+	score = math.NaN()
+	cfg, err := models.ParseConfig([]byte(src), "c.hcl")
+	if err != nil {
+		return
+	}
+	train := cr.Train
+	if kept != nil {
+		train = &framework.Corpus{V: train.V, Docs: train.Docs, Answers: kept}
+	}
+	r, err := models.Build(cfg, nil, train)
+	if err != nil {
+		return
+	}
+	ctx := context.Background()
+	if _, err = r.Fit(ctx, nil); err != nil {
+		return
+	}
+	post, err := r.Model.Posterior(ctx)
+	if err != nil {
+		return
+	}
+	truth = accuracyOf(post, cr.Truth)
+	pred, err := r.Model.Predict(ctx, cr.Test)
+	if err != nil {
+		return
+	}
+	heldout = accuracyOf(pred, cr.TestTruth)
+	if held != nil {
+		var s models.AnswerScore
+		if s, err = r.Model.ScoreAnswers(ctx, held); err != nil {
+			return
+		}
+		score = s.Mean()
+	}
+	return
+}
+
+// TestRandomFamily measures configurations (the shipped MA-sLDAc by
 // default) on the randomised planted family of issue 25
 // (synth.RandomFamily): per draw, majority vote (expected, ties split),
-// Dawid–Skene (the preset), the crowd oracle (planted matrices and class
-// prior, closed form), the EM oracle (MA-sLDAc with ξ held at the planted
-// matrices, seed 1), and the model at each seed; then the distribution
-// over draws of the share of the majority-vote-to-oracle gap the model
-// closes, the spread of its truth over seeds, and the draws where it ends
-// below majority vote or Dawid–Skene by more than 0.005. Gated (about an
-// hour for 50 draws × 3 seeds on 2 cores):
+// Dawid–Skene and Bayesian Dawid–Skene (the presets), the crowd oracle
+// (planted matrices and class prior, closed form), the EM oracle (MA-sLDAc
+// with ξ held at the planted matrices, seed 1), and each configuration at
+// each seed; then, per configuration, the distribution over draws of the
+// share of the majority-vote-to-oracle gap it closes, the spread of its
+// truth over seeds, and the fits below majority vote or Dawid–Skene by
+// more than 0.005. Gated (about 20 minutes for 50 draws × 3 seeds on 2
+// cores):
 //
 //	MASLDA_FAMILY=50 go test ./models -run '^TestRandomFamily$' -v -timeout 0
 //
 // MASLDA_FAMILY is the number of draws (seeds 1…N of the family);
 // MASLDA_FAMILY_DRAWS a comma-separated subset of draw indices;
 // MASLDA_SEEDS the model seeds (default 1,2,3); MASLDA_FAMILY_CONFIG the
-// configuration (familyConfig); MASLDA_SKIP=oracle leaves the EM oracle
+// configurations (familyConfigs); MASLDA_SKIP=oracle leaves the EM oracle
 // out; MASLDA_PAR the number of fits run at once (default the cores).
+// MASLDA_CRITERION=0.1 holds out that share of the answers (the same for
+// every fit of a draw), trains every configuration on the rest and reports
+// the held-out answers criterion (models.ScoreAnswers): per draw, the rank
+// correlation between the criterion and the truth accuracy over every
+// configuration × seed, and the truth of the fit the criterion picks.
 func TestRandomFamily(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("MASLDA_FAMILY"))
 	if n <= 0 {
@@ -93,32 +155,49 @@ func TestRandomFamily(t *testing.T) {
 			seeds = append(seeds, x)
 		}
 	}
+	configs := familyConfigs()
 	skipOracle := slices.Contains(strings.Split(os.Getenv("MASLDA_SKIP"), ","), "oracle")
 	par := runtime.NumCPU()
 	if s := os.Getenv("MASLDA_PAR"); s != "" {
 		par, _ = strconv.Atoi(s)
 	}
+	criterion, _ := strconv.ParseFloat(os.Getenv("MASLDA_CRITERION"), 64)
 	rows := make([]familyRow, len(fam))
 	crowds := make([]*synth.FamilyCrowd, len(fam))
+	kept := make([]*framework.Answers, len(fam))
+	held := make([][][]framework.Answer, len(fam))
 	for i, spec := range fam {
-		rows[i] = familyRow{spec: spec, truth: make([]float64, len(seeds)), heldout: make([]float64, len(seeds)), emOracle: math.NaN()}
+		rows[i] = familyRow{spec: spec, emOracle: math.NaN(), seconds: make([]float64, len(configs))}
+		for range configs {
+			rows[i].truth = append(rows[i].truth, make([]float64, len(seeds)))
+			rows[i].heldout = append(rows[i].heldout, make([]float64, len(seeds)))
+			rows[i].score = append(rows[i].score, make([]float64, len(seeds)))
+		}
 		cr, err := synth.NewFamilyCrowd(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		crowds[i] = cr
 		rows[i].mv, rows[i].crowd = cr.MajorityVote(), cr.OracleAccuracy(synth.OracleCrowd)
+		if criterion > 0 {
+			if kept[i], held[i], err = models.SplitAnswers(cr.Train.Answers, criterion, spec.Seed); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	// Jobs: per draw, Dawid–Skene, the EM oracle and one fit per seed.
-	type job struct{ draw, kind, seed int } // kind 0 DS, 1 oracle, 2 model (seed index)
+	// Jobs: per draw, the two Dawid–Skenes, the EM oracle and one fit per
+	// configuration and seed.
+	type job struct{ draw, kind, cfg, seed int } // kind 0 DS, 1 DS(bayes), 2 oracle, 3 model
 	var jobs []job
 	for i := range fam {
-		jobs = append(jobs, job{i, 0, 0})
+		jobs = append(jobs, job{i, 0, 0, 0}, job{i, 1, 0, 0})
 		if !skipOracle {
-			jobs = append(jobs, job{i, 1, 0})
+			jobs = append(jobs, job{i, 2, 0, 0})
 		}
-		for s := range seeds {
-			jobs = append(jobs, job{i, 2, s})
+		for c := range configs {
+			for s := range seeds {
+				jobs = append(jobs, job{i, 3, c, s})
+			}
 		}
 	}
 	var mu sync.Mutex
@@ -132,16 +211,20 @@ func TestRandomFamily(t *testing.T) {
 			for j := range ch {
 				cr, spec := crowds[j.draw].Crowd, fam[j.draw]
 				start := time.Now()
-				var res crowdRun
+				var truth, heldout, score float64
 				var err error
 				switch j.kind {
 				case 0:
-					res, err = fitCrowdErr(cr, "seed = 1\nworkers = 1\nmodel = \"dawid-skene\"\n", "", false)
+					truth, _, _, err = fitScored(cr, "seed = 1\nworkers = 1\nmodel = \"dawid-skene\"\n", nil, nil)
 				case 1:
+					truth, _, _, err = fitScored(cr, "seed = 1\nworkers = 1\nmodel = \"dawid-skene(bayes)\"\n", nil, nil)
+				case 2:
 					src := fmt.Sprintf("seed = 1\nworkers = 1\ntopics { k = %d }\nresponse \"softmax\" {}\nannotators \"confusion\" { init = \"uniform\" }\ninference \"batch\" {}\n", spec.ModelK)
+					var res crowdRun
 					res, err = fitCrowdErr(cr, src, "fixed", false)
+					truth = res.truth
 				default:
-					res, err = fitCrowdErr(cr, familyConfig(spec, seeds[j.seed]), "", true)
+					truth, heldout, score, err = fitScored(cr, familySource(configs[j.cfg], spec, seeds[j.seed]), kept[j.draw], held[j.draw])
 				}
 				sec := time.Since(start).Seconds()
 				mu.Lock()
@@ -153,12 +236,14 @@ func TestRandomFamily(t *testing.T) {
 				}
 				switch j.kind {
 				case 0:
-					r.ds = res.truth
+					r.ds = truth
 				case 1:
-					r.emOracle, r.oracleS = res.truth, sec
+					r.dsb = truth
+				case 2:
+					r.emOracle = truth
 				default:
-					r.truth[j.seed], r.heldout[j.seed] = res.truth, res.heldout
-					r.seconds += sec
+					r.truth[j.cfg][j.seed], r.heldout[j.cfg][j.seed], r.score[j.cfg][j.seed] = truth, heldout, score
+					r.seconds[j.cfg] += sec
 				}
 				mu.Unlock()
 			}
@@ -170,44 +255,155 @@ func TestRandomFamily(t *testing.T) {
 	close(ch)
 	wg.Wait()
 
-	fmt.Printf("| draw | D | words | C | K / model K | R | answers/item | communities | MV | DS | crowd oracle | EM oracle | truth per seed | held-out per seed | spread | gap share per seed | model s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	var shares, spreads []float64
-	var belowMV, belowDS []string
-	for _, r := range rows {
-		if r.err != nil {
-			t.Error(r.err)
+	for ci := range configs {
+		fmt.Printf("\n### configuration %d\n\n```\n%s\n```\n\n", ci, strings.TrimSpace(configs[ci]))
+		fmt.Printf("| draw | D | words | C | K / model K | R | answers/item | communities | MV | DS | DS (bayes) | crowd oracle | EM oracle | truth per seed | held-out per seed | spread | gap share per seed | model s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		var shares, spreads []float64
+		var belowMV, belowDS []string
+		failed := 0
+		for _, r := range rows {
+			if r.err != nil {
+				if ci == 0 {
+					t.Error(r.err)
+				}
+				failed++
+				continue
+			}
+			s := r.spec
+			var coms []string
+			for _, c := range s.Communities {
+				coms = append(coms, fmt.Sprintf("%s %.2f", c.Kind, c.Share))
+			}
+			var sh []string
+			for i, x := range r.truth[ci] {
+				g := r.share(x)
+				shares = append(shares, g)
+				sh = append(sh, fmt.Sprintf("%.2f", g))
+				if x < r.mv-0.005 {
+					belowMV = append(belowMV, fmt.Sprintf("%s seed %d (%.3f < %.3f)", s.Name, seeds[i], x, r.mv))
+				}
+				if x < r.ds-0.005 {
+					belowDS = append(belowDS, fmt.Sprintf("%s seed %d (%.3f < %.3f)", s.Name, seeds[i], x, r.ds))
+				}
+			}
+			spread := slices.Max(r.truth[ci]) - slices.Min(r.truth[ci])
+			spreads = append(spreads, spread)
+			fmt.Printf("| %s | %d | %.0f | %d | %d / %d | %d | %.1f | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %s | %s | %.3f | %s | %.0f |\n",
+				s.Name, s.D, s.DocLen, s.C, s.K, s.ModelK, s.R, s.PerDoc, strings.Join(coms, ", "), r.mv, r.ds, r.dsb, r.crowd, r.emOracle,
+				fmtList(r.truth[ci]), fmtList(r.heldout[ci]), spread, strings.Join(sh, " "), r.seconds[ci])
+		}
+		if len(shares) == 0 {
 			continue
 		}
-		s := r.spec
-		var coms []string
-		for _, c := range s.Communities {
-			coms = append(coms, fmt.Sprintf("%s %.2f", c.Kind, c.Share))
-		}
-		var sh []string
-		for i, x := range r.truth {
-			g := r.share(x)
-			shares = append(shares, g)
-			sh = append(sh, fmt.Sprintf("%.2f", g))
-			if x < r.mv-0.005 {
-				belowMV = append(belowMV, fmt.Sprintf("%s seed %d (%.3f < %.3f)", s.Name, seeds[i], x, r.mv))
-			}
-			if x < r.ds-0.005 {
-				belowDS = append(belowDS, fmt.Sprintf("%s seed %d (%.3f < %.3f)", s.Name, seeds[i], x, r.ds))
-			}
-		}
-		spread := slices.Max(r.truth) - slices.Min(r.truth)
-		spreads = append(spreads, spread)
-		fmt.Printf("| %s | %d | %.0f | %d | %d / %d | %d | %.1f | %s | %.3f | %.3f | %.3f | %.3f | %s | %s | %.3f | %s | %.0f |\n",
-			s.Name, s.D, s.DocLen, s.C, s.K, s.ModelK, s.R, s.PerDoc, strings.Join(coms, ", "), r.mv, r.ds, r.crowd, r.emOracle,
-			fmtList(r.truth), fmtList(r.heldout), spread, strings.Join(sh, " "), r.seconds)
+		fmt.Printf("\ngap share over %d fits: median %.3f, 10th percentile %.3f, worst %.3f\n", len(shares), quantile(shares, 0.5), quantile(shares, 0.1), slices.Min(shares))
+		fmt.Printf("spread over seeds, %d draws: median %.3f, 90th percentile %.3f, worst %.3f\n", len(spreads), quantile(spreads, 0.5), quantile(spreads, 0.9), slices.Max(spreads))
+		fmt.Printf("below majority vote − 0.005: %d of %d fits %v\n", len(belowMV), len(shares), belowMV)
+		fmt.Printf("below Dawid–Skene − 0.005: %d of %d fits %v\n", len(belowDS), len(shares), belowDS)
+		fmt.Printf("draws that failed with an error: %d\n", failed)
 	}
-	if len(shares) == 0 {
-		return
+	if criterion > 0 {
+		familyCriterion(rows, len(configs)*len(seeds))
 	}
-	fmt.Printf("\ngap share over %d fits: median %.3f, 10th percentile %.3f, worst %.3f\n", len(shares), quantile(shares, 0.5), quantile(shares, 0.1), slices.Min(shares))
-	fmt.Printf("spread over seeds, %d draws: median %.3f, 90th percentile %.3f, worst %.3f\n", len(spreads), quantile(spreads, 0.5), quantile(spreads, 0.9), slices.Max(spreads))
-	fmt.Printf("below majority vote − 0.005: %d of %d fits %v\n", len(belowMV), len(shares), belowMV)
-	fmt.Printf("below Dawid–Skene − 0.005: %d of %d fits %v\n", len(belowDS), len(shares), belowDS)
+}
+
+// familyCriterion prints, per draw, the rank correlation between the
+// held-out answers criterion and the truth accuracy over every fit
+// (configuration × seed), and the truth of the fit the criterion picks
+// against the mean and the best fit's.
+func familyCriterion(rows []familyRow, fits int) {
+	fmt.Printf("\n### the held-out answers criterion\n\n| draw | Spearman(criterion, truth) | picked truth | mean truth | best truth |\n|---|---|---|---|---|\n")
+	var rhos, regret, gain []float64
+	for _, r := range rows {
+		if r.err != nil {
+			continue
+		}
+		var sc, tr []float64
+		for c := range r.truth {
+			sc = append(sc, r.score[c]...)
+			tr = append(tr, r.truth[c]...)
+		}
+		pick := 0
+		for i := range sc {
+			if sc[i] > sc[pick] {
+				pick = i
+			}
+		}
+		mean := 0.0
+		for _, x := range tr {
+			mean += x / float64(len(tr))
+		}
+		rho := spearman(sc, tr)
+		if !math.IsNaN(rho) {
+			rhos = append(rhos, rho)
+		}
+		regret = append(regret, slices.Max(tr)-tr[pick])
+		gain = append(gain, tr[pick]-mean)
+		fmt.Printf("| %s | %.2f | %.3f | %.3f | %.3f |\n", r.spec.Name, rho, tr[pick], mean, slices.Max(tr))
+	}
+	if len(rhos) > 0 {
+		m := 0.0
+		for _, x := range rhos {
+			m += x / float64(len(rhos))
+		}
+		fmt.Printf("\nSpearman over %d fits a draw, %d draws with a spread: mean %.2f, median %.2f\n", fits, len(rhos), m, quantile(rhos, 0.5))
+	}
+	if len(gain) > 0 {
+		mg, mr := 0.0, 0.0
+		for i := range gain {
+			mg += gain[i] / float64(len(gain))
+			mr += regret[i] / float64(len(gain))
+		}
+		fmt.Printf("picked fit against the mean fit: %+.4f on average (worst %+.3f); against the best fit: −%.4f on average (worst −%.3f)\n", mg, slices.Min(gain), mr, slices.Max(regret))
+	}
+}
+
+// spearman is the rank correlation of x and y (average ranks for ties;
+// NaN when either is constant).
+func spearman(x, y []float64) float64 {
+	rx, ry := ranks(x), ranks(y)
+	mx, my := 0.0, 0.0
+	for i := range rx {
+		mx += rx[i] / float64(len(rx))
+		my += ry[i] / float64(len(ry))
+	}
+	sxy, sxx, syy := 0.0, 0.0, 0.0
+	for i := range rx {
+		sxy += (rx[i] - mx) * (ry[i] - my)
+		sxx += (rx[i] - mx) * (rx[i] - mx)
+		syy += (ry[i] - my) * (ry[i] - my)
+	}
+	if sxx == 0 || syy == 0 {
+		return math.NaN()
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+func ranks(x []float64) []float64 {
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		switch {
+		case x[a] < x[b]:
+			return -1
+		case x[a] > x[b]:
+			return 1
+		}
+		return 0
+	})
+	r := make([]float64, len(x))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && x[idx[j+1]] == x[idx[i]] {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			r[idx[k]] = float64(i+j)/2 + 1
+		}
+		i = j + 1
+	}
+	return r
 }
 
 func fmtList(x []float64) string {

@@ -584,6 +584,38 @@ func (s *Stats) Reset() {
 	s.touched = s.touched[:0]
 }
 
+var _ framework.AnswerPredictor = (*Model)(nil)
+
+// LogPredictive is log Σ_c λ_c E[π^r_{c,y}] for answer y by annotator r
+// about a document with q(c) = Cat(λ) (framework.AnswerPredictor), with
+// E[π^r_{c,y}] = ξ^r_{c,y}/Σ_l ξ^r_{c,l} (estimate = "point": π̂^r_{c,y}).
+// An annotator or class outside the model's, or a target that is not a
+// categorical over its classes, gives NaN.
+func (m *Model) LogPredictive(t framework.Target, a framework.Answer) float64 {
+	cat, ok := t.(*framework.Categorical)
+	C := m.nc
+	if !ok || len(cat.P) != C || a.Annotator < 0 || int(a.Annotator) >= m.nr || a.Class < 0 || int(a.Class) >= C {
+		return math.NaN()
+	}
+	p := 0.0
+	for c, lam := range cat.P {
+		if lam == 0 {
+			continue
+		}
+		row := m.xi[(int(a.Annotator)*C+c)*C:][:C]
+		if m.cfg.Estimate == EstimatePoint {
+			p += lam * math.Exp(m.elogT[(int(a.Annotator)*C+int(a.Class))*C+c])
+			continue
+		}
+		sum := 0.0
+		for _, x := range row {
+			sum += x
+		}
+		p += lam * row[a.Class] / sum
+	}
+	return math.Log(p)
+}
+
 // Accumulate adds document d's counts λ_dc [y_dr = l] to s.
 func (m *Model) Accumulate(st framework.Stats, d *framework.DocState) {
 	s := st.(*Stats)

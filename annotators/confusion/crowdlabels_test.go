@@ -172,3 +172,33 @@ func argmaxOf(p []float64) int {
 	}
 	return best
 }
+
+// TestLogPredictive: log Σ_c λ_c ξ^r_{c,y}/Σ_l ξ^r_{c,l} by hand, the
+// point estimate's π̂ = (ξ − 1)/Σ(ξ − 1), and NaN outside the model.
+func TestLogPredictive(t *testing.T) {
+	xi := [][][]float64{{{3, 1}, {2, 6}}, {{1, 1}, {1, 1}}}
+	for _, est := range []string{EstimateVariational, EstimatePoint} {
+		cfg := Defaults()
+		cfg.Estimate, cfg.Init = est, InitUniform
+		m := newModel(t, cfg, 2, 2, nil)
+		if err := m.SetXi(cloneXi(xi)); err != nil {
+			t.Fatal(err)
+		}
+		lam := catTarget(0.3, 0.7)
+		want := math.Log(0.3*1.0/4 + 0.7*6.0/8) // annotator 0 answers class 1
+		if est == EstimatePoint {
+			want = math.Log(0.3*0/2 + 0.7*5.0/6)
+		}
+		if got := m.LogPredictive(lam, ans(0, 1)); math.Abs(got-want) > 1e-6 {
+			t.Errorf("%s: LogPredictive = %v, want %v", est, got, want)
+		}
+		for _, bad := range []framework.Answer{ans(2, 0), ans(0, 2), {Annotator: -1}} {
+			if got := m.LogPredictive(lam, bad); !math.IsNaN(got) {
+				t.Errorf("%s: answer %+v outside the model: %v, want NaN", est, bad, got)
+			}
+		}
+		if got := m.LogPredictive(catTarget(0.2, 0.3, 0.5), ans(0, 1)); !math.IsNaN(got) {
+			t.Errorf("%s: three-class target: %v, want NaN", est, got)
+		}
+	}
+}
