@@ -38,6 +38,18 @@ const (
 	InitUniform    = "uniform"    // the prior: ξ^r_{c,l} = ω + diagonal·[c = l] (default, with diagonal 2)
 )
 
+// The prior of the confusion rows (Config.Prior).
+const (
+	PriorFixed   = "fixed"   // Dir(ω + diagonal·e_c) (default)
+	PriorLearned = "learned" // a Dirichlet α_c per true class shared by every annotator, estimated
+)
+
+// maxPriorPrecision caps Σ_l α_cl of a learned prior: with annotators whose
+// expected log confusions all agree the maximiser runs off to infinity
+// (complete pooling); 1,000 pseudo-answers per row is that for any crowd
+// this model is meant for.
+const maxPriorPrecision = 1e3
+
 // The labels the initial ξ counts answers against (Config.InitLabels).
 const (
 	InitLabelsMajority = "majority" // the majority vote (default)
@@ -85,6 +97,14 @@ type Config struct {
 	// fit of the answers alone (crowdLabels), started from the majority
 	// vote. With one answer per document both are the answer itself.
 	InitLabels string `hcl:"init_labels,optional"`
+	// Prior is "fixed" (default: every row's prior is Dir(ω + diagonal·e_c))
+	// or "learned": the prior α_c of row c, shared by every annotator, is
+	// estimated from all of them (empirical Bayes: after each update α_c
+	// maximises Σ_r E_q[log Dir(π^r_c | α_c)], learnPrior), starting from
+	// ω + diagonal·e_c. Annotators with few answers then borrow the crowd's
+	// typical confusion instead of a fixed guess. Needs estimate =
+	// "variational".
+	Prior string `hcl:"prior,optional"`
 	// Estimate is "variational" (default: the Dirichlet posterior of
 	// MODEL.md §2) or "point": MAP point estimates π̂^r_{c,l} ∝ ξ^r_{c,l} − 1
 	// of the same ξ (the EM of Dawid–Skene and of Raykar et al. 2010 when
@@ -94,7 +114,7 @@ type Config struct {
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartLabels: StartOthers, InitLabels: InitLabelsMajority}
+	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartLabels: StartOthers, InitLabels: InitLabelsMajority, Prior: PriorFixed}
 }
 
 // Validate checks the settings; errors wrap framework.ErrBadInput.
@@ -126,6 +146,15 @@ func (c Config) Validate() error {
 	case InitLabelsMajority, InitLabelsCrowd:
 	default:
 		return fmt.Errorf("%w: annotators.init_labels = %q; valid: %s, %s", framework.ErrBadInput, c.InitLabels, InitLabelsMajority, InitLabelsCrowd)
+	}
+	switch c.Prior {
+	case PriorFixed:
+	case PriorLearned:
+		if c.Estimate == EstimatePoint {
+			return fmt.Errorf("%w: annotators.prior = %q needs estimate = %q (a learned prior over point estimates runs off to a point mass)", framework.ErrBadInput, PriorLearned, EstimateVariational)
+		}
+	default:
+		return fmt.Errorf("%w: annotators.prior = %q; valid: %s, %s", framework.ErrBadInput, c.Prior, PriorFixed, PriorLearned)
 	}
 	switch c.Estimate {
 	case EstimateVariational:
@@ -173,6 +202,7 @@ type Model struct {
 	answers []int                // answers per annotator in the training corpus (persisted)
 	byDoc   [][]framework.Answer // the training answers (for Start; nil when rebuilt from a save)
 
+	alpha []float64 // the prior: alpha[c*C+l] = α_{c,l} (ω + diagonal·[c = l] unless learned)
 	xi    []float64 // ξ: xi[(r*C+c)*C+l] = ξ^r_{c,l}
 	elogT []float64 // E[log π], answer-major: elogT[(r*C+l)*C+c] = E[log π^r_{c,l}]
 	kl    float64   // Σ_{r,c} E[log p(π^r_c | prior)] − E[log q(π^r_c | ξ^r_c)] at the current ξ
@@ -187,13 +217,35 @@ func (m *Model) NumAnnotators() int { return m.nr }
 // NumClasses is C.
 func (m *Model) NumClasses() int { return m.nc }
 
-// prior is the Dirichlet parameter of entry (c, l) of every annotator's
-// prior: ω + diagonal·[c = l].
+// prior is the Dirichlet parameter α_{c,l} of entry (c, l) of every
+// annotator's prior: ω + diagonal·[c = l], or the learned prior.
 func (m *Model) prior(c, l int) float64 {
+	if m.alpha != nil {
+		return m.alpha[c*m.nc+l]
+	}
+	return m.startPrior(c, l)
+}
+
+// startPrior is ω + diagonal·[c = l], the fixed prior and the learned
+// prior's start.
+func (m *Model) startPrior(c, l int) float64 {
 	if c == l {
 		return m.cfg.Omega + m.cfg.Diagonal
 	}
 	return m.cfg.Omega
+}
+
+// Prior returns the prior's C×C Dirichlet parameters α_{c,l} (row c: the
+// prior of every annotator's row c), learned or fixed.
+func (m *Model) Prior() [][]float64 {
+	out := make([][]float64, m.nc)
+	for c := range out {
+		out[c] = make([]float64, m.nc)
+		for l := range out[c] {
+			out[c][l] = m.prior(c, l)
+		}
+	}
+	return out
 }
 
 // Init sizes ξ to R×C×C (R = len(s.Workers), C = len(s.Classes)) and sets
@@ -255,6 +307,12 @@ func (m *Model) Init(s *framework.Setup) error {
 	m.workers = append([]string(nil), s.Annotators...)
 	m.classes = append([]string(nil), s.Classes...)
 	m.answers = make([]int, R)
+	m.alpha = make([]float64, C*C)
+	for c := range C {
+		for l := range C {
+			m.alpha[c*C+l] = m.startPrior(c, l)
+		}
+	}
 	m.xi = make([]float64, R*C*C)
 	m.elogT = make([]float64, R*C*C)
 	for r := 0; r < R; r++ {
@@ -646,16 +704,141 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	s := st.(*Stats)
 	rho, sc := step.Rho, step.Scale
 	C := m.nc
+	// The prior the intermediate ξ (ρ = 1) is built on: the learned α̂ or
+	// the fixed one.
+	prior := m.prior
+	if m.cfg.Prior == PriorLearned {
+		hat := m.learnPrior(s.Counts, sc)
+		prior = func(c, l int) float64 { return hat[c*C+l] }
+		for i := range m.alpha {
+			m.alpha[i] = (1-rho)*m.alpha[i] + rho*hat[i]
+		}
+	}
 	for r := 0; r < m.nr; r++ {
 		for c := 0; c < C; c++ {
 			i := (r*C + c) * C
 			for l := 0; l < C; l++ {
-				m.xi[i+l] = (1-rho)*m.xi[i+l] + rho*(m.prior(c, l)+sc*s.Counts[i+l])
+				m.xi[i+l] = (1-rho)*m.xi[i+l] + rho*(prior(c, l)+sc*s.Counts[i+l])
 			}
 		}
 	}
 	m.refresh()
 	return nil
+}
+
+// learnPrior sets the learned prior (Config.Prior = "learned") from the
+// statistics, before ξ is updated from it. For each true class c the
+// annotators' rows share the prior Dir(α_c); with q(π^r_c) = Dir(α_c + n_rc)
+// (n_rc = S·Counts^r_c) the bound's part in π^r_c at its optimum is the
+// log marginal likelihood of the counts, so the update of (α_c, ξ) that
+// maximises the bound is α̂_c = the maximiser of
+//
+//	f(α_c) = Σ_r log DirMult(n_rc | α_c) = Σ_r [lnΓ(Σα) − lnΓ(Σα + N_rc) + Σ_l lnΓ(α_l + n_rcl) − lnΓ(α_l)]
+//
+// (type-II maximum likelihood, Minka 2000's fixed point for the Pólya
+// distribution, α_l ← α_l·Σ_r [ψ(n_rcl + α_l) − ψ(α_l)] / Σ_r [ψ(N_rc + Σα) −
+// ψ(Σα)], from the current α_c), then ξ = α̂ + S·Counts (ρ = 1). With
+// annotators that all confuse alike f rises forever as Σα grows (complete
+// pooling); Σ_l α_cl is held at most maxPriorPrecision, where the mean is
+// then fitted at that precision (meanAtPrecision). It returns α̂ (C×C, row
+// c at c·C); Update then moves α like ξ: α ← (1 − ρ)·α + ρ·α̂ (under SVI,
+// ρ < 1, α̂ is the intermediate estimate from one mini-batch).
+func (m *Model) learnPrior(counts []float64, sc float64) []float64 {
+	C, R := m.nc, m.nr
+	hat := make([]float64, C*C)
+	next := make([]float64, C)
+	num := make([]float64, C)
+	n := make([]float64, C)
+	for c := range C {
+		cur := m.alpha[c*C:][:C]
+		copy(next, cur)
+		for range 2000 {
+			s := sumOf(next)
+			clear(num)
+			den := 0.0
+			for r := range R {
+				row := counts[(r*C+c)*C:][:C]
+				N := 0.0
+				for l, x := range row {
+					n[l] = sc * x
+					N += n[l]
+				}
+				if N == 0 {
+					continue
+				}
+				den += mathext.Digamma(N+s) - mathext.Digamma(s)
+				for l, a := range next {
+					num[l] += mathext.Digamma(n[l]+a) - mathext.Digamma(a)
+				}
+			}
+			if den == 0 { // no answers for this class: keep the prior
+				break
+			}
+			moved := 0.0
+			for l, a := range next {
+				b := max(a*num[l]/den, 1e-6)
+				moved = max(moved, math.Abs(b-a)/a)
+				next[l] = b
+			}
+			if sumOf(next) > maxPriorPrecision {
+				m.meanAtPrecision(next, counts, c, sc)
+				break
+			}
+			if moved < 1e-10 {
+				break
+			}
+		}
+		copy(hat[c*C:], next)
+	}
+	return hat
+}
+
+// meanAtPrecision sets alpha (row c's prior) to s·μ, s = maxPriorPrecision,
+// with μ the maximiser of learnPrior's f at that precision: the fixed
+// point μ_l ∝ μ_l·Σ_r [ψ(n_rcl + sμ_l) − ψ(sμ_l)], from alpha's own mean.
+func (m *Model) meanAtPrecision(alpha, counts []float64, c int, sc float64) {
+	C, R := m.nc, m.nr
+	s := maxPriorPrecision
+	mu := make([]float64, C)
+	t := sumOf(alpha)
+	for l, a := range alpha {
+		mu[l] = a / t
+	}
+	num := make([]float64, C)
+	for range 2000 {
+		clear(num)
+		for r := range R {
+			row := counts[(r*C+c)*C:][:C]
+			for l, x := range row {
+				num[l] += mathext.Digamma(sc*x+s*mu[l]) - mathext.Digamma(s*mu[l])
+			}
+		}
+		z := 0.0
+		for l := range num {
+			num[l] *= mu[l]
+			z += num[l]
+		}
+		moved := 0.0
+		for l := range mu {
+			v := max(num[l]/z, 1e-9)
+			moved = max(moved, math.Abs(v-mu[l])/mu[l])
+			mu[l] = v
+		}
+		if moved < 1e-10 {
+			break
+		}
+	}
+	for l := range alpha {
+		alpha[l] = s * mu[l]
+	}
+}
+
+func sumOf(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s
 }
 
 // refresh recomputes the expected log confusion entries the evidence and
@@ -674,11 +857,22 @@ func (m *Model) refresh() {
 	C := m.nc
 	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
 	// lnΓ(Σ_l α_l) − Σ_l lnΓ(α_l) for a prior row (the same for every c).
-	priorNorm := lg(float64(C)*m.cfg.Omega+m.cfg.Diagonal) - lg(m.cfg.Omega+m.cfg.Diagonal) - float64(C-1)*lg(m.cfg.Omega)
+	// lnΓ(Σ_l α_cl) − Σ_l lnΓ(α_cl) for each prior row c.
+	norms := make([]float64, C)
+	for c := range norms {
+		sum := 0.0
+		for l := range C {
+			a := m.prior(c, l)
+			sum += a
+			norms[c] -= lg(a)
+		}
+		norms[c] += lg(sum)
+	}
 	point := m.cfg.Estimate == EstimatePoint
 	kl := 0.0
 	for r := 0; r < m.nr; r++ {
 		for c := 0; c < C; c++ {
+			priorNorm := norms[c]
 			row := m.xi[(r*C+c)*C:][:C]
 			if point {
 				sum := 0.0
@@ -827,9 +1021,12 @@ func (m *Model) Answers(r int) int { return m.answers[r] }
 // (no answers) gets the plain mean of the diagonal.
 func (m *Model) Accuracy(r int) float64 {
 	C := m.nc
-	pm := float64(C)*m.cfg.Omega + m.cfg.Diagonal
 	acc, wsum, plain := 0.0, 0.0, 0.0
 	for c := 0; c < C; c++ {
+		pm := 0.0
+		for l := range C {
+			pm += m.prior(c, l)
+		}
 		row := m.xi[(r*C+c)*C:][:C]
 		s := 0.0
 		for _, x := range row {

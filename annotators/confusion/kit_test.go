@@ -11,12 +11,15 @@ import (
 // The conformance kit, for the variational and the point estimate (ξ is
 // what Update blends), with the kit's flat response (Dawid–Skene).
 func TestKit(t *testing.T) {
-	for _, est := range []string{EstimateVariational, EstimatePoint} {
+	for _, est := range []string{EstimateVariational, EstimatePoint, PriorLearned} {
 		t.Run(est, func(t *testing.T) {
 			frameworktest.TestNoiseModel(t, frameworktest.NoiseModel{
 				New: func() (framework.NoiseModel, error) {
 					cfg := Defaults()
 					cfg.Estimate, cfg.Init = est, InitMajority
+					if est == PriorLearned { // the variational estimate with a learned prior
+						cfg.Estimate, cfg.Prior = EstimateVariational, PriorLearned
+					}
 					return NewModel(cfg)
 				},
 				Kind:    frameworktest.KindCategorical,

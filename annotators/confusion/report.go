@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strconv"
 
 	"github.com/maslda/maslda/framework"
@@ -58,7 +60,8 @@ type paramsFile struct {
 	Annotators int           `json:"annotators"`
 	Classes    int           `json:"classes"`
 	Answers    []int         `json:"answers"`
-	Xi         [][][]float64 `json:"xi"` // [annotator][true class][answer]
+	Xi         [][][]float64 `json:"xi"`              // [annotator][true class][answer]
+	Prior      [][]float64   `json:"prior,omitempty"` // a learned prior α [true class][answer]
 }
 
 const (
@@ -76,6 +79,9 @@ func (m *Model) SaveParams(w io.Writer) error {
 		Answers: m.answers, Xi: make([][][]float64, m.nr)}
 	for r := range p.Xi {
 		p.Xi[r] = m.Xi(r)
+	}
+	if m.cfg.Prior == PriorLearned {
+		p.Prior = m.Prior()
 	}
 	return json.NewEncoder(w).Encode(p)
 }
@@ -112,7 +118,34 @@ func (m *Model) LoadParams(r io.Reader) error {
 			return fmt.Errorf("%w: confusion parameters: annotator %d has %d answers", framework.ErrBadInput, r, n)
 		}
 	}
+	var alpha []float64
+	switch {
+	case m.cfg.Prior == PriorLearned && p.Prior == nil:
+		return fmt.Errorf("%w: confusion parameters: the configuration learns the prior (prior = %q) but the file has none", framework.ErrBadInput, PriorLearned)
+	case m.cfg.Prior != PriorLearned && p.Prior != nil:
+		return fmt.Errorf("%w: confusion parameters: the file has a learned prior but the configuration's prior is %q", framework.ErrBadInput, m.cfg.Prior)
+	case p.Prior != nil:
+		if len(p.Prior) != m.nc {
+			return fmt.Errorf("%w: confusion parameters: a prior of %d rows for %d classes", framework.ErrBadInput, len(p.Prior), m.nc)
+		}
+		for c, row := range p.Prior {
+			if len(row) != m.nc {
+				return fmt.Errorf("%w: confusion parameters: prior row %d has %d entries for %d classes", framework.ErrBadInput, c, len(row), m.nc)
+			}
+			for l, a := range row {
+				if !(a > 0) || math.IsInf(a, 0) {
+					return fmt.Errorf("%w: confusion parameters: prior entry (%d, %d) is %v, want a finite number > 0", framework.ErrBadInput, c, l, a)
+				}
+				alpha = append(alpha, a)
+			}
+		}
+	}
+	old := slices.Clone(m.alpha)
+	if alpha != nil {
+		m.alpha = alpha
+	}
 	if err := m.SetXi(p.Xi); err != nil {
+		m.alpha = old
 		return fmt.Errorf("confusion parameters: %w", err)
 	}
 	copy(m.answers, p.Answers)
