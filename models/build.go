@@ -27,6 +27,10 @@ type Run struct {
 
 	RestartELBOs []float64 // each candidate's ELBO after the restart phase
 
+	// HeldOut, when set (by the caller, after scoring held-out answers with
+	// Model.ScoreAnswers), is saved in model.json by WriteFiles.
+	HeldOut *HeldOutAnswers
+
 	// AfterIter, when set, is called by Fit after every iteration of the
 	// batch schedule, or update of SVI, that does not end the run (not in
 	// the restart phase nor the pilot), with where the run stands; the

@@ -228,7 +228,7 @@ func TestCheckpointResumeSVIBitIdentical(t *testing.T) {
 			crowd.train, []int{1, 2, 3}},
 		{"MA-sLDAr", "seed = 4\ntopics {\n k = 3\n}\nresponse \"gaussian\" {\n exact_iters = 2\n}\nannotators \"bias-precision\" {}\n" + svi,
 			reg, []int{1, 3, 4, 8}},
-		{"Dawid-Skene point", "seed = 6\ntopics {\n k = 1\n}\nresponse \"class-prior\" {\n estimate = \"point\"\n}\nannotators \"confusion\" {}\n" + svi,
+		{"Dawid-Skene point", "seed = 6\ntopics {\n k = 1\n}\nresponse \"class-prior\" {\n estimate = \"point\"\n}\nannotators \"confusion\" {\n init = \"majority\"\n}\n" + svi,
 			crowd.train, []int{2, 4}},
 		{"MACE", "seed = 7\ntopics {\n k = 1\n}\nresponse \"class-prior\" {}\nannotators \"mace\" {}\n" + svi,
 			crowd.train, []int{2, 4}},

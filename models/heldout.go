@@ -52,6 +52,15 @@ type AnswerScore struct {
 	N   int     // answers scored
 }
 
+// HeldOutAnswers records, in model.json, how a model trained with a share
+// of its answers held out scored on them.
+type HeldOutAnswers struct {
+	Share             float64 `json:"share"`               // the share held out (SplitAnswers)
+	Seed              uint64  `json:"seed"`                // SplitAnswers' seed
+	Answers           int     `json:"answers"`             // answers scored
+	MeanLogPredictive float64 `json:"mean_log_predictive"` // AnswerScore.Mean
+}
+
 // Mean is Sum/N (NaN without answers).
 func (s AnswerScore) Mean() float64 {
 	if s.N == 0 {

@@ -43,6 +43,10 @@ type Manifest struct {
 	Vocab          bool     `json:"vocab"`
 	Iters          int      `json:"iterations"`
 	ELBO           float64  `json:"elbo"`
+	// HeldOutAnswers is the held-out answers criterion of a run trained
+	// with a share of its answers held out (maslda train
+	// --holdout-answers); nil otherwise.
+	HeldOutAnswers *HeldOutAnswers `json:"heldout_answers,omitempty"`
 	// Files maps every other file of the directory to its SHA-256 (hex);
 	// Load refuses a file whose content differs. Version 1 had none.
 	Files map[string]string `json:"files,omitempty"`
@@ -80,6 +84,7 @@ func (r *Run) WriteFiles(dir string) error {
 	if r.Config.Annotators != nil {
 		man.Annotators = r.Config.Annotators.Name
 	}
+	man.HeldOutAnswers = r.HeldOut
 	if r.Result != nil {
 		man.Iters, man.ELBO = r.Result.Iters, r.Result.ELBO
 		if math.IsNaN(man.ELBO) || math.IsInf(man.ELBO, 0) {

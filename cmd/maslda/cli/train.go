@@ -21,7 +21,7 @@ import (
 )
 
 func runTrain(ctx context.Context, e *env, args []string) error {
-	fs, level := e.flags("train", "[--docs FILE] --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--classes FILE] [--vocab FILE] [--ids FILE] [--init-model DIR] [--checkpoint-every N] [--resume]")
+	fs, level := e.flags("train", "[--docs FILE] --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--classes FILE] [--vocab FILE] [--ids FILE] [--init-model DIR] [--holdout-answers SHARE] [--checkpoint-every N] [--resume]")
 	cfgPath := fs.String("config", "", "configuration file (HCL, or HCL's JSON syntax for .json); default: plain LDA, batch EM")
 	docsPath := fs.String("docs", "", "training documents, LDA-C (required unless the response ignores the documents, e.g. model = \"dawid-skene\": then the answers alone)")
 	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
@@ -40,12 +40,16 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	progress := fs.String("progress", "auto", "progress bar: auto (on a terminal), always, never")
 	initModel := fs.String("init-model", "", "start from this trained model's topics, response and annotators (same k, vocabulary, components, classes and annotators; the schedule may differ) instead of the configured initialisation; skips the classifier start")
 	every := fs.Int("checkpoint-every", 0, "save the run's state to OUT.checkpoint every N iterations and when interrupted (Ctrl-C), for --resume; 0 (default): no checkpoints. batch, SVI and two-stage schedules (N counts SVI updates)")
+	holdout := fs.Float64("holdout-answers", 0, "hold out this share of the answers (0 ≤ share < 1, drawn from the seed), train on the rest and score the model on them: the mean log predictive probability of the held-out answers, logged, saved in model.json and per answer in heldout-answers.csv (a criterion to compare models on a crowd without gold labels)")
 	resume := fs.Bool("resume", false, "continue the interrupted run whose checkpoint is OUT.checkpoint (same configuration, seed and inputs); it ends as the uninterrupted run would")
 	if err := e.parse(fs, level, args); err != nil {
 		return err
 	}
 	if *every < 0 {
 		return fmt.Errorf("%w: --checkpoint-every %d, want ≥ 0 (0: no checkpoints)", errUsage, *every)
+	}
+	if !(*holdout >= 0 && *holdout < 1) {
+		return fmt.Errorf("%w: --holdout-answers %v, want a share 0 ≤ share < 1 (0: keep every answer)", errUsage, *holdout)
 	}
 	required := map[string]string{"docs": *docsPath, "out": *out}
 	if *ansPath != "" || *widePath != "" {
@@ -173,6 +177,17 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
+	var held [][]framework.Answer
+	if *holdout > 0 {
+		if c.Answers == nil {
+			return fmt.Errorf("%w: --holdout-answers needs answers and a configuration with a response", errUsage)
+		}
+		all := c.Answers
+		if c.Answers, held, err = models.SplitAnswers(all, *holdout, cfg.Seed); err != nil {
+			return err
+		}
+		e.log.Info("held out answers", "answers", all.Count()-c.Answers.Count(), "of", all.Count(), "seed", cfg.Seed)
+	}
 	e.log.Info("corpus", "docs", len(c.Docs), "vocabulary", c.V, "tokens", int64(c.Tokens()))
 	if c.Answers != nil {
 		e.log.Info("answers", "answers", c.Answers.Count(), "annotators", len(c.Answers.Annotators), "classes", len(c.Answers.Classes))
@@ -184,6 +199,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	run, err := models.Build(cfg, nil, c)
 	if err != nil {
 		return err
+	}
+	if _, ok := run.Model.Noise.(framework.AnswerPredictor); held != nil && !ok {
+		return fmt.Errorf("%w: --holdout-answers: annotators %q cannot score held-out answers (no predictive probability of an answer; the confusion annotators have one)", errUsage, cfg.Annotators.Name)
 	}
 	if *initModel != "" {
 		if err := run.WarmStart(*initModel); err != nil {
@@ -273,6 +291,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		if err := writeFileAtomic(filepath.Join(st.Tmp, "posterior.csv"), func(w io.Writer) error {
 			return writePosterior(w, c, post, kind, run.Classes)
 		}); err != nil {
+			return err
+		}
+	}
+	if held != nil {
+		if err := scoreHeldOut(ctx, e, run, c, held, *holdout, cfg.Seed, st.Tmp); err != nil {
 			return err
 		}
 	}
@@ -610,4 +633,48 @@ func (o *observer) finish() {
 	if o.bar != nil {
 		o.bar.Finish()
 	}
+}
+
+// scoreHeldOut scores the held-out answers (models.Model.ScoreAnswers),
+// logs the mean, records it for model.json and writes every held-out
+// answer's log predictive probability to dir/heldout-answers.csv
+// (task,annotator,label,log_predictive, in document order).
+func scoreHeldOut(ctx context.Context, e *env, run *models.Run, c *framework.Corpus, held [][]framework.Answer, share float64, seed uint64, dir string) error {
+	score, err := run.Model.ScoreAnswers(ctx, held)
+	if err != nil {
+		return err
+	}
+	run.HeldOut = &models.HeldOutAnswers{Share: share, Seed: seed, Answers: score.N, MeanLogPredictive: score.Mean()}
+	if score.N == 0 {
+		run.HeldOut.MeanLogPredictive = 0
+		e.log.Warn("held-out answers: none was held out (too few answers for the share)", "share", share)
+	} else {
+		e.log.Info("held-out answers", "answers", score.N, "mean_log_predictive", score.Mean())
+	}
+	post, err := run.Model.Posterior(ctx)
+	if err != nil {
+		return err
+	}
+	ap := run.Model.Noise.(framework.AnswerPredictor)
+	names := c.Answers.Annotators
+	return writeFileAtomic(filepath.Join(dir, "heldout-answers.csv"), func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		if err := cw.Write([]string{"task", "annotator", "label", "log_predictive"}); err != nil {
+			return err
+		}
+		for d, as := range held {
+			for _, a := range as {
+				label := strconv.FormatFloat(a.Value, 'g', -1, 64)
+				if c.Answers.Classes != nil {
+					label = c.Answers.Classes[a.Class]
+				}
+				lp := ap.LogPredictive(post[d].Target, a)
+				if err := cw.Write([]string{c.Docs[d].ID, names[a.Annotator], label, strconv.FormatFloat(lp, 'g', 10, 64)}); err != nil {
+					return err
+				}
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	})
 }
