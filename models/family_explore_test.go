@@ -426,3 +426,28 @@ func quantile(x []float64, q float64) float64 {
 	}
 	return s[i] + (p-float64(i))*(s[i+1]-s[i])
 }
+
+// TestSpearman: the rank correlation of the family harness on
+// hand-checked cases: monotone (1), reversed (−1), ties by average rank,
+// constant (NaN).
+func TestSpearman(t *testing.T) {
+	for _, c := range []struct {
+		x, y []float64
+		want float64
+	}{
+		{[]float64{1, 2, 3, 4}, []float64{10, 20, 35, 100}, 1},
+		{[]float64{1, 2, 3, 4}, []float64{4, 3, 2, 1}, -1},
+		// ranks x: 1, 2.5, 2.5, 4; y: 1, 2, 3, 4 → r = 4.5/√(4.5·5)
+		{[]float64{0, 5, 5, 9}, []float64{1, 2, 3, 4}, 4.5 / math.Sqrt(4.5*5)},
+	} {
+		if got := spearman(c.x, c.y); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("spearman(%v, %v) = %v, want %v", c.x, c.y, got, c.want)
+		}
+	}
+	if got := spearman([]float64{1, 1, 1}, []float64{1, 2, 3}); !math.IsNaN(got) {
+		t.Errorf("constant x: %v, want NaN", got)
+	}
+	if got := quantile([]float64{3, 1, 2, 4}, 0.5); got != 2.5 {
+		t.Errorf("median of 1..4 = %v, want 2.5", got)
+	}
+}
