@@ -136,17 +136,8 @@ func fitCrowdErr(cr *synth.Crowd, src, mode string, heldout bool) (crowdRun, err
 }
 
 // expectedMV is the expected accuracy of majority vote with ties broken
-// uniformly at random.
-func expectedMV(cr *synth.Crowd) float64 {
-	mv := make([]float64, cr.Spec.C)
-	s := 0.0
-	for d, as := range cr.Train.Answers.ByDoc {
-		if confusion.MajorityVote(mv, as) {
-			s += mv[cr.Truth[d]]
-		}
-	}
-	return s / float64(len(cr.Truth))
-}
+// uniformly at random (synth.Crowd.MajorityVote).
+func expectedMV(cr *synth.Crowd) float64 { return cr.MajorityVote() }
 
 // crowdConfigs are the configurations the harness compares; MASLDA_ANN
 // replaces the annotators block of both MA-sLDAc ones, MASLDA_RESP their

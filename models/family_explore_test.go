@@ -132,29 +132,8 @@ func TestRandomFamily(t *testing.T) {
 	if n <= 0 {
 		t.Skip("exploration only: set MASLDA_FAMILY=50 (the number of draws) to run")
 	}
-	fam := synth.RandomFamily(n, 1)
-	if s := os.Getenv("MASLDA_FAMILY_DRAWS"); s != "" {
-		var sub []synth.FamilySpec
-		for _, f := range strings.Split(s, ",") {
-			i, err := strconv.Atoi(f)
-			if err != nil || i < 0 || i >= n {
-				t.Fatalf("MASLDA_FAMILY_DRAWS: %q is not a draw index below %d", f, n)
-			}
-			sub = append(sub, fam[i])
-		}
-		fam = sub
-	}
-	seeds := []uint64{1, 2, 3}
-	if s := os.Getenv("MASLDA_SEEDS"); s != "" {
-		seeds = nil
-		for _, f := range strings.Split(s, ",") {
-			x, err := strconv.ParseUint(f, 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			seeds = append(seeds, x)
-		}
-	}
+	fam := familyDraws(t, synth.RandomFamily(n, 1), "MASLDA_FAMILY_DRAWS")
+	seeds := envSeeds(t)
 	configs := familyConfigs()
 	skipOracle := slices.Contains(strings.Split(os.Getenv("MASLDA_SKIP"), ","), "oracle")
 	par := runtime.NumCPU()
@@ -450,4 +429,41 @@ func TestSpearman(t *testing.T) {
 	if got := quantile([]float64{3, 1, 2, 4}, 0.5); got != 2.5 {
 		t.Errorf("median of 1..4 = %v, want 2.5", got)
 	}
+}
+
+// familyDraws is draws 0…n−1 of a family, or the subset of indices that the
+// environment variable name lists (comma-separated).
+func familyDraws[S any](t *testing.T, all []S, name string) []S {
+	t.Helper()
+	s := os.Getenv(name)
+	if s == "" {
+		return all
+	}
+	var sub []S
+	for _, f := range strings.Split(s, ",") {
+		i, err := strconv.Atoi(f)
+		if err != nil || i < 0 || i >= len(all) {
+			t.Fatalf("%s: %q is not a draw index below %d", name, f, len(all))
+		}
+		sub = append(sub, all[i])
+	}
+	return sub
+}
+
+// envSeeds is MASLDA_SEEDS (comma-separated), or 1, 2, 3.
+func envSeeds(t *testing.T) []uint64 {
+	t.Helper()
+	s := os.Getenv("MASLDA_SEEDS")
+	if s == "" {
+		return []uint64{1, 2, 3}
+	}
+	var seeds []uint64
+	for _, f := range strings.Split(s, ",") {
+		x, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			t.Fatalf("MASLDA_SEEDS: %v", err)
+		}
+		seeds = append(seeds, x)
+	}
+	return seeds
 }

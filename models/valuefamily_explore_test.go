@@ -149,29 +149,8 @@ func TestRandomValueFamily(t *testing.T) {
 	if n <= 0 {
 		t.Skip("exploration only: set MASLDA_VALUE_FAMILY=50 (the number of draws) to run")
 	}
-	fam := synth.RandomValueFamily(n, 1)
-	if s := os.Getenv("MASLDA_VALUE_FAMILY_DRAWS"); s != "" {
-		var sub []synth.ValueFamilySpec
-		for _, f := range strings.Split(s, ",") {
-			i, err := strconv.Atoi(f)
-			if err != nil || i < 0 || i >= n {
-				t.Fatalf("MASLDA_VALUE_FAMILY_DRAWS: %q is not a draw index below %d", f, n)
-			}
-			sub = append(sub, fam[i])
-		}
-		fam = sub
-	}
-	seeds := []uint64{1, 2, 3}
-	if s := os.Getenv("MASLDA_SEEDS"); s != "" {
-		seeds = nil
-		for _, f := range strings.Split(s, ",") {
-			x, err := strconv.ParseUint(f, 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			seeds = append(seeds, x)
-		}
-	}
+	fam := familyDraws(t, synth.RandomValueFamily(n, 1), "MASLDA_VALUE_FAMILY_DRAWS")
+	seeds := envSeeds(t)
 	configs := valueFamilyConfigs()
 	skipAnswers := slices.Contains(strings.Split(os.Getenv("MASLDA_SKIP"), ","), "answers")
 	par := runtime.NumCPU()

@@ -27,6 +27,9 @@
 //	§4 Σ_{d,r} Σ_l λ_dl E[log π^r_{l,y_dr}] (per document)             Model.DocELBO (framework.DocScorer)
 //	§4 S·Σ counts·E[log π] + Σ_{r,c} (E[log p(π^r_c)] − E[log q(π^r_c)]) Model.ELBO (the Dirichlet terms in Model.refresh)
 //	§7 simulated annotators                                           Sample, FromAccuracies, ReadMatrices
+//	log Σ_c λ_c E[π^r_{c,y}], a held-out answer's predictive           Model.LogPredictive (framework.AnswerPredictor)
+//	prior = "learned": α̂_c = argmax Σ_r log DirMult(n_rc | α)          Model.learnPrior, meanAtPrecision (docs/design.md)
+//	init_labels = "crowd": Bayesian Dawid–Skene of the answers alone    Model.crowdLabels
 //
 // The Dirichlet terms, per row, with prior α_c = ω + diagonal·e_c:
 //

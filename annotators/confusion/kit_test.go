@@ -22,8 +22,15 @@ func TestKit(t *testing.T) {
 					}
 					return NewModel(cfg)
 				},
-				Kind:    frameworktest.KindCategorical,
-				Natural: func(n framework.NoiseModel) []float64 { return slices.Clone(n.(*Model).xi) },
+				Kind: frameworktest.KindCategorical,
+				// ξ, and a learned prior's α, which Update blends like ξ.
+				Natural: func(n framework.NoiseModel) []float64 {
+					m := n.(*Model)
+					if m.cfg.Prior == PriorLearned {
+						return slices.Concat(m.xi, m.alpha)
+					}
+					return slices.Clone(m.xi)
+				},
 			})
 		})
 	}

@@ -268,21 +268,7 @@ func SampleAnswers(truth []int, pis [][][]float64, spec CrowdSpec, rng *rand.Ran
 		} else {
 			copy(w, weight)
 			for range perDoc {
-				s := 0.0
-				for _, x := range w {
-					s += x
-				}
-				u, acc, pick := rng.Float64()*s, 0.0, -1
-				for r, x := range w {
-					if x == 0 {
-						continue
-					}
-					acc += x
-					pick = r
-					if u < acc {
-						break
-					}
-				}
+				pick := weightedPick(w, rng)
 				chosen = append(chosen, pick)
 				w[pick] = 0
 			}

@@ -67,3 +67,51 @@ func TestRandomFamily(t *testing.T) {
 		}
 	}
 }
+
+// TestFamilyOracleMatrices: the matrices the oracle knows (Crowd.Pis) are
+// the sampler's marginal p(answer | class, annotator): over every answer
+// of a draw with item difficulty, the count of (true class c, answer l)
+// matches Σ_answers Pis[r][c][l] within sampling error, and the planted
+// matrices without the difficulty's mixing do not.
+func TestFamilyOracleMatrices(t *testing.T) {
+	var spec FamilySpec
+	for _, s := range RandomFamily(50, 1) {
+		if s.Difficulty > 0.3 && s.C <= 4 {
+			spec = s
+			break
+		}
+	}
+	if spec.Name == "" {
+		t.Fatal("no draw with difficulty > 0.3 and C ≤ 4")
+	}
+	spec.D, spec.Test, spec.DocLen = 4000, 1, 5
+	fc, err := NewFamilyCrowd(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	C := spec.C
+	got, want, planted := make([]float64, C*C), make([]float64, C*C), make([]float64, C*C)
+	for d, as := range fc.Train.Answers.ByDoc {
+		c := fc.Truth[d]
+		for _, a := range as {
+			got[c*C+int(a.Class)]++
+			for l := range C {
+				want[c*C+l] += fc.Pis[a.Annotator][c][l]
+				planted[c*C+l] += fc.Planted[a.Annotator][c][l]
+			}
+		}
+	}
+	worstWant, worstPlanted := 0.0, 0.0
+	for i := range got {
+		sd := math.Sqrt(want[i] + 1)
+		worstWant = max(worstWant, math.Abs(got[i]-want[i])/sd)
+		worstPlanted = max(worstPlanted, math.Abs(got[i]-planted[i])/sd)
+	}
+	t.Logf("%s (difficulty %.2f, C %d): worst deviation %.1f s.d. from the oracle's matrices, %.1f from the planted ones", spec.Name, spec.Difficulty, C, worstWant, worstPlanted)
+	if worstWant > 5 {
+		t.Errorf("answers deviate from the oracle's matrices by %.1f s.d.", worstWant)
+	}
+	if worstPlanted < 5 {
+		t.Errorf("the planted matrices (without difficulty) fit as well (%.1f s.d.): the check cannot tell them apart", worstPlanted)
+	}
+}
