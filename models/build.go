@@ -27,6 +27,10 @@ type Run struct {
 
 	RestartELBOs []float64 // each candidate's ELBO after the restart phase
 
+	// Choice, when set (by the caller, after Choose picked this run's
+	// configuration), is saved in model.json by WriteFiles.
+	Choice *Choice
+
 	// HeldOut, when set (by the caller, after scoring held-out answers with
 	// Model.ScoreAnswers), is saved in model.json by WriteFiles.
 	HeldOut *HeldOutAnswers
@@ -116,6 +120,9 @@ func (c *Component) At(err error) error {
 func Build(cfg *Config, reg *framework.Registry, c *framework.Corpus) (*Run, error) {
 	if reg == nil {
 		reg = framework.Default
+	}
+	if cfg.Unresolved() {
+		return nil, fmt.Errorf("%w: %s: the configuration's select block has candidates %s and none is chosen: Choose picks one (maslda train does), or write selected = \"NAME\"", framework.ErrBadInput, cfg.Select.Where, strings.Join(cfg.Select.Candidates, ", "))
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err

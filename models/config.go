@@ -46,6 +46,7 @@ type Config struct {
 	Response   *Component    // nil for plain LDA
 	Annotators *Component    // nil without annotators
 	Inference  Component     // default: batch
+	Select     *Select       // the select block (nil without one); see Select and SelectCandidate
 
 	Source     []byte // the file's text, saved with a trained model
 	SourceName string // the file's name; its extension selects the syntax
@@ -76,6 +77,8 @@ type fileConfig struct {
 	Response   *namedBlock    `hcl:"response,block"`
 	Annotators *namedBlock    `hcl:"annotators,block"`
 	Inference  *namedBlock    `hcl:"inference,block"`
+	Select     *selectBlock   `hcl:"select,block"`
+	Selected   *string        `hcl:"selected,optional"`
 }
 
 type rawBlock struct {
@@ -163,8 +166,31 @@ func ParseConfig(src []byte, name string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	src = append([]byte(nil), src...)
+	base, err := fromFile(&fc, preset, name, src)
+	if err != nil {
+		return nil, err
+	}
+	if fc.Select == nil {
+		if fc.Selected != nil {
+			return nil, fmt.Errorf("%w: %s: selected = %q but the configuration has no select block", framework.ErrBadInput, name, *fc.Selected)
+		}
+		return base, nil
+	}
+	if base.Select, err = newSelect(&fc, preset, name, src); err != nil {
+		return nil, err
+	}
+	if fc.Selected == nil {
+		return base, nil
+	}
+	return base.SelectCandidate(*fc.Selected)
+}
+
+// fromFile builds a configuration from a decoded file (its preset
+// applied), without its select block.
+func fromFile(fc *fileConfig, preset, name string, src []byte) (*Config, error) {
 	cfg := &Config{Model: preset, Seed: 1, Restarts: 1, RestartIts: 5, Topics: topics.Defaults(), Inference: Component{Name: "batch", Params: framework.NoParams{}},
-		Source: append([]byte(nil), src...), SourceName: filepath.Base(name)}
+		Source: src, SourceName: filepath.Base(name)}
 	if fc.Seed != nil {
 		cfg.Seed = *fc.Seed
 	}

@@ -282,7 +282,73 @@ func TestRandomFamily(t *testing.T) {
 	}
 	if criterion > 0 {
 		familyCriterion(rows, len(configs)*len(seeds))
+		familySelection(rows, seeds)
 	}
+}
+
+// familySelection measures selection by the held-out answers criterion as
+// a training procedure would run it: at each seed, of the configurations
+// fitted on the kept answers, the one whose held-out answers score best;
+// then the same summary as a configuration's (gap share, spread over
+// seeds, fits below majority vote or Dawid–Skene). The truths are those of
+// the candidates fitted on the kept answers only, so they understate a
+// refit on every answer.
+func familySelection(rows []familyRow, seeds []uint64) {
+	fmt.Printf("\n### selection by the held-out answers criterion, per seed\n\n| draw | MV | DS | picked configuration per seed | truth per seed |\n|---|---|---|---|---|\n")
+	var shares, spreads []float64
+	var belowMV, belowDS []string
+	picks := map[int]int{}
+	for _, r := range rows {
+		if r.err != nil {
+			continue
+		}
+		var truth []float64
+		var which []string
+		for si := range seeds {
+			pick := 0
+			for c := range r.score {
+				if r.score[c][si] > r.score[pick][si] {
+					pick = c
+				}
+			}
+			picks[pick]++
+			x := r.truth[pick][si]
+			truth = append(truth, x)
+			which = append(which, strconv.Itoa(pick))
+			shares = append(shares, r.share(x))
+			if x < r.mv-0.005 {
+				belowMV = append(belowMV, fmt.Sprintf("%s seed %d (%.3f < %.3f)", r.spec.Name, seeds[si], x, r.mv))
+			}
+			if x < r.ds-0.005 {
+				belowDS = append(belowDS, fmt.Sprintf("%s seed %d (%.3f < %.3f)", r.spec.Name, seeds[si], x, r.ds))
+			}
+		}
+		spreads = append(spreads, slices.Max(truth)-slices.Min(truth))
+		fmt.Printf("| %s | %.3f | %.3f | %s | %s |\n", r.spec.Name, r.mv, r.ds, strings.Join(which, " "), fmtList(truth))
+	}
+	if len(shares) == 0 {
+		return
+	}
+	mean := 0.0
+	for _, r := range rows {
+		if r.err != nil {
+			continue
+		}
+		for si := range seeds {
+			pick := 0
+			for c := range r.score {
+				if r.score[c][si] > r.score[pick][si] {
+					pick = c
+				}
+			}
+			mean += r.truth[pick][si] / float64(len(shares))
+		}
+	}
+	fmt.Printf("\nselected: mean truth %.4f; configurations picked %v\n", mean, picks)
+	fmt.Printf("gap share over %d fits: median %.3f, 10th percentile %.3f, worst %.3f\n", len(shares), quantile(shares, 0.5), quantile(shares, 0.1), slices.Min(shares))
+	fmt.Printf("spread over seeds, %d draws: median %.3f, 90th percentile %.3f, worst %.3f\n", len(spreads), quantile(spreads, 0.5), quantile(spreads, 0.9), slices.Max(spreads))
+	fmt.Printf("below majority vote − 0.005: %d of %d fits %v\n", len(belowMV), len(shares), belowMV)
+	fmt.Printf("below Dawid–Skene − 0.005: %d of %d fits %v\n", len(belowDS), len(shares), belowDS)
 }
 
 // familyCriterion prints, per draw, the rank correlation between the

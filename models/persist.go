@@ -47,6 +47,9 @@ type Manifest struct {
 	// with a share of its answers held out (maslda train
 	// --holdout-answers); nil otherwise.
 	HeldOutAnswers *HeldOutAnswers `json:"heldout_answers,omitempty"`
+	// Selection is how the configuration's select block chose this
+	// model's candidate (Choose); nil without one.
+	Selection *Choice `json:"selection,omitempty"`
 	// Files maps every other file of the directory to its SHA-256 (hex);
 	// Load refuses a file whose content differs. Version 1 had none.
 	Files map[string]string `json:"files,omitempty"`
@@ -85,6 +88,7 @@ func (r *Run) WriteFiles(dir string) error {
 		man.Annotators = r.Config.Annotators.Name
 	}
 	man.HeldOutAnswers = r.HeldOut
+	man.Selection = r.Choice
 	if r.Result != nil {
 		man.Iters, man.ELBO = r.Result.Iters, r.Result.ELBO
 		if math.IsNaN(man.ELBO) || math.IsInf(man.ELBO, 0) {

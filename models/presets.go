@@ -196,8 +196,8 @@ func parsePreset(p Preset) (*fileConfig, error) {
 	if err := decodeStrict(pf.Body, &pc); err != nil {
 		return nil, fmt.Errorf("preset %q: %w", p.Name, err)
 	}
-	if pc.Model != nil || pc.Seed != nil || pc.Workers != nil || pc.Restarts != nil || pc.RestartIts != nil {
-		return nil, fmt.Errorf("preset %q: only blocks (topics, response, annotators, inference), no model, seed, workers, restarts or restart_iters", p.Name)
+	if pc.Model != nil || pc.Seed != nil || pc.Workers != nil || pc.Restarts != nil || pc.RestartIts != nil || pc.Selected != nil {
+		return nil, fmt.Errorf("preset %q: only blocks (topics, response, annotators, inference, select), no model, seed, workers, restarts, restart_iters or selected", p.Name)
 	}
 	return &pc, nil
 }
@@ -258,6 +258,9 @@ func applyPreset(fc *fileConfig, file string) (string, error) {
 	where := fmt.Sprintf("%s:%d (model %q)", file, line, name)
 	if fc.Topics == nil {
 		fc.Topics = pc.Topics
+	}
+	if fc.Select == nil {
+		fc.Select = pc.Select
 	}
 	for _, b := range []struct{ dst, src **namedBlock }{{&fc.Response, &pc.Response}, {&fc.Annotators, &pc.Annotators}, {&fc.Inference, &pc.Inference}} {
 		if *b.dst == nil && *b.src != nil {

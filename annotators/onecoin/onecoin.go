@@ -171,6 +171,26 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 	return e
 }
 
+var _ framework.AnswerPredictor = (*Model)(nil)
+
+// LogPredictive is log p(y | q(c)) for answer y by annotator r about a
+// document with q(c) = Cat(λ) (framework.AnswerPredictor): log(λ_y·ā_r +
+// (1 − λ_y)(1 − ā_r)/(C − 1)) with ā_r = E[a_r] = A_r/(A_r + B_r) ("bayes")
+// or the MAP accuracy ("point"). An annotator or class outside the model's,
+// or a target that is not a categorical over its classes, gives NaN.
+func (m *Model) LogPredictive(t framework.Target, a framework.Answer) float64 {
+	cat, ok := t.(*framework.Categorical)
+	if !ok || len(cat.P) != m.C || a.Annotator < 0 || int(a.Annotator) >= len(m.Acc) || a.Class < 0 || int(a.Class) >= m.C {
+		return math.NaN()
+	}
+	acc := m.Acc[a.Annotator]
+	if m.bayes() {
+		acc = m.A[a.Annotator] / (m.A[a.Annotator] + m.B[a.Annotator])
+	}
+	p := cat.P[a.Class]
+	return math.Log(p*acc + (1-p)*(1-acc)/float64(m.C-1))
+}
+
 // Stats are, per annotator, the expected correct answers c_r and the
 // answers n_r.
 type Stats struct{ Correct, N []float64 }

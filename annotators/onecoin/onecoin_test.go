@@ -243,3 +243,29 @@ func TestPlanted(t *testing.T) {
 		}
 	}
 }
+
+// TestLogPredictive: with q(a) = Beta(3, 1) (ā = 3/4) and C = 3, an answer
+// 0 about a task with λ = (0.5, 0.2, 0.3) has probability 0.5·3/4 +
+// 0.5·(1/4)/2; the point estimate uses the MAP accuracy; answers outside
+// the model give NaN.
+func TestLogPredictive(t *testing.T) {
+	m := newModel(t, nil, 1, 3)
+	if err := m.LoadParams(strings.NewReader(`{"format":"one-coin","estimate":"bayes","a":[3],"b":[1],"accuracies":[0.75]}`)); err != nil {
+		t.Fatal(err)
+	}
+	lam := framework.NewCategorical(3)
+	copy(lam.P, []float64{0.5, 0.2, 0.3})
+	if got, want := m.LogPredictive(lam, framework.Answer{Annotator: 0, Class: 0}), math.Log(0.5*0.75+0.5*0.125); math.Abs(got-want) > 1e-12 {
+		t.Errorf("bayes: %v, want %v", got, want)
+	}
+	p := newModel(t, params{"estimate": "point"}, 1, 3)
+	p.Acc[0] = 0.6
+	if got, want := p.LogPredictive(lam, framework.Answer{Annotator: 0, Class: 2}), math.Log(0.3*0.6+0.7*0.2); math.Abs(got-want) > 1e-12 {
+		t.Errorf("point: %v, want %v", got, want)
+	}
+	for _, bad := range []framework.Answer{{Annotator: 1}, {Class: 3}, {Annotator: -1}} {
+		if got := m.LogPredictive(lam, bad); !math.IsNaN(got) {
+			t.Errorf("answer %+v outside the model: %v, want NaN", bad, got)
+		}
+	}
+}

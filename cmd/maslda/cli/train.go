@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/maslda/maslda/framework"
@@ -196,10 +197,18 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var choice *models.Choice
+	if cfg.Unresolved() {
+		if choice, err = choose(ctx, e, cfg, c, *initModel); err != nil {
+			return err
+		}
+		cfg = choice.Config
+	}
 	run, err := models.Build(cfg, nil, c)
 	if err != nil {
 		return err
 	}
+	run.Choice = choice
 	if _, ok := run.Model.Noise.(framework.AnswerPredictor); held != nil && !ok {
 		return fmt.Errorf("%w: --holdout-answers: annotators %q cannot score held-out answers (no predictive probability of an answer; the confusion annotators have one)", errUsage, cfg.Annotators.Name)
 	}
@@ -315,6 +324,28 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		cp.remove(e)
 	}
 	return nil
+}
+
+// choose runs the configuration's select block (models.Choose): every
+// candidate is fitted on the answers kept and scored on those held out,
+// each logged; the best is then trained on every answer.
+func choose(ctx context.Context, e *env, cfg *models.Config, c *framework.Corpus, initModel string) (*models.Choice, error) {
+	if c.Answers == nil {
+		return nil, fmt.Errorf("%w: %s: the select block chooses by held-out answers, and there are none (give --answers)", errUsage, cfg.Select.Where)
+	}
+	if initModel != "" {
+		return nil, fmt.Errorf("%w: --init-model cannot start a select block's candidates: write selected = \"NAME\" in the configuration to train one candidate", errUsage)
+	}
+	e.log.Info("choosing by held-out answers", "candidates", strings.Join(cfg.Select.Candidates, ", "), "share", cfg.Select.Share, "seed", cfg.Seed)
+	ch, err := models.Choose(ctx, cfg, nil, c, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, cs := range ch.Candidates {
+		e.log.Info("candidate", "name", cs.Name, "mean_log_predictive", cs.MeanLogPredictive, "iterations", cs.Iters, "seconds", cs.Seconds)
+	}
+	e.log.Info("chosen", "candidate", ch.Chosen, "held_out_answers", ch.Answers)
+	return ch, nil
 }
 
 // answersOnly checks that the configuration can be trained on answers
