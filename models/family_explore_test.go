@@ -75,11 +75,24 @@ func fitScored(cr *synth.Crowd, src string, kept *framework.Answers, held [][]fr
 	if kept != nil {
 		train = &framework.Corpus{V: train.V, Docs: train.Docs, Answers: kept}
 	}
+	ctx := context.Background()
+	var ch *models.Choice
+	if cfg.Unresolved() {
+		// A select block: choose as maslda train does, then refit.
+		if ch, err = models.Choose(ctx, cfg, nil, train, nil); err != nil {
+			return
+		}
+		cfg = ch.Config
+	}
 	r, err := models.Build(cfg, nil, train)
 	if err != nil {
 		return
 	}
-	ctx := context.Background()
+	if ch != nil {
+		if err = ch.Start(r); err != nil {
+			return
+		}
+	}
 	if _, err = r.Fit(ctx, nil); err != nil {
 		return
 	}

@@ -34,6 +34,7 @@ import (
 // rebuilds it.
 type selectBlock struct {
 	Share      *float64         `hcl:"share,optional"`
+	Refit      *string          `hcl:"refit,optional"`
 	Candidates []candidateBlock `hcl:"candidate,block"`
 	Where      hcl.Range        `hcl:",def_range"`
 }
@@ -55,6 +56,12 @@ type candidateFile struct {
 	Inference  *namedBlock `hcl:"inference,block"`
 }
 
+// How Choose's caller trains the chosen candidate on every answer.
+const (
+	RefitWarm  = "warm"  // from the candidate's fit on the kept answers (Run.WarmFrom): no classifier start, no restarts
+	RefitFresh = "fresh" // from the configured initialisation, as if the candidate had been written alone
+)
+
 // DefaultSelectShare is the share of the answers a select block holds out
 // when it does not say.
 const DefaultSelectShare = 0.1
@@ -63,6 +70,7 @@ const DefaultSelectShare = 0.1
 // among which Choose picks by the held-out answers criterion.
 type Select struct {
 	Share      float64  // the share of the answers held out (SplitAnswers)
+	Refit      string   // RefitWarm or RefitFresh
 	Candidates []string // the candidates' names, in the file's order
 	Chosen     string   // `selected = "NAME"`: the candidate this configuration is ("" before Choose)
 	Where      string   // file:line of the block
@@ -81,6 +89,13 @@ func newSelect(fc *fileConfig, preset, name string, src []byte) (*Select, error)
 	s := &Select{Share: DefaultSelectShare, Where: where, file: fc, cands: map[string]*candidateFile{}, preset: preset, name: name, src: src}
 	if b.Share != nil {
 		s.Share = *b.Share
+	}
+	s.Refit = RefitWarm
+	if b.Refit != nil {
+		s.Refit = *b.Refit
+	}
+	if s.Refit != RefitWarm && s.Refit != RefitFresh {
+		return nil, fmt.Errorf("%w: %s: select: refit = %q; valid: %q (from the chosen candidate's fit), %q (from the configured start)", framework.ErrBadInput, where, s.Refit, RefitWarm, RefitFresh)
 	}
 	if !(s.Share > 0 && s.Share < 1) {
 		return nil, fmt.Errorf("%w: %s: select: share = %v, want 0 < share < 1 (the share of the answers held out to score the candidates)", framework.ErrBadInput, where, s.Share)
@@ -225,15 +240,27 @@ type Choice struct {
 	Answers    int              `json:"answers"` // answers held out and scored
 	Candidates []CandidateScore `json:"candidates"`
 	Chosen     string           `json:"chosen"`
+	Refit      string           `json:"refit"`
 	Config     *Config          `json:"-"` // the chosen candidate's configuration
+	fitted     *Run             // the chosen candidate's fit on the kept answers (refit = "warm")
+}
+
+// Start prepares r, built from Config over every answer, for its fit:
+// with refit = "warm" it starts from the chosen candidate's fit
+// (Run.WarmFrom); with "fresh", from its configured initialisation.
+func (ch *Choice) Start(r *Run) error {
+	if ch.Refit != RefitWarm || ch.fitted == nil {
+		return nil
+	}
+	return r.WarmFrom(ch.fitted)
 }
 
 // Choose picks among cfg's candidates (cfg.Select) by the held-out answers
 // criterion: it holds out cfg.Select.Share of c's answers (SplitAnswers
 // with cfg.Seed), fits each candidate on the rest and scores it on them
 // (Model.ScoreAnswers); the candidate with the highest mean log predictive
-// probability wins (the first on a tie). The caller then builds and fits
-// the returned Choice.Config on every answer. obs (may be nil) gives the
+// probability wins (the first on a tie). The caller then builds the
+// returned Choice.Config on every answer, calls Choice.Start and fits it. obs (may be nil) gives the
 // observer of each candidate's fit. A candidate whose annotator model is
 // not a framework.AnswerPredictor is an error.
 func Choose(ctx context.Context, cfg *Config, reg *framework.Registry, c *framework.Corpus, obs func(candidate string) framework.Observer) (*Choice, error) {
@@ -256,7 +283,7 @@ func Choose(ctx context.Context, cfg *Config, reg *framework.Registry, c *framew
 	}
 	train := *c
 	train.Answers = kept
-	ch := &Choice{Share: cfg.Select.Share, Seed: cfg.Seed, Answers: n}
+	ch := &Choice{Share: cfg.Select.Share, Seed: cfg.Seed, Answers: n, Refit: cfg.Select.Refit}
 	best := math.Inf(-1)
 	for _, name := range cfg.Select.Candidates {
 		cc, err := cfg.SelectCandidate(name)
@@ -287,10 +314,20 @@ func Choose(ctx context.Context, cfg *Config, reg *framework.Registry, c *framew
 		ch.Candidates = append(ch.Candidates, cs)
 		if cs.MeanLogPredictive > best {
 			best, ch.Chosen, ch.Config = cs.MeanLogPredictive, name, cc
+			if ch.Refit == RefitWarm {
+				ch.fitted = r
+			}
 		}
 	}
 	if ch.Config == nil {
 		return nil, fmt.Errorf("%s: select: no candidate scored the held-out answers (every score NaN)", cfg.Select.Where)
+	}
+	if ch.Refit == RefitWarm && ch.Config.Restarts > 1 {
+		// The candidate's restarts have run; the warm refit continues
+		// from the one they kept.
+		c := *ch.Config
+		c.Restarts = 1
+		ch.Config = &c
 	}
 	return ch, nil
 }

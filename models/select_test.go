@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,6 +104,7 @@ func TestSelectErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"model = \"ma-sldac\"\nselect {\n  candidate \"a\" {}\n}\n", "s.hcl:2: select: 1 candidates, want at least 2"},
 		{"model = \"ma-sldac\"\nselect {\n  candidate \"a\" {}\n  candidate \"a\" {}\n}\n", `candidate "a" named twice`},
+		{"model = \"ma-sldac\"\nselect {\n  refit = \"hot\"\n  candidate \"a\" {}\n  candidate \"b\" {}\n}\n", `refit = "hot"; valid: "warm"`},
 		{"model = \"ma-sldac\"\nselect {\n  share = 1\n  candidate \"a\" {}\n  candidate \"b\" {}\n}\n", "share = 1, want 0 < share < 1"},
 		{"model = \"ma-sldac\"\nselect {\n  candidate \"a\" {}\n  candidate \"b\" {\n    workers = 2\n  }\n}\n", "Valid: annotators {}, inference {}, response {}, restart_iters, restarts, seed, topics {}"},
 		{"model = \"ma-sldac\"\nselect {\n  candidate \"a\" {}\n  candidate \"b\" {\n    topics { k = 0 }\n  }\n}\n", `candidate "b"`},
@@ -206,7 +208,39 @@ func TestChoose(t *testing.T) {
 	if diff := cmp.Diff(ch.Candidates, again.Candidates, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Seconds" }, cmp.Ignore())); diff != "" {
 		t.Errorf("the same call chose otherwise:\n%s", diff)
 	}
-	if _, err := models.Build(ch.Config, nil, cr.Train); err != nil {
-		t.Errorf("the chosen configuration does not build: %v", err)
+	// refit = "warm" (the default) starts the final run from the chosen
+	// candidate's fit; "fresh" from the configured initialisation.
+	final, err := models.Build(ch.Config, nil, cr.Train)
+	if err != nil {
+		t.Fatalf("the chosen configuration does not build: %v", err)
+	}
+	fresh := slices.Clone(final.Model.Topics.Zeta)
+	if err := ch.Start(final); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(fresh, final.Model.Topics.Zeta) {
+		t.Error("refit = \"warm\": Start left the configured initial topics")
+	}
+	if _, err := final.Fit(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	cfg2, err := models.ParseConfig([]byte(strings.Replace(selectSrc, "share = 0.2", "share = 0.2\n  refit = \"fresh\"", 1)), "s.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg2.Workers = 1
+	ch2, err := models.Choose(ctx, cfg2, nil, cr.Train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, err := models.Build(ch2.Config, nil, cr.Train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ch2.Start(f2); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(fresh, f2.Model.Topics.Zeta) || ch2.Refit != "fresh" {
+		t.Errorf("refit = \"fresh\" (%q): Start changed the configured initial topics", ch2.Refit)
 	}
 }

@@ -30,33 +30,73 @@ func (r *Run) WarmStart(dir string) error {
 	if err := r.compatible(s, dir); err != nil {
 		return err
 	}
+	if err := r.copyParams(s.Model, "warm start from "+dir); err != nil {
+		return err
+	}
+	r.warm = true
+	// A response saved after its exact stage resumes with the weight it
+	// had (one saved before, or without one, trains on as configured).
+	return r.Model.syncWeight()
+}
+
+// WarmFrom is WarmStart from a run in memory: src (fitted on a corpus of
+// the same documents, classes and annotators, with the same topics,
+// response and annotator components, such as a candidate of Choose
+// fitted on part of the answers) gives this run its initial topics,
+// response and annotator parameters.
+func (r *Run) WarmFrom(src *Run) error {
+	if r.Config.Restarts > 1 {
+		return fmt.Errorf("%w: a warm start cannot be combined with restarts = %d (each restart would discard it)", framework.ErrBadInput, r.Config.Restarts)
+	}
+	name := func(c *Component) string {
+		if c == nil {
+			return ""
+		}
+		return c.Name
+	}
+	switch {
+	case src.Model.Topics.K != r.Model.Topics.K || src.Model.Topics.V != r.Model.Topics.V:
+		return fmt.Errorf("%w: warm start: k %d, v %d from a run with k %d, v %d", framework.ErrBadInput, r.Model.Topics.K, r.Model.Topics.V, src.Model.Topics.K, src.Model.Topics.V)
+	case name(src.Config.Response) != name(r.Config.Response) || name(src.Config.Annotators) != name(r.Config.Annotators):
+		return fmt.Errorf("%w: warm start: response %q and annotators %q from a run with %q and %q", framework.ErrBadInput,
+			name(r.Config.Response), name(r.Config.Annotators), name(src.Config.Response), name(src.Config.Annotators))
+	case !slices.Equal(src.Classes, r.Classes) || !slices.Equal(src.Annotators, r.Annotators):
+		return fmt.Errorf("%w: warm start from a run with other classes or annotators", framework.ErrBadInput)
+	}
+	if err := r.copyParams(src.Model, "warm start"); err != nil {
+		return err
+	}
+	r.warm = true
+	return r.Model.syncWeight()
+}
+
+// copyParams copies ζ and the Persister parameters of the response and
+// the annotators from m into the run's model.
+func (r *Run) copyParams(from *Model, what string) error {
 	m := r.Model
-	copy(m.Topics.Zeta, s.Model.Topics.Zeta)
+	copy(m.Topics.Zeta, from.Topics.Zeta)
 	m.Topics.Refresh()
 	for _, p := range []struct {
 		name     string
 		from, to any
-	}{{"response", s.Model.Response, m.Response}, {"annotators", s.Model.Noise, m.Noise}} {
+	}{{"response", from.Response, m.Response}, {"annotators", from.Noise, m.Noise}} {
 		src, ok := p.from.(framework.Persister)
 		if !ok {
 			continue
 		}
 		var buf bytes.Buffer
 		if err := src.SaveParams(&buf); err != nil {
-			return fmt.Errorf("warm start from %s: %s: %w", dir, p.name, err)
+			return fmt.Errorf("%s: %s: %w", what, p.name, err)
 		}
 		dst, ok := p.to.(framework.Persister)
 		if !ok {
-			return fmt.Errorf("%w: warm start from %s: this run's %s cannot load saved parameters", framework.ErrBadInput, dir, p.name)
+			return fmt.Errorf("%w: %s: this run's %s cannot load saved parameters", framework.ErrBadInput, what, p.name)
 		}
 		if err := dst.LoadParams(&buf); err != nil {
-			return fmt.Errorf("warm start from %s: %s: %w", dir, p.name, err)
+			return fmt.Errorf("%s: %s: %w", what, p.name, err)
 		}
 	}
-	r.warm = true
-	// A response saved after its exact stage resumes with the weight it
-	// had (one saved before, or without one, trains on as configured).
-	return m.syncWeight()
+	return nil
 }
 
 // compatible checks that saved model s (from dir) can start run r.

@@ -209,6 +209,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	run.Choice = choice
+	if choice != nil {
+		if err := choice.Start(run); err != nil {
+			return err
+		}
+	}
 	if _, ok := run.Model.Noise.(framework.AnswerPredictor); held != nil && !ok {
 		return fmt.Errorf("%w: --holdout-answers: annotators %q cannot score held-out answers (no predictive probability of an answer; the confusion annotators have one)", errUsage, cfg.Annotators.Name)
 	}
