@@ -76,24 +76,8 @@ func fitScored(cr *synth.Crowd, src string, kept *framework.Answers, held [][]fr
 		train = &framework.Corpus{V: train.V, Docs: train.Docs, Answers: kept}
 	}
 	ctx := context.Background()
-	var ch *models.Choice
-	if cfg.Unresolved() {
-		// A select block: choose as maslda train does, then refit.
-		if ch, err = models.Choose(ctx, cfg, nil, train, nil); err != nil {
-			return
-		}
-		cfg = ch.Config
-	}
-	r, err := models.Build(cfg, nil, train)
+	r, err := buildFitted(ctx, cfg, train)
 	if err != nil {
-		return
-	}
-	if ch != nil {
-		if err = ch.Start(r); err != nil {
-			return
-		}
-	}
-	if _, err = r.Fit(ctx, nil); err != nil {
 		return
 	}
 	post, err := r.Model.Posterior(ctx)
@@ -114,6 +98,30 @@ func fitScored(cr *synth.Crowd, src string, kept *framework.Answers, held [][]fr
 		score = s.Mean()
 	}
 	return
+}
+
+// buildFitted builds and fits cfg on train; a configuration with a select
+// block chooses (models.Choose) and refits as maslda train does.
+func buildFitted(ctx context.Context, cfg *models.Config, train *framework.Corpus) (*models.Run, error) {
+	var ch *models.Choice
+	if cfg.Unresolved() {
+		var err error
+		if ch, err = models.Choose(ctx, cfg, nil, train, nil); err != nil {
+			return nil, err
+		}
+		cfg = ch.Config
+	}
+	r, err := models.Build(cfg, nil, train)
+	if err != nil {
+		return nil, err
+	}
+	if ch != nil {
+		if err := ch.Start(r); err != nil {
+			return nil, err
+		}
+	}
+	_, err = r.Fit(ctx, nil)
+	return r, err
 }
 
 // TestRandomFamily measures configurations (the shipped MA-sLDAc by

@@ -54,12 +54,9 @@ func fitValue(fc *synth.ValueFamilyCrowd, src string) (valueFit, error) {
 	if err != nil {
 		return out, err
 	}
-	r, err := models.Build(cfg, nil, fc.Train)
-	if err != nil {
-		return out, err
-	}
 	ctx := context.Background()
-	if _, err = r.Fit(ctx, nil); err != nil {
+	r, err := buildFitted(ctx, cfg, fc.Train)
+	if err != nil {
 		return out, err
 	}
 	means := func(ps []models.Prediction) ([]float64, error) {

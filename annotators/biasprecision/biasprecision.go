@@ -59,7 +59,23 @@ type Params struct {
 	// baseline); or "none": the offset stays where EM's first steps put it.
 	// See Model.Update. "" means "none".
 	BiasAnchor string `hcl:"bias_anchor,optional"`
+	// Bias is "each" (default: one bias b_r per annotator) or "none" (every
+	// b_r = 0: the crowd unbiased, answer by answer; BiasPrior and
+	// BiasAnchor are then moot).
+	Bias string `hcl:"bias,optional"`
+	// Precision is "each" (default: one precision p_r per annotator) or
+	// "shared" (one precision p for every annotator, under one Gamma
+	// prior: with Bias "none" and a flat response, the truth is the mean
+	// answer).
+	Precision string `hcl:"precision,optional"`
 }
+
+// Bias and Precision settings.
+const (
+	Each   = "each"
+	None   = "none"
+	Shared = "shared"
+)
 
 // Bias anchors (Params.BiasAnchor).
 const (
@@ -68,7 +84,12 @@ const (
 )
 
 // Defaults returns the documented defaults.
-func Defaults() Params { return Params{PriorAnswers: 1, BiasAnchor: AnchorMean} }
+func Defaults() Params {
+	return Params{PriorAnswers: 1, BiasAnchor: AnchorMean, Bias: Each, Precision: Each}
+}
+
+func (p Params) noBias() bool { return p.Bias == None }
+func (p Params) shared() bool { return p.Precision == Shared }
 
 // Validate checks the settings.
 func (p Params) Validate() error {
@@ -82,6 +103,10 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: annotators bias-precision: bias_prior = %v, want a finite number ≥ 0", framework.ErrBadInput, p.BiasPrior)
 	case p.BiasAnchor != "" && p.BiasAnchor != AnchorNone && p.BiasAnchor != AnchorMean:
 		return fmt.Errorf("%w: annotators bias-precision: bias_anchor = %q; valid: %s, %s", framework.ErrBadInput, p.BiasAnchor, AnchorMean, AnchorNone)
+	case p.Bias != "" && p.Bias != Each && p.Bias != None:
+		return fmt.Errorf("%w: annotators bias-precision: bias = %q; valid: %s (one bias per annotator), %s (every bias 0)", framework.ErrBadInput, p.Bias, Each, None)
+	case p.Precision != "" && p.Precision != Each && p.Precision != Shared:
+		return fmt.Errorf("%w: annotators bias-precision: precision = %q; valid: %s (one precision per annotator), %s (one for all)", framework.ErrBadInput, p.Precision, Each, Shared)
 	}
 	return nil
 }
@@ -220,6 +245,21 @@ func (m *Model) Init(s *framework.Setup) error {
 		}
 	}
 	nu := m.Config.PriorAnswers
+	if m.Config.shared() {
+		num, den := nu, nu*m.S0
+		for r := range cnt {
+			num += cnt[r]
+			den += dev[r]
+		}
+		p := 1 / m.S0
+		if num > 0 && den > 0 {
+			p = num / den
+		}
+		for r := range m.Prec {
+			m.Prec[r] = p
+		}
+		return nil
+	}
 	for r := range m.Prec {
 		num, den := cnt[r]+nu, dev[r]+nu*m.S0
 		if num > 0 && den > 0 {
@@ -267,6 +307,22 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 		e += 0.5*math.Log(p/(2*math.Pi)) - 0.5*p*(res*res+t.Var)
 	}
 	return e
+}
+
+var _ framework.AnswerPredictor = (*Model)(nil)
+
+// LogPredictive is the log density of answer y by annotator r about a
+// document with q(t) = N(m, v) (framework.AnswerPredictor): y ~ N(m + b_r,
+// v + 1/p_r). An annotator outside the model, or a target that is not a
+// finalised Gaussian, gives NaN.
+func (m *Model) LogPredictive(t framework.Target, a framework.Answer) float64 {
+	g, ok := t.(*framework.Gaussian)
+	if !ok || a.Annotator < 0 || int(a.Annotator) >= len(m.Prec) || !(g.Var >= 0) {
+		return math.NaN()
+	}
+	s2 := g.Var + 1/m.Prec[a.Annotator]
+	res := a.Value - g.Mean - m.Bias[a.Annotator]
+	return -0.5*math.Log(2*math.Pi*s2) - res*res/(2*s2)
 }
 
 // Stats are the per-annotator sufficient statistics: N[r] = |D_r| (answers),
@@ -357,12 +413,16 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	m.runW = (1-rho)*m.runW + rho
 	inv := 1 / m.runW
 	nu, kappa := m.Config.PriorAnswers, m.Config.BiasPrior
+	noBias := m.Config.noBias()
+	if noBias {
+		kappa = 0
+	}
 	extra := 0.0
 	if kappa > 0 {
 		extra = 1
 	}
 	mu := 0.0
-	if m.Config.BiasAnchor == AnchorMean {
+	if m.Config.BiasAnchor == AnchorMean && !noBias {
 		num, den := 0.0, 0.0
 		for r, p := range m.Prec {
 			if n := m.run.N[r] * inv; n > 0 {
@@ -374,21 +434,38 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 			mu = num / den
 		}
 	}
+	// Biases at the current precisions, then the precisions at those
+	// biases (each a maximisation of the bound plus the prior).
+	sumNum, sumDen := nu, nu*m.S0 // shared precision: Σ_r over annotators, the Gamma prior once
 	for r := range m.Prec {
 		n, sy, sq := m.run.N[r]*inv, m.run.SY[r]*inv, m.run.SQ[r]*inv
 		b := m.Bias[r]
-		if n+kappa > 0 {
+		switch {
+		case noBias:
+			b = 0
+		case n+kappa > 0:
 			b = (sy - mu*n/m.Prec[r]) / (n + kappa)
 		}
 		q := sq - 2*b*sy + n*b*b // Σ((y − m − b)² + v)
 		if q < 0 {               // rounding: q ≥ Σv > 0 in exact arithmetic
 			q = 0
 		}
+		m.Bias[r] = b
+		if m.Config.shared() {
+			sumNum += n + extra
+			sumDen += q + kappa*b*b
+			continue
+		}
 		num, den := n+nu+extra, q+nu*m.S0+kappa*b*b
 		if num > 0 && den > 0 {
 			m.Prec[r] = num / den
 		}
-		m.Bias[r] = b
+	}
+	if m.Config.shared() && sumNum > 0 && sumDen > 0 {
+		p := sumNum / sumDen
+		for r := range m.Prec {
+			m.Prec[r] = p
+		}
 	}
 	return nil
 }
@@ -397,12 +474,18 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 // (0 for the flat prior ν₀ = κ₀ = 0).
 func (m *Model) LogPrior() float64 {
 	nu, kappa := m.Config.PriorAnswers, m.Config.BiasPrior
+	if m.Config.noBias() {
+		kappa = 0
+	}
 	e := 0.0
 	if nu > 0 {
 		a0, b0 := 1+nu/2, nu*m.S0/2
 		lg, _ := math.Lgamma(a0)
 		c := a0*math.Log(b0) - lg
-		for _, p := range m.Prec {
+		for r, p := range m.Prec {
+			if m.Config.shared() && r > 0 {
+				break // one precision, one prior
+			}
 			e += c + (a0-1)*math.Log(p) - b0*p
 		}
 	}

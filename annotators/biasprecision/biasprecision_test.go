@@ -339,10 +339,10 @@ func TestRegistryAndParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := n.(*Model).Config; got != (Params{PriorAnswers: 0, PriorVar: 2, BiasPrior: 1, BiasAnchor: AnchorMean}) {
+	if got := n.(*Model).Config; got != (Params{PriorAnswers: 0, PriorVar: 2, BiasPrior: 1, BiasAnchor: AnchorMean, Bias: Each, Precision: Each}) {
 		t.Errorf("decoded %+v", got)
 	}
-	for _, p := range []Params{{PriorAnswers: -1}, {PriorVar: -1}, {BiasPrior: math.NaN()}, {PriorAnswers: math.Inf(1)}} {
+	for _, p := range []Params{{PriorAnswers: -1}, {PriorVar: -1}, {BiasPrior: math.NaN()}, {PriorAnswers: math.Inf(1)}, {Bias: "some"}, {Precision: "pooled"}} {
 		if _, err := New(p); !errors.Is(err, framework.ErrBadInput) {
 			t.Errorf("New(%+v): err = %v", p, err)
 		}
@@ -419,4 +419,73 @@ func unanchored() Params {
 	p := Defaults()
 	p.BiasAnchor = AnchorNone
 	return p
+}
+
+// TestLogPredictive: with b = 0.5, p = 2 and q(t) = N(1, 0.25), an answer
+// 2 has density N(2; 1.5, 0.25 + 0.5); outside the model, NaN.
+func TestLogPredictive(t *testing.T) {
+	m := newModel(t, Defaults(), numeric([]string{"a"}, [][]framework.Answer{nil}))
+	m.Bias, m.Prec = []float64{0.5}, []float64{2}
+	q := &framework.Gaussian{Mean: 1, Var: 0.25}
+	want := -0.5*math.Log(2*math.Pi*0.75) - 0.25/(2*0.75)
+	if got := m.LogPredictive(q, ans(0, 2)); !near(got, want, 1e-14, 0) {
+		t.Errorf("LogPredictive %v, want %v", got, want)
+	}
+	for _, bad := range []framework.Answer{ans(1, 2), ans(-1, 2)} {
+		if got := m.LogPredictive(q, bad); !math.IsNaN(got) {
+			t.Errorf("answer %+v outside the model: %v, want NaN", bad, got)
+		}
+	}
+	if got := m.LogPredictive(framework.NewCategorical(2), ans(0, 1)); !math.IsNaN(got) {
+		t.Errorf("a categorical target: %v, want NaN", got)
+	}
+}
+
+// TestShared: with bias = "none" and precision = "shared", an update sets
+// every bias to 0 and every precision to (N + ν₀)/(Σ((y − m)² + v) + ν₀s₀²)
+// over all answers, and the prior counts the Gamma once; with biases, the
+// shared precision adds one per annotator under κ₀ > 0.
+func TestShared(t *testing.T) {
+	c := numeric([]string{"a", "b"}, [][]framework.Answer{{ans(0, 1), ans(1, 3)}, {ans(1, 2)}})
+	p := Params{PriorAnswers: 2, PriorVar: 0.5, Bias: None, Precision: Shared}
+	m := newModel(t, p, c)
+	docs := []*framework.DocState{docState(c.Answers.ByDoc[0], 1.5, 0.1), docState(c.Answers.ByDoc[1], 2.5, 0.2)}
+	s := m.NewStats()
+	for _, d := range docs {
+		m.Accumulate(s, d)
+	}
+	if err := m.Update(context.Background(), s, framework.BatchStep(1)); err != nil {
+		t.Fatal(err)
+	}
+	// residuals: 1 − 1.5, 3 − 1.5, 2 − 2.5; variances 0.1, 0.1, 0.2.
+	q := 0.25 + 2.25 + 0.25 + 0.1 + 0.1 + 0.2
+	want := (3 + 2.0) / (q + 2*0.5)
+	for r := range m.Prec {
+		if m.Bias[r] != 0 || !near(m.Prec[r], want, 1e-14, 0) {
+			t.Errorf("annotator %d: b = %v, p = %v; want 0 and %v", r, m.Bias[r], m.Prec[r], want)
+		}
+	}
+	a0, b0 := 1+2.0/2, 2*0.5/2
+	lg, _ := math.Lgamma(a0)
+	if got, wantLP := m.LogPrior(), a0*math.Log(b0)-lg+(a0-1)*math.Log(want)-b0*want; !near(got, wantLP, 1e-14, 0) {
+		t.Errorf("LogPrior %v, want %v (one Gamma)", got, wantLP)
+	}
+	pb := Params{PriorAnswers: 0, BiasPrior: 1, BiasAnchor: AnchorNone, Precision: Shared}
+	mb := newModel(t, pb, c)
+	mb.Prec = []float64{1, 1}
+	s = mb.NewStats()
+	for _, d := range docs {
+		mb.Accumulate(s, d)
+	}
+	if err := mb.Update(context.Background(), s, framework.BatchStep(1)); err != nil {
+		t.Fatal(err)
+	}
+	// b_a = (1 − 1.5)/(1 + 1), b_b = ((3 − 1.5) + (2 − 2.5))/(2 + 1).
+	ba, bb := -0.25, 1.0/3
+	qa := 0.25 + 0.1 - 2*ba*(-0.5) + ba*ba
+	qb := 2.25 + 0.25 + 0.3 - 2*bb*1.0 + 2*bb*bb
+	wantB := (3 + 2.0) / (qa + qb + ba*ba + bb*bb)
+	if !near(mb.Bias[0], ba, 1e-14, 0) || !near(mb.Bias[1], bb, 1e-14, 0) || !near(mb.Prec[0], wantB, 1e-14, 0) || mb.Prec[0] != mb.Prec[1] {
+		t.Errorf("biases %v, precisions %v; want [%v %v] and %v for both", mb.Bias, mb.Prec, ba, bb, wantB)
+	}
 }

@@ -15,6 +15,8 @@
 //	  prior_var     = 0   # s₀² > 0, or 0: the pooled noise variance of the answers
 //	  bias_prior    = 0   # κ₀ ≥ 0: weight of a zero bias, in answers (0: flat)
 //	  bias_anchor   = "mean"  # Σ_r n_r b_r = 0 (the crowd unbiased on average), or "none"
+//	  bias          = "each"  # one b_r per annotator, or "none": every b_r = 0
+//	  precision     = "each"  # one p_r per annotator, or "shared": one p for all
 //	}
 //
 // # Equations and functions
@@ -27,10 +29,15 @@
 //	   p_r = ((1/|D_r|) Σ (v_d + (y_dr − m_d − b_r)²))⁻¹
 //	   (with the prior: b_r = Σ(y − m)/(n_r + κ₀),
 //	   p_r = (n_r + ν₀ + [κ₀>0]) / (Σ(v + (y − m − b_r)²) + ν₀s₀² + κ₀b_r²))
+//	   precision = "shared": p = (Σ_r n_r + ν₀ + R[κ₀>0]) /
+//	   (Σ_r Σ(v + (y − m − b_r)²) + ν₀s₀² + κ₀Σ_r b_r²), one Gamma prior;
+//	   bias = "none": b_r = 0 (with both and a flat response, m_d is the
+//	   mean answer)
 //	§4 Σ_{d,r} ½log p_r − ½log 2π − (p_r/2)((y_dr − m_d − b_r)² + v_d)     Model.DocELBO (one document),
 //	                                                                      Model.ELBO (from Stats)
 //	   + Σ_r log p(b_r, p_r)                                               Model.LogPrior
 //	§5 SVI: blended per-annotator statistics, b and p re-solved            Model.Update
+//	   predictive of a held-out answer: y ~ N(m_d + b_r, v_d + 1/p_r)       Model.LogPredictive
 //	§7 y = x + b_r + ε, ε ~ N(0, 1/p_r); the paper's five pairs            Sample, PaperBias, PaperPrec
 //
 // The statistics are, per annotator, n_r = |D_r|, Σ(y − m) and

@@ -11,6 +11,11 @@ import (
 // The conformance kit, with the defaults and without priors or anchor
 // (MODEL.md §3's estimates); the running statistics and their weight are
 // what Update blends.
+// sharedRecovery: the kit's recovery crowd has annotators of different
+// precisions, which one shared precision cannot tell apart; the truth is
+// then near the mean answer's (TestShared checks the update by hand).
+const sharedRecovery = "one precision for every annotator cannot beat the mean answer by weighting annotators, which the recovery check demands"
+
 func TestKit(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -19,6 +24,9 @@ func TestKit(t *testing.T) {
 	}{
 		{"defaults", Defaults(), map[string]string{"Maximises": "the mean anchor fixes the biases' common offset from the statistics (a constraint that depends on them), so Update maximises over a subset of the parameters; unanchored runs the check, TestAnchorMean checks the anchor"}},
 		{"unanchored", unanchored(), nil},
+		{"shared precision", func() Params { p := unanchored(); p.Precision = Shared; p.BiasPrior = 2; return p }(), map[string]string{"Recovery": sharedRecovery}},
+		{"no bias, shared precision", Params{PriorAnswers: 1, BiasAnchor: AnchorMean, Bias: None, Precision: Shared}, map[string]string{"Recovery": sharedRecovery}},
+		{"no bias", Params{PriorAnswers: 1, Bias: None}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			frameworktest.TestNoiseModel(t, frameworktest.NoiseModel{
