@@ -42,6 +42,31 @@ func SplitAnswers(a *framework.Answers, share float64, seed uint64) (kept *frame
 	return kept, held, nil
 }
 
+// FoldAnswers is SplitAnswers for cross-validation: every answer is given
+// one of folds folds at random (from seed alone), and fold f is held out.
+// Over f = 0…folds−1 every answer is held out exactly once.
+func FoldAnswers(a *framework.Answers, folds, f int, seed uint64) (kept *framework.Answers, held [][]framework.Answer, err error) {
+	if a == nil {
+		return nil, nil, fmt.Errorf("%w: no answers to hold out", framework.ErrBadInput)
+	}
+	if folds < 2 || f < 0 || f >= folds {
+		return nil, nil, fmt.Errorf("%w: fold %d of %d, want 0 ≤ fold < folds, folds ≥ 2", framework.ErrBadInput, f, folds)
+	}
+	rng := rand.New(rand.NewPCG(seed, heldOutStream))
+	kept = &framework.Answers{Annotators: a.Annotators, Classes: a.Classes, ByDoc: make([][]framework.Answer, len(a.ByDoc))}
+	held = make([][]framework.Answer, len(a.ByDoc))
+	for d, as := range a.ByDoc {
+		for _, x := range as {
+			if rng.IntN(folds) == f {
+				held[d] = append(held[d], x)
+			} else {
+				kept.ByDoc[d] = append(kept.ByDoc[d], x)
+			}
+		}
+	}
+	return kept, held, nil
+}
+
 // AnswerScore is the held-out answers criterion: the log predictive
 // probability of answers the model did not see, under the model's
 // posterior of each document's target and its annotators

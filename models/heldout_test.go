@@ -119,3 +119,52 @@ func TestScoreAnswers(t *testing.T) {
 		t.Errorf("held-out answers of %d documents: %v, want ErrBadInput", len(held)-1, err)
 	}
 }
+
+// TestFoldAnswers: over the folds every answer is held out exactly once,
+// each fold's kept and held answers partition the answers, the folds are
+// about equal, and a bad fold is refused.
+func TestFoldAnswers(t *testing.T) {
+	spec := synth.CrowdBase()
+	spec.D, spec.Test, spec.DocLen, spec.PerDoc = 300, 0, 5, 3
+	cr, err := synth.NewCrowd(spec, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := cr.Train.Answers
+	const F = 4
+	times := make([]map[int32]int, len(a.ByDoc))
+	for d := range times {
+		times[d] = map[int32]int{}
+	}
+	for f := range F {
+		kept, held, err := models.FoldAnswers(a, F, f, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for d := range a.ByDoc {
+			if len(kept.ByDoc[d])+len(held[d]) != len(a.ByDoc[d]) {
+				t.Fatalf("fold %d, document %d: %d kept + %d held of %d", f, d, len(kept.ByDoc[d]), len(held[d]), len(a.ByDoc[d]))
+			}
+			for _, x := range held[d] {
+				times[d][x.Annotator]++
+			}
+			n += len(held[d])
+		}
+		if share := float64(n) / float64(a.Count()); math.Abs(share-0.25) > 0.05 {
+			t.Errorf("fold %d holds out %.3f of the answers, want about 1/4", f, share)
+		}
+	}
+	for d, as := range a.ByDoc {
+		for _, x := range as {
+			if times[d][x.Annotator] != 1 {
+				t.Fatalf("document %d, annotator %d: held out %d times over the folds, want 1", d, x.Annotator, times[d][x.Annotator])
+			}
+		}
+	}
+	for _, bad := range [][2]int{{1, 0}, {4, 4}, {4, -1}} {
+		if _, _, err := models.FoldAnswers(a, bad[0], bad[1], 9); !errors.Is(err, framework.ErrBadInput) {
+			t.Errorf("fold %d of %d: %v, want ErrBadInput", bad[1], bad[0], err)
+		}
+	}
+}

@@ -35,6 +35,7 @@ import (
 type selectBlock struct {
 	Share      *float64         `hcl:"share,optional"`
 	Refit      *string          `hcl:"refit,optional"`
+	Folds      *int             `hcl:"folds,optional"`
 	Candidates []candidateBlock `hcl:"candidate,block"`
 	Where      hcl.Range        `hcl:",def_range"`
 }
@@ -71,6 +72,7 @@ const DefaultSelectShare = 0.1
 type Select struct {
 	Share      float64  // the share of the answers held out (SplitAnswers)
 	Refit      string   // RefitWarm or RefitFresh
+	Folds      int      // ≥ 2: cross-validation over the answers (FoldAnswers) instead of one split
 	Candidates []string // the candidates' names, in the file's order
 	Chosen     string   // `selected = "NAME"`: the candidate this configuration is ("" before Choose)
 	Where      string   // file:line of the block
@@ -89,6 +91,15 @@ func newSelect(fc *fileConfig, preset, name string, src []byte) (*Select, error)
 	s := &Select{Share: DefaultSelectShare, Where: where, file: fc, cands: map[string]*candidateFile{}, preset: preset, name: name, src: src}
 	if b.Share != nil {
 		s.Share = *b.Share
+	}
+	if b.Folds != nil {
+		s.Folds = *b.Folds
+		if s.Folds < 2 || s.Folds > 100 {
+			return nil, fmt.Errorf("%w: %s: select: folds = %d, want 2 to 100 (each answer held out once, every candidate fitted once per fold), or no folds for one split by share", framework.ErrBadInput, where, s.Folds)
+		}
+		if b.Share != nil {
+			return nil, fmt.Errorf("%w: %s: select: share and folds together; folds hold out 1/folds of the answers in turn", framework.ErrBadInput, where)
+		}
 	}
 	s.Refit = RefitWarm
 	if b.Refit != nil {
@@ -235,7 +246,8 @@ type CandidateScore struct {
 
 // Choice is the outcome of Choose, saved in model.json as "selection".
 type Choice struct {
-	Share      float64          `json:"share"`   // the share of the answers held out
+	Share      float64          `json:"share,omitempty"` // the share of the answers held out (one split)
+	Folds      int              `json:"folds,omitempty"` // the folds of the answers, each held out once (folds ≥ 2)
 	Seed       uint64           `json:"seed"`    // SplitAnswers' seed (the configuration's)
 	Answers    int              `json:"answers"` // answers held out and scored
 	Candidates []CandidateScore `json:"candidates"`
@@ -267,60 +279,97 @@ func Choose(ctx context.Context, cfg *Config, reg *framework.Registry, c *framew
 	if cfg.Select == nil {
 		return nil, fmt.Errorf("%w: %s: no select block", framework.ErrBadInput, cfg.SourceName)
 	}
+	sel := cfg.Select
 	if c.Answers == nil {
-		return nil, fmt.Errorf("%w: %s: select needs answers to hold out", framework.ErrBadInput, cfg.Select.Where)
+		return nil, fmt.Errorf("%w: %s: select needs answers to hold out", framework.ErrBadInput, sel.Where)
 	}
-	kept, held, err := SplitAnswers(c.Answers, cfg.Select.Share, cfg.Seed)
-	if err != nil {
-		return nil, err
+	// The splits: one (share) or every fold of FoldAnswers.
+	type split struct {
+		train *framework.Corpus
+		held  [][]framework.Answer
+	}
+	var splits []split
+	if sel.Folds >= 2 {
+		for f := range sel.Folds {
+			kept, held, err := FoldAnswers(c.Answers, sel.Folds, f, cfg.Seed)
+			if err != nil {
+				return nil, err
+			}
+			tr := *c
+			tr.Answers = kept
+			splits = append(splits, split{&tr, held})
+		}
+	} else {
+		kept, held, err := SplitAnswers(c.Answers, sel.Share, cfg.Seed)
+		if err != nil {
+			return nil, err
+		}
+		tr := *c
+		tr.Answers = kept
+		splits = append(splits, split{&tr, held})
 	}
 	n := 0
-	for _, h := range held {
-		n += len(h)
+	for _, sp := range splits {
+		for _, h := range sp.held {
+			n += len(h)
+		}
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("%w: %s: select: share %v of %d answers holds none out; raise the share", framework.ErrBadInput, cfg.Select.Where, cfg.Select.Share, c.Answers.Count())
+		return nil, fmt.Errorf("%w: %s: select: share %v of %d answers holds none out; raise the share", framework.ErrBadInput, sel.Where, sel.Share, c.Answers.Count())
 	}
-	train := *c
-	train.Answers = kept
-	ch := &Choice{Share: cfg.Select.Share, Seed: cfg.Seed, Answers: n, Refit: cfg.Select.Refit}
+	ch := &Choice{Share: sel.Share, Folds: sel.Folds, Seed: cfg.Seed, Answers: n, Refit: sel.Refit}
+	if sel.Folds >= 2 {
+		ch.Share = 0
+	}
 	best := math.Inf(-1)
-	for _, name := range cfg.Select.Candidates {
+	for _, name := range sel.Candidates {
 		cc, err := cfg.SelectCandidate(name)
 		if err != nil {
 			return nil, err
 		}
 		start := time.Now()
-		r, err := Build(cc, reg, &train)
-		if err != nil {
-			return nil, fmt.Errorf("candidate %q: %w", name, err)
+		cs := CandidateScore{Name: name}
+		var total AnswerScore
+		var first *Run
+		for i, sp := range splits {
+			r, err := Build(cc, reg, sp.train)
+			if err != nil {
+				return nil, fmt.Errorf("candidate %q: %w", name, err)
+			}
+			if _, ok := r.Model.Noise.(framework.AnswerPredictor); !ok {
+				return nil, fmt.Errorf("%w: %s: candidate %q: annotators %q cannot score held-out answers (no predictive probability of an answer)", framework.ErrBadInput, sel.Where, name, annotatorsName(cc))
+			}
+			var o framework.Observer
+			if obs != nil {
+				o = obs(name)
+			}
+			res, err := r.Fit(ctx, o)
+			if err != nil {
+				return nil, fmt.Errorf("candidate %q: %w", name, err)
+			}
+			sc, err := r.Model.ScoreAnswers(ctx, sp.held)
+			if err != nil {
+				return nil, fmt.Errorf("candidate %q: %w", name, err)
+			}
+			total.Sum += sc.Sum
+			total.N += sc.N
+			cs.ELBO += res.ELBO / float64(len(splits))
+			cs.Iters += res.Iters
+			if i == 0 {
+				first = r
+			}
 		}
-		if _, ok := r.Model.Noise.(framework.AnswerPredictor); !ok {
-			return nil, fmt.Errorf("%w: %s: candidate %q: annotators %q cannot score held-out answers (no predictive probability of an answer)", framework.ErrBadInput, cfg.Select.Where, name, annotatorsName(cc))
-		}
-		var o framework.Observer
-		if obs != nil {
-			o = obs(name)
-		}
-		res, err := r.Fit(ctx, o)
-		if err != nil {
-			return nil, fmt.Errorf("candidate %q: %w", name, err)
-		}
-		sc, err := r.Model.ScoreAnswers(ctx, held)
-		if err != nil {
-			return nil, fmt.Errorf("candidate %q: %w", name, err)
-		}
-		cs := CandidateScore{Name: name, MeanLogPredictive: sc.Mean(), ELBO: res.ELBO, Iters: res.Iters, Seconds: time.Since(start).Seconds()}
+		cs.MeanLogPredictive, cs.Seconds = total.Mean(), time.Since(start).Seconds()
 		ch.Candidates = append(ch.Candidates, cs)
 		if cs.MeanLogPredictive > best {
 			best, ch.Chosen, ch.Config = cs.MeanLogPredictive, name, cc
 			if ch.Refit == RefitWarm {
-				ch.fitted = r
+				ch.fitted = first
 			}
 		}
 	}
 	if ch.Config == nil {
-		return nil, fmt.Errorf("%s: select: no candidate scored the held-out answers (every score NaN)", cfg.Select.Where)
+		return nil, fmt.Errorf("%s: select: no candidate scored the held-out answers (every score NaN)", sel.Where)
 	}
 	if ch.Refit == RefitWarm && ch.Config.Restarts > 1 {
 		// The candidate's restarts have run; the warm refit continues

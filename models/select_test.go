@@ -105,6 +105,8 @@ func TestSelectErrors(t *testing.T) {
 		{"model = \"ma-sldac\"\nselect {\n  candidate \"a\" {}\n}\n", "s.hcl:2: select: 1 candidates, want at least 2"},
 		{"model = \"ma-sldac\"\nselect {\n  candidate \"a\" {}\n  candidate \"a\" {}\n}\n", `candidate "a" named twice`},
 		{"model = \"ma-sldac\"\nselect {\n  refit = \"hot\"\n  candidate \"a\" {}\n  candidate \"b\" {}\n}\n", `refit = "hot"; valid: "warm"`},
+		{"model = \"ma-sldac\"\nselect {\n  folds = 1\n  candidate \"a\" {}\n  candidate \"b\" {}\n}\n", "folds = 1, want 2 to 100"},
+		{"model = \"ma-sldac\"\nselect {\n  folds = 3\n  share = 0.2\n  candidate \"a\" {}\n  candidate \"b\" {}\n}\n", "share and folds together"},
 		{"model = \"ma-sldac\"\nselect {\n  share = 1\n  candidate \"a\" {}\n  candidate \"b\" {}\n}\n", "share = 1, want 0 < share < 1"},
 		{"model = \"ma-sldac\"\nselect {\n  candidate \"a\" {}\n  candidate \"b\" {\n    workers = 2\n  }\n}\n", "Valid: annotators {}, inference {}, response {}, restart_iters, restarts, seed, topics {}"},
 		{"model = \"ma-sldac\"\nselect {\n  candidate \"a\" {}\n  candidate \"b\" {\n    topics { k = 0 }\n  }\n}\n", `candidate "b"`},
@@ -207,6 +209,19 @@ func TestChoose(t *testing.T) {
 	}
 	if diff := cmp.Diff(ch.Candidates, again.Candidates, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Seconds" }, cmp.Ignore())); diff != "" {
 		t.Errorf("the same call chose otherwise:\n%s", diff)
+	}
+	// folds = 3: every answer is held out once; the same choice here.
+	cf, err := models.ParseConfig([]byte(strings.Replace(selectSrc, "share = 0.2", "folds = 3", 1)), "s.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf.Workers = 1
+	chf, err := models.Choose(ctx, cf, nil, cr.Train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chf.Chosen != "fixed" || chf.Answers != cr.Train.Answers.Count() || chf.Folds != 3 || chf.Share != 0 {
+		t.Errorf("folds: chose %q scoring %d answers (folds %d, share %v); want fixed, every one of %d answers", chf.Chosen, chf.Answers, chf.Folds, chf.Share, cr.Train.Answers.Count())
 	}
 	// refit = "warm" (the default) starts the final run from the chosen
 	// candidate's fit; "fresh" from the configured initialisation.
