@@ -248,8 +248,8 @@ type CandidateScore struct {
 type Choice struct {
 	Share      float64          `json:"share,omitempty"` // the share of the answers held out (one split)
 	Folds      int              `json:"folds,omitempty"` // the folds of the answers, each held out once (folds ≥ 2)
-	Seed       uint64           `json:"seed"`    // SplitAnswers' seed (the configuration's)
-	Answers    int              `json:"answers"` // answers held out and scored
+	Seed       uint64           `json:"seed"`            // SplitAnswers' seed (the configuration's)
+	Answers    int              `json:"answers"`         // answers held out and scored
 	Candidates []CandidateScore `json:"candidates"`
 	Chosen     string           `json:"chosen"`
 	Refit      string           `json:"refit"`
