@@ -27,19 +27,26 @@ func SplitAnswers(a *framework.Answers, share float64, seed uint64) (kept *frame
 	if !(share >= 0 && share < 1) {
 		return nil, nil, fmt.Errorf("%w: held-out share of the answers %v, want 0 ≤ share < 1", framework.ErrBadInput, share)
 	}
+	kept, held = splitBy(a, seed, func(rng *rand.Rand) bool { return rng.Float64() < share })
+	return kept, held, nil
+}
+
+// splitBy moves the answers for which hold (one call per answer, in
+// order, from the seed's PCG stream) is true out of a.
+func splitBy(a *framework.Answers, seed uint64, hold func(*rand.Rand) bool) (kept *framework.Answers, held [][]framework.Answer) {
 	rng := rand.New(rand.NewPCG(seed, heldOutStream))
 	kept = &framework.Answers{Annotators: a.Annotators, Classes: a.Classes, ByDoc: make([][]framework.Answer, len(a.ByDoc))}
 	held = make([][]framework.Answer, len(a.ByDoc))
 	for d, as := range a.ByDoc {
 		for _, x := range as {
-			if rng.Float64() < share {
+			if hold(rng) {
 				held[d] = append(held[d], x)
 			} else {
 				kept.ByDoc[d] = append(kept.ByDoc[d], x)
 			}
 		}
 	}
-	return kept, held, nil
+	return kept, held
 }
 
 // FoldAnswers is SplitAnswers for cross-validation: every answer is given
@@ -52,18 +59,7 @@ func FoldAnswers(a *framework.Answers, folds, f int, seed uint64) (kept *framewo
 	if folds < 2 || f < 0 || f >= folds {
 		return nil, nil, fmt.Errorf("%w: fold %d of %d, want 0 ≤ fold < folds, folds ≥ 2", framework.ErrBadInput, f, folds)
 	}
-	rng := rand.New(rand.NewPCG(seed, heldOutStream))
-	kept = &framework.Answers{Annotators: a.Annotators, Classes: a.Classes, ByDoc: make([][]framework.Answer, len(a.ByDoc))}
-	held = make([][]framework.Answer, len(a.ByDoc))
-	for d, as := range a.ByDoc {
-		for _, x := range as {
-			if rng.IntN(folds) == f {
-				held[d] = append(held[d], x)
-			} else {
-				kept.ByDoc[d] = append(kept.ByDoc[d], x)
-			}
-		}
-	}
+	kept, held = splitBy(a, seed, func(rng *rand.Rand) bool { return rng.IntN(folds) == f })
 	return kept, held, nil
 }
 
