@@ -215,7 +215,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if _, ok := run.Model.Noise.(framework.AnswerPredictor); held != nil && !ok {
-		return fmt.Errorf("%w: --holdout-answers: annotators %q cannot score held-out answers (no predictive probability of an answer; the confusion annotators have one)", errUsage, cfg.Annotators.Name)
+		return fmt.Errorf("%w: --holdout-answers: annotators %q cannot score held-out answers (no predictive probability of an answer; confusion, one-coin and bias-precision have one)", errUsage, cfg.Annotators.Name)
 	}
 	if *initModel != "" {
 		if err := run.WarmStart(*initModel); err != nil {
