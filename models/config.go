@@ -260,6 +260,19 @@ func (c *Config) Check(reg *framework.Registry) error {
 			return err
 		}
 	}
+	if c.Select != nil && c.Select.Chosen == "" {
+		// Every candidate, so that a misspelt plug-in in the last one is
+		// reported before the first one trains.
+		for _, n := range c.Select.Candidates {
+			cc, err := c.SelectCandidate(n)
+			if err != nil {
+				return err
+			}
+			if err := cc.Check(reg); err != nil {
+				return fmt.Errorf("candidate %q: %w", n, err)
+			}
+		}
+	}
 	return nil
 }
 

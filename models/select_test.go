@@ -118,9 +118,26 @@ func TestSelectErrors(t *testing.T) {
 			t.Errorf("%q:\n got %v\nwant ErrBadInput containing %q", c.src, err, c.want)
 		}
 	}
+	// A candidate naming an unknown plug-in fails Check, before any
+	// candidate trains, with the candidate's name and the block's line.
+	typo := strings.Replace(selectSrc, `candidate "flat" {
+    seed = 9
+    annotators "confusion" {`, `candidate "flat" {
+    seed = 9
+    annotators "confuson" {`, 1)
+	tc, err := models.ParseConfig([]byte(typo), "s.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tc.Check(nil); err == nil || !strings.Contains(err.Error(), `candidate "flat"`) || !strings.Contains(err.Error(), "s.hcl:11") || !strings.Contains(err.Error(), "confuson") {
+		t.Errorf("Check with a misspelt plug-in in a candidate: %v", err)
+	}
 	cfg, err := models.ParseConfig([]byte(selectSrc), "s.hcl")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := cfg.Check(nil); err != nil {
+		t.Errorf("Check of a good select block: %v", err)
 	}
 	cr := selectCrowd(t)
 	if _, err := models.Build(cfg, nil, cr.Train); !errors.Is(err, framework.ErrBadInput) || !strings.Contains(err.Error(), "none is chosen") {
