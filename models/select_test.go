@@ -1,6 +1,7 @@
 package models_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -252,6 +253,32 @@ func TestChoose(t *testing.T) {
 	}
 	if slices.Equal(fresh, final.Model.Topics.Zeta) {
 		t.Error("refit = \"warm\": Start left the configured initial topics")
+	}
+	// ... and those are the chosen candidate's fit on the kept answers
+	// (fitted again here: fits are deterministic), annotators included.
+	fixedCfg, err := cfg.SelectCandidate("fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again2, err := models.Build(fixedCfg, nil, &framework.Corpus{V: cr.Train.V, Docs: cr.Train.Docs, Answers: kept})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := again2.Fit(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(again2.Model.Topics.Zeta, final.Model.Topics.Zeta) {
+		t.Error("refit = \"warm\": the final run's topics are not the chosen candidate's")
+	}
+	var want, got bytes.Buffer
+	if err := again2.Model.Noise.(framework.Persister).SaveParams(&want); err != nil {
+		t.Fatal(err)
+	}
+	if err := final.Model.Noise.(framework.Persister).SaveParams(&got); err != nil {
+		t.Fatal(err)
+	}
+	if want.String() != got.String() {
+		t.Error("refit = \"warm\": the final run's annotators are not the chosen candidate's")
 	}
 	if _, err := final.Fit(ctx, nil); err != nil {
 		t.Fatal(err)
