@@ -96,6 +96,18 @@ annotators "confusion" {
 }
 inference "batch" {}
 `},
+	{"communities", "community-based Dawid–Skene (Venanzi et al. 2014): every annotator's confusion matrix is drawn near the learned matrix of one of 3 communities, documents ignored (k = 1)", `
+topics {
+  k = 1
+}
+response "class-prior" {}
+annotators "confusion" {
+  init        = "majority"
+  prior       = "communities"
+  communities = 3
+}
+inference "batch" {}
+`},
 	{"majority-vote", "majority vote: the class with the most answers (ties split by the class prior), documents ignored (k = 1)", `
 topics {
   k = 1

@@ -129,6 +129,7 @@ func TestPresetTable(t *testing.T) {
 		"lda+raykar":         {Response: "logreg", Annotators: "confusion", Inference: "two-stage", K: 20},
 		"dawid-skene":        {Response: "class-prior", Annotators: "confusion", Inference: "batch", K: 1},
 		"dawid-skene(bayes)": {Response: "class-prior", Annotators: "confusion", Inference: "batch", K: 1},
+		"communities":        {Response: "class-prior", Annotators: "confusion", Inference: "batch", K: 1},
 		"majority-vote":      {Response: "class-prior", Annotators: "perfect", Inference: "batch", K: 1},
 		"wawa":               {Response: "class-prior", Annotators: "perfect", Inference: "batch", K: 1},
 		"mace":               {Response: "class-prior", Annotators: "mace", Inference: "batch", K: 1},
@@ -165,7 +166,7 @@ func TestPresetTable(t *testing.T) {
 var presetData = map[string]string{
 	"ma-sldac": "class", "ma-sldar": "reg", "lda+logreg(mv)": "class", "lda+linreg(mean)": "reg",
 	"slda(mv)": "class", "slda(mean)": "reg", "lda+raykar": "class", "dawid-skene": "class", "dawid-skene(bayes)": "class",
-	"majority-vote": "class", "wawa": "class", "mace": "class", "one-coin": "class", "glad": "class",
+	"communities": "class", "majority-vote": "class", "wawa": "class", "mace": "class", "one-coin": "class", "glad": "class",
 }
 
 // TestPresetsBuild builds and briefly trains every preset whose plug-ins

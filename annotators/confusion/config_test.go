@@ -68,7 +68,7 @@ func TestConfigSaveLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	noise := run.Model.Noise.(*confusion.Model)
-	if got := noise.Config(); got != (confusion.Config{Omega: 0.5, Diagonal: 2, Init: confusion.InitUniform, InitStrength: 0.25, Estimate: confusion.EstimateVariational, StartIters: 8, StartLabels: confusion.StartOthers, InitLabels: confusion.InitLabelsMajority, Prior: confusion.PriorFixed}) {
+	if got := noise.Config(); got != (confusion.Config{Omega: 0.5, Diagonal: 2, Init: confusion.InitUniform, InitStrength: 0.25, Estimate: confusion.EstimateVariational, StartIters: 8, StartLabels: confusion.StartOthers, InitLabels: confusion.InitLabelsMajority, Prior: confusion.PriorFixed, Communities: 3}) {
 		t.Errorf("decoded %+v", got)
 	}
 	if _, err := run.Fit(context.Background(), nil); err != nil {

@@ -42,6 +42,10 @@ const (
 const (
 	PriorFixed   = "fixed"   // Dir(ω + diagonal·e_c) (default)
 	PriorLearned = "learned" // a Dirichlet α_c per true class shared by every annotator, estimated
+	// PriorCommunities: M learned priors (communities); each annotator's
+	// rows are drawn from the prior of the community it belongs to
+	// (communities.go).
+	PriorCommunities = "communities"
 )
 
 // maxPriorPrecision caps Σ_l α_cl of a learned prior: with annotators whose
@@ -104,7 +108,17 @@ type Config struct {
 	// ω + diagonal·e_c. Annotators with few answers then borrow the crowd's
 	// typical confusion instead of a fixed guess. Needs estimate =
 	// "variational".
+	//
+	// "communities": Communities learned priors α_m (communities), each
+	// annotator belonging to one of them with a learned probability
+	// (Venanzi et al. 2014; the communities type): annotators with few
+	// answers borrow the confusions of the annotators they resemble (good,
+	// spamming, adversarial) rather than of the whole crowd.
 	Prior string `hcl:"prior,optional"`
+	// Communities is M, the number of communities of prior =
+	// "communities" (default 3); ≥ 1. M = 1 is prior = "learned" by
+	// another road (both maximise the same bound).
+	Communities int `hcl:"communities,optional"`
 	// Estimate is "variational" (default: the Dirichlet posterior of
 	// MODEL.md §2) or "point": MAP point estimates π̂^r_{c,l} ∝ ξ^r_{c,l} − 1
 	// of the same ξ (the EM of Dawid–Skene and of Raykar et al. 2010 when
@@ -114,7 +128,7 @@ type Config struct {
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartLabels: StartOthers, InitLabels: InitLabelsMajority, Prior: PriorFixed}
+	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartLabels: StartOthers, InitLabels: InitLabelsMajority, Prior: PriorFixed, Communities: 3}
 }
 
 // Validate checks the settings; errors wrap framework.ErrBadInput.
@@ -149,12 +163,15 @@ func (c Config) Validate() error {
 	}
 	switch c.Prior {
 	case PriorFixed:
-	case PriorLearned:
+	case PriorLearned, PriorCommunities:
 		if c.Estimate == EstimatePoint {
-			return fmt.Errorf("%w: annotators.prior = %q needs estimate = %q (a learned prior over point estimates runs off to a point mass)", framework.ErrBadInput, PriorLearned, EstimateVariational)
+			return fmt.Errorf("%w: annotators.prior = %q needs estimate = %q (a learned prior over point estimates runs off to a point mass)", framework.ErrBadInput, c.Prior, EstimateVariational)
+		}
+		if c.Prior == PriorCommunities && c.Communities < 1 {
+			return fmt.Errorf("%w: annotators.communities = %d, want ≥ 1", framework.ErrBadInput, c.Communities)
 		}
 	default:
-		return fmt.Errorf("%w: annotators.prior = %q; valid: %s, %s", framework.ErrBadInput, c.Prior, PriorFixed, PriorLearned)
+		return fmt.Errorf("%w: annotators.prior = %q; valid: %s, %s, %s", framework.ErrBadInput, c.Prior, PriorFixed, PriorLearned, PriorCommunities)
 	}
 	switch c.Estimate {
 	case EstimateVariational:
@@ -202,10 +219,11 @@ type Model struct {
 	answers []int                // answers per annotator in the training corpus (persisted)
 	byDoc   [][]framework.Answer // the training answers (for Start; nil when rebuilt from a save)
 
-	alpha []float64 // the prior: alpha[c*C+l] = α_{c,l} (ω + diagonal·[c = l] unless learned)
-	xi    []float64 // ξ: xi[(r*C+c)*C+l] = ξ^r_{c,l}
-	elogT []float64 // E[log π], answer-major: elogT[(r*C+l)*C+c] = E[log π^r_{c,l}]
-	kl    float64   // Σ_{r,c} E[log p(π^r_c | prior)] − E[log q(π^r_c | ξ^r_c)] at the current ξ
+	alpha []float64    // the prior: alpha[c*C+l] = α_{c,l} (ω + diagonal·[c = l] unless learned)
+	xi    []float64    // ξ: xi[(r*C+c)*C+l] = ξ^r_{c,l}
+	elogT []float64    // E[log π], answer-major: elogT[(r*C+l)*C+c] = E[log π^r_{c,l}]
+	kl    float64      // Σ_{r,c} E[log p(π^r_c | prior)] − E[log q(π^r_c | ξ^r_c)] at the current ξ
+	comm  *communities // prior = "communities": the communities and memberships (else nil)
 }
 
 // Config returns the model's settings.
@@ -224,6 +242,15 @@ func (m *Model) prior(c, l int) float64 {
 		return m.alpha[c*m.nc+l]
 	}
 	return m.startPrior(c, l)
+}
+
+// priorOf is the prior entry (c, l) of annotator r's rows: prior(c, l), or
+// with communities ᾱ^r_{c,l} = Σ_m q(z_r = m) α_{m,c,l}.
+func (m *Model) priorOf(r, c, l int) float64 {
+	if m.comm != nil {
+		return m.comm.pri[(r*m.nc+c)*m.nc+l]
+	}
+	return m.prior(c, l)
 }
 
 // startPrior is ω + diagonal·[c = l], the fixed prior and the learned
@@ -313,12 +340,16 @@ func (m *Model) Init(s *framework.Setup) error {
 			m.alpha[c*C+l] = m.startPrior(c, l)
 		}
 	}
+	m.comm = nil
+	if m.cfg.Prior == PriorCommunities {
+		m.comm = newCommunities(m.cfg, R, C)
+	}
 	m.xi = make([]float64, R*C*C)
 	m.elogT = make([]float64, R*C*C)
 	for r := 0; r < R; r++ {
 		for c := 0; c < C; c++ {
 			for l := 0; l < C; l++ {
-				m.xi[(r*C+c)*C+l] = m.prior(c, l)
+				m.xi[(r*C+c)*C+l] = m.priorOf(r, c, l)
 			}
 		}
 	}
@@ -489,7 +520,7 @@ func (m *Model) StartFrom(pred []framework.Target) error {
 	for r := 0; r < m.nr; r++ {
 		for c := 0; c < C; c++ {
 			for l := 0; l < C; l++ {
-				xi[(r*C+c)*C+l] = m.prior(c, l)
+				xi[(r*C+c)*C+l] = m.priorOf(r, c, l)
 			}
 		}
 	}
@@ -706,6 +737,21 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	C := m.nc
 	// The prior the intermediate ξ (ρ = 1) is built on: the learned α̂ or
 	// the fixed one.
+	if m.comm != nil {
+		xi, st := m.fitCommunities(s.Counts, sc)
+		for i := range m.xi {
+			m.xi[i] = (1-rho)*m.xi[i] + rho*xi[i]
+		}
+		cm := m.comm
+		for _, p := range [][2][]float64{{cm.alpha, st.alpha}, {cm.w, st.w}, {cm.q, st.q}} {
+			for i := range p[0] {
+				p[0][i] = (1-rho)*p[0][i] + rho*p[1][i]
+			}
+		}
+		cm.mix(m.nr, C)
+		m.refresh()
+		return nil
+	}
 	prior := m.prior
 	if m.cfg.Prior == PriorLearned {
 		hat := m.learnPrior(s.Counts, sc)
@@ -870,6 +916,22 @@ func (m *Model) refresh() {
 	}
 	point := m.cfg.Estimate == EstimatePoint
 	kl := 0.0
+	if cm := m.comm; cm != nil {
+		// Σ_m q_rm (log w_m − log q_rm + Σ_c N(α_mc)); the rows' terms
+		// below use ᾱ^r (priorOf) and no norm of their own.
+		for k := range cm.m {
+			nk := 0.0
+			for c := range C {
+				nk += dirNorm(cm.alpha[(k*C+c)*C:][:C])
+			}
+			for r := range m.nr {
+				if p := cm.q[r*cm.m+k]; p > 0 {
+					kl += p * (math.Log(cm.w[k]) - math.Log(p) + nk)
+				}
+			}
+		}
+		clear(norms)
+	}
 	for r := 0; r < m.nr; r++ {
 		for c := 0; c < C; c++ {
 			priorNorm := norms[c]
@@ -898,7 +960,7 @@ func (m *Model) refresh() {
 			for l, x := range row {
 				e := mathext.Digamma(x) - ps
 				m.elogT[(r*C+l)*C+c] = e
-				k += lg(x) + (m.prior(c, l)-x)*e
+				k += lg(x) + (m.priorOf(r, c, l)-x)*e
 			}
 			kl += k
 		}
@@ -1025,7 +1087,7 @@ func (m *Model) Accuracy(r int) float64 {
 	for c := 0; c < C; c++ {
 		pm := 0.0
 		for l := range C {
-			pm += m.prior(c, l)
+			pm += m.priorOf(r, c, l)
 		}
 		row := m.xi[(r*C+c)*C:][:C]
 		s := 0.0

@@ -9,6 +9,8 @@
 //	  start_labels  = "others"   # or "classifier": whom the start judges each answer against
 //	  init_strength = 1          # weight of the majority-vote counts in the initial ξ
 //	  estimate      = "variational"  # or "point": MAP π̂ (Dawid–Skene, Raykar et al. 2010)
+//	  prior         = "fixed"    # or "learned" (one shared Dirichlet), "communities"
+//	  communities   = 3          # M, with prior = "communities"
 //	}
 //
 // Annotator r answers y_dr ~ Cat(π^r_{c_d}) about document d of true class
@@ -30,6 +32,7 @@
 //	log Σ_c λ_c E[π^r_{c,y}], a held-out answer's predictive           Model.LogPredictive (framework.AnswerPredictor)
 //	prior = "learned": α̂_c = argmax Σ_r log DirMult(n_rc | α)          Model.learnPrior, meanAtPrecision (docs/design.md)
 //	init_labels = "crowd": Bayesian Dawid–Skene of the answers alone    Model.crowdLabels
+//	prior = "communities" (below)                                     Model.fitCommunities, Model.profileAlpha
 //
 // The Dirichlet terms, per row, with prior α_c = ω + diagonal·e_c:
 //
@@ -37,6 +40,28 @@
 //
 // Model.Update is the exact maximiser of the bound in ξ given λ (tested by
 // finite differences), so batch EM's trace cannot decrease.
+//
+// # Communities
+//
+// prior = "communities" (Venanzi et al., WWW 2014, in this variational
+// family): annotator r belongs to community z_r ~ Cat(w), and its rows are
+// drawn from that community's prior, π^r_c | z_r = m ~ Dir(α_mc). The
+// posterior is mean-field, q(π^r_c) q(z_r) = Dir(ξ^r_c) Cat(q_r); with
+// ᾱ^r_c = Σ_m q_rm α_mc and N(a) = lnΓ(Σ_l a_l) − Σ_l lnΓ(a_l) the
+// annotators' part of the bound is
+//
+//	S·Σ n_rcl E[log π^r_cl] + Σ_{r,m} q_rm (log w_m − log q_rm)
+//	  + Σ_{r,c} [Σ_m q_rm N(α_mc) − N(ξ^r_c) + Σ_l (ᾱ^r_cl − ξ^r_cl) E[log π^r_cl]],
+//
+// and one update (ρ = 1) is block coordinate ascent on it until ξ stops
+// moving: q_rm ∝ w_m exp(Σ_c [N(α_mc) + Σ_l (α_mcl − 1) E[log π^r_cl]]),
+// w_m = Σ_r q_rm / R, then each row α_mc with ξ profiled out (ξ = ᾱ + S·n):
+// Minka's Pólya fixed point weighted by q, which with hard memberships is
+// prior = "learned"'s update. With M = 1 the two reach the same ξ and α
+// (TestCommunitiesOneIsLearned). Community m starts at Dir(ω + diagonal·
+// (M−m)/M·e_c), so the first membership update sorts annotators by
+// agreement. Under SVI α, w and q blend like ξ. annotators.csv gains each
+// annotator's most probable community and its probability.
 //
 // # The classifier start (default)
 //

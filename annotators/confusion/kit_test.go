@@ -11,21 +11,25 @@ import (
 // The conformance kit, for the variational and the point estimate (ξ is
 // what Update blends), with the kit's flat response (Dawid–Skene).
 func TestKit(t *testing.T) {
-	for _, est := range []string{EstimateVariational, EstimatePoint, PriorLearned} {
+	for _, est := range []string{EstimateVariational, EstimatePoint, PriorLearned, PriorCommunities} {
 		t.Run(est, func(t *testing.T) {
 			frameworktest.TestNoiseModel(t, frameworktest.NoiseModel{
 				New: func() (framework.NoiseModel, error) {
 					cfg := Defaults()
 					cfg.Estimate, cfg.Init = est, InitMajority
-					if est == PriorLearned { // the variational estimate with a learned prior
-						cfg.Estimate, cfg.Prior = EstimateVariational, PriorLearned
+					if est == PriorLearned || est == PriorCommunities { // the variational estimate with a learned prior
+						cfg.Estimate, cfg.Prior = EstimateVariational, est
 					}
 					return NewModel(cfg)
 				},
 				Kind: frameworktest.KindCategorical,
-				// ξ, and a learned prior's α, which Update blends like ξ.
+				// ξ, and a learned prior's α (the communities' α, w and
+				// memberships), which Update blends like ξ.
 				Natural: func(n framework.NoiseModel) []float64 {
 					m := n.(*Model)
+					if cm := m.comm; cm != nil {
+						return slices.Concat(m.xi, cm.alpha, cm.w, cm.q)
+					}
 					if m.cfg.Prior == PriorLearned {
 						return slices.Concat(m.xi, m.alpha)
 					}

@@ -18,6 +18,10 @@ type Annotator struct {
 	Answers   int         `json:"answers"`
 	Accuracy  float64     `json:"accuracy"`  // Accuracy(r)
 	Confusion [][]float64 `json:"confusion"` // Mean(r): row = true class, column = answer
+	// Community is the annotator's most probable community (from 1) and
+	// Membership q(z_r) over all of them, with prior = "communities".
+	Community  int       `json:"community,omitempty"`
+	Membership []float64 `json:"membership,omitempty"`
 }
 
 // Report describes every annotator (framework.Reporter), in Setup.Workers
@@ -28,13 +32,19 @@ type Annotator struct {
 // with one pi column per cell of the posterior-mean confusion matrix
 // E[π^r] = ξ^r/Σ_l ξ^r_l, row-major over the class names (true class
 // first). answers is the annotator's number of answers in the training
-// corpus; accuracy is Accuracy(r). doc is a []Annotator.
+// corpus; accuracy is Accuracy(r). With prior = "communities" two columns
+// follow: community (the most probable, from 1) and its probability
+// community_p. doc is a []Annotator.
 func (m *Model) Report() (header []string, rows [][]string, doc any) {
 	header = []string{"annotator", "answers", "accuracy"}
 	for _, c := range m.classes {
 		for _, l := range m.classes {
 			header = append(header, "pi:"+c+":"+l)
 		}
+	}
+	q := m.Memberships()
+	if q != nil {
+		header = append(header, "community", "community_p")
 	}
 	list := make([]Annotator, m.nr)
 	rows = make([][]string, m.nr)
@@ -47,6 +57,17 @@ func (m *Model) Report() (header []string, rows [][]string, doc any) {
 			for _, x := range pr {
 				row = append(row, f(x))
 			}
+		}
+		if q != nil {
+			best := 0
+			for k, p := range q[r] {
+				if p > q[r][best] {
+					best = k
+				}
+			}
+			a.Community, a.Membership = best+1, q[r]
+			list[r] = a
+			row = append(row, strconv.Itoa(best+1), f(q[r][best]))
 		}
 		rows[r] = row
 	}
@@ -62,6 +83,15 @@ type paramsFile struct {
 	Answers    []int         `json:"answers"`
 	Xi         [][][]float64 `json:"xi"`              // [annotator][true class][answer]
 	Prior      [][]float64   `json:"prior,omitempty"` // a learned prior α [true class][answer]
+	// Communities are the learned communities of prior = "communities".
+	Communities *communitiesFile `json:"communities,omitempty"`
+}
+
+// communitiesFile is the saved form of the communities.
+type communitiesFile struct {
+	Prior      [][][]float64 `json:"prior"`      // α [community][true class][answer]
+	Weights    []float64     `json:"weights"`    // w [community]
+	Membership [][]float64   `json:"membership"` // q(z_r) [annotator][community]
 }
 
 const (
@@ -82,6 +112,21 @@ func (m *Model) SaveParams(w io.Writer) error {
 	}
 	if m.cfg.Prior == PriorLearned {
 		p.Prior = m.Prior()
+	}
+	if cm := m.comm; cm != nil {
+		C, M := m.nc, cm.m
+		f := &communitiesFile{Weights: cm.w, Membership: make([][]float64, m.nr)}
+		for k := range M {
+			rows := make([][]float64, C)
+			for c := range rows {
+				rows[c] = cm.alpha[(k*C+c)*C:][:C]
+			}
+			f.Prior = append(f.Prior, rows)
+		}
+		for r := range f.Membership {
+			f.Membership[r] = cm.q[r*M:][:M]
+		}
+		p.Communities = f
 	}
 	return json.NewEncoder(w).Encode(p)
 }
@@ -140,14 +185,80 @@ func (m *Model) LoadParams(r io.Reader) error {
 			}
 		}
 	}
-	old := slices.Clone(m.alpha)
+	comm, err := m.loadCommunities(p.Communities)
+	if err != nil {
+		return err
+	}
+	old, oldComm := slices.Clone(m.alpha), m.comm
 	if alpha != nil {
 		m.alpha = alpha
 	}
+	if comm != nil {
+		m.comm = comm
+	}
 	if err := m.SetXi(p.Xi); err != nil {
-		m.alpha = old
+		m.alpha, m.comm = old, oldComm
 		return fmt.Errorf("confusion parameters: %w", err)
 	}
 	copy(m.answers, p.Answers)
 	return nil
+}
+
+// loadCommunities checks the saved communities against the configuration
+// and the model's size: nil (and no error) when neither has any.
+func (m *Model) loadCommunities(f *communitiesFile) (*communities, error) {
+	want := m.cfg.Prior == PriorCommunities
+	switch {
+	case want && f == nil:
+		return nil, fmt.Errorf("%w: confusion parameters: the configuration has communities (prior = %q) but the file has none", framework.ErrBadInput, PriorCommunities)
+	case !want && f != nil:
+		return nil, fmt.Errorf("%w: confusion parameters: the file has communities but the configuration's prior is %q", framework.ErrBadInput, m.cfg.Prior)
+	case f == nil:
+		return nil, nil
+	}
+	R, C, M := m.nr, m.nc, m.cfg.Communities
+	if len(f.Prior) != M || len(f.Weights) != M || len(f.Membership) != R {
+		return nil, fmt.Errorf("%w: confusion parameters: %d community priors, %d weights and %d memberships; the model has %d communities and %d annotators", framework.ErrBadInput, len(f.Prior), len(f.Weights), len(f.Membership), M, R)
+	}
+	cm := &communities{m: M, pri: make([]float64, R*C*C)}
+	for k, rows := range f.Prior {
+		if len(rows) != C {
+			return nil, fmt.Errorf("%w: confusion parameters: community %d's prior has %d rows for %d classes", framework.ErrBadInput, k, len(rows), C)
+		}
+		for c, row := range rows {
+			if len(row) != C {
+				return nil, fmt.Errorf("%w: confusion parameters: community %d's prior row %d has %d entries for %d classes", framework.ErrBadInput, k, c, len(row), C)
+			}
+			for l, a := range row {
+				if !(a > 0) || math.IsInf(a, 0) {
+					return nil, fmt.Errorf("%w: confusion parameters: community %d's prior entry (%d, %d) is %v, want a finite number > 0", framework.ErrBadInput, k, c, l, a)
+				}
+			}
+			cm.alpha = append(cm.alpha, row...)
+		}
+	}
+	for k, x := range f.Weights {
+		if !(x > 0 && x <= 1) {
+			return nil, fmt.Errorf("%w: confusion parameters: community %d's weight is %v, want a number in (0, 1]", framework.ErrBadInput, k, x)
+		}
+	}
+	cm.w = slices.Clone(f.Weights)
+	for r, q := range f.Membership {
+		if len(q) != M {
+			return nil, fmt.Errorf("%w: confusion parameters: annotator %d has %d membership probabilities for %d communities", framework.ErrBadInput, r, len(q), M)
+		}
+		s := 0.0
+		for _, x := range q {
+			if !(x >= 0 && x <= 1) {
+				return nil, fmt.Errorf("%w: confusion parameters: annotator %d's membership %v is not a probability", framework.ErrBadInput, r, q)
+			}
+			s += x
+		}
+		if math.Abs(s-1) > 1e-9 {
+			return nil, fmt.Errorf("%w: confusion parameters: annotator %d's membership sums to %v, want 1", framework.ErrBadInput, r, s)
+		}
+		cm.q = append(cm.q, q...)
+	}
+	cm.mix(R, C)
+	return cm, nil
 }

@@ -20,7 +20,7 @@ func ExampleMainContext() {
 	// response    class-prior, gaussian, linreg, logreg, ordinal, softmax
 	// annotators  bias-precision, confusion, glad, mace, one-coin, ordinal-shift, perfect
 	// inference   batch, svi, two-stage
-	// model       dawid-skene, dawid-skene(bayes), glad, lda+linreg(mean), lda+logreg(mv), lda+raykar, ma-sldac, ma-sldar, mace, majority-vote, one-coin, slda(mean), slda(mv), wawa
+	// model       communities, dawid-skene, dawid-skene(bayes), glad, lda+linreg(mean), lda+logreg(mv), lda+raykar, ma-sldac, ma-sldar, mace, majority-vote, one-coin, slda(mean), slda(mv), wawa
 	// target      categorical, gaussian, ordinal
 	// simulate    bias-precision, confusion, glad, ordinal-shift
 }

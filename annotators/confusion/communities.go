@@ -1,0 +1,342 @@
+package confusion
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mathext"
+)
+
+// communities is the state of prior = "communities" (Config.Prior): M
+// Dirichlet priors α_m (one C×C matrix of rows each), their weights w and
+// every annotator's membership q(z_r):
+//
+//	z_r ~ Cat(w),   π^r_c | z_r = m ~ Dir(α_mc),
+//
+// with the mean-field posterior q(π^r_c) q(z_r) = Dir(ξ^r_c) Cat(q_r)
+// (Venanzi et al. 2014's community-based model, written for the variational
+// family of MODEL.md §2). The bound's part in (ξ, q, w, α) is
+//
+//	S·Σ_{r,c,l} n_rcl E[log π^r_cl]
+//	+ Σ_r Σ_m q_rm (log w_m − log q_rm)
+//	+ Σ_{r,c} [Σ_m q_rm N(α_mc) − N(ξ^r_c) + Σ_l (ᾱ^r_cl − ξ^r_cl) E[log π^r_cl]]
+//
+// with N(a) = lnΓ(Σ_l a_l) − Σ_l lnΓ(a_l) and ᾱ^r_c = Σ_m q_rm α_mc, the
+// prior row annotator r sees. Each block has a closed-form or concave
+// maximiser given the others (Model.fitCommunities):
+//
+//	ξ^r_c   = ᾱ^r_c + S·n_rc
+//	q_rm   ∝ w_m exp(Σ_c [N(α_mc) + Σ_l (α_mcl − 1) E[log π^r_cl]])
+//	w_m    = Σ_r q_rm / R
+//	α_mc   = argmax Σ_r q_rm log Dir(·) : ψ(α_mcl) − ψ(Σ_l α_mcl) = s̄_mcl,
+//	         s̄_mcl = Σ_r q_rm E[log π^r_cl] / Σ_r q_rm (Minka 2000's fixed point)
+type communities struct {
+	m     int
+	alpha []float64 // alpha[(k*C+c)*C+l] = α_{k,c,l}
+	w     []float64 // w[k]
+	q     []float64 // q[r*M+k] = q(z_r = k)
+	pri   []float64 // ᾱ: pri[(r*C+c)*C+l] = Σ_k q_rk α_{k,c,l}
+}
+
+// newCommunities starts M communities for R annotators and C classes:
+// memberships and weights uniform, community k's rows Dir(ω + diagonal·
+// (M−k)/M·e_c): from the configured prior (k = 0) to weaker diagonals, so
+// that the first membership update sorts annotators by how well they agree
+// with the start's labels.
+func newCommunities(cfg Config, R, C int) *communities {
+	M := cfg.Communities
+	cm := &communities{m: M, alpha: make([]float64, M*C*C), w: make([]float64, M), q: make([]float64, R*M), pri: make([]float64, R*C*C)}
+	for k := range M {
+		cm.w[k] = 1 / float64(M)
+		d := cfg.Diagonal * float64(M-k) / float64(M)
+		for c := range C {
+			for l := range C {
+				a := cfg.Omega
+				if c == l {
+					a += d
+				}
+				cm.alpha[(k*C+c)*C+l] = a
+			}
+		}
+	}
+	for i := range cm.q {
+		cm.q[i] = 1 / float64(M)
+	}
+	cm.mix(R, C)
+	return cm
+}
+
+// mix sets ᾱ^r = Σ_k q_rk α_k.
+func (cm *communities) mix(R, C int) {
+	M := cm.m
+	clear(cm.pri)
+	for r := range R {
+		dst := cm.pri[r*C*C:][:C*C]
+		for k := range M {
+			p := cm.q[r*M+k]
+			if p == 0 {
+				continue
+			}
+			for i, a := range cm.alpha[k*C*C:][:C*C] {
+				dst[i] += p * a
+			}
+		}
+	}
+}
+
+// dirNorm is N(a) = lnΓ(Σ_l a_l) − Σ_l lnΓ(a_l).
+func dirNorm(a []float64) float64 {
+	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	s, n := 0.0, 0.0
+	for _, x := range a {
+		s += x
+		n -= lg(x)
+	}
+	return n + lg(s)
+}
+
+// communitiesMaxIter bounds the rounds of block coordinate ascent of one
+// update, profileIters the fixed-point steps of one row's prior in a round
+// (a partial ascent: the next round continues it).
+const (
+	communitiesMaxIter = 50
+	profileIters       = 5
+	// minCommunityAlpha floors every entry of a community's prior: a
+	// community whose members never give some answer (spammers of one
+	// class) would otherwise drive that entry to 0, where the ascent
+	// crawls and E[log π] of its members diverges.
+	minCommunityAlpha = 0.01
+)
+
+// fitCommunities is the update with ρ = 1 of prior = "communities": block
+// coordinate ascent on the bound of the communities type's documentation
+// from the current state, for counts S·n: q, then w, then each row α_mc
+// with ξ (profileAlpha), until no ξ entry moves by more than 1e-9 of its
+// row's total or communitiesMaxIter rounds. No step lowers the bound. It returns the new ξ
+// and state without touching m.
+func (m *Model) fitCommunities(counts []float64, sc float64) ([]float64, *communities) {
+	R, C := m.nr, m.nc
+	cm := m.comm
+	M := cm.m
+	st := &communities{m: M, alpha: append([]float64(nil), cm.alpha...), w: append([]float64(nil), cm.w...),
+		q: append([]float64(nil), cm.q...), pri: append([]float64(nil), cm.pri...)}
+	xi := make([]float64, R*C*C)
+	elog := make([]float64, R*C*C) // elog[(r*C+c)*C+l] = E[log π^r_cl]
+	setXi := func() {
+		for i := range xi {
+			xi[i] = st.pri[i] + sc*counts[i]
+		}
+	}
+	setXi()
+	score := make([]float64, M)
+	norms := make([]float64, M*C)
+	prev := make([]float64, len(xi))
+	for it := 0; ; it++ {
+		copy(prev, xi)
+		for i := 0; i < len(xi); i += C {
+			ps := mathext.Digamma(sumOf(xi[i : i+C]))
+			for l, x := range xi[i : i+C] {
+				elog[i+l] = mathext.Digamma(x) - ps
+			}
+		}
+		// q given ξ, w and α.
+		for k := range M {
+			for c := range C {
+				norms[k*C+c] = dirNorm(st.alpha[(k*C+c)*C:][:C])
+			}
+		}
+		for r := range R {
+			e := elog[r*C*C:][:C*C]
+			top := math.Inf(-1)
+			for k := range M {
+				s := math.Log(st.w[k])
+				for c := range C {
+					s += norms[k*C+c]
+				}
+				for i, a := range st.alpha[k*C*C:][:C*C] {
+					s += (a - 1) * e[i]
+				}
+				score[k] = s
+				top = max(top, s)
+			}
+			z := 0.0
+			for k, s := range score {
+				score[k] = math.Exp(s - top)
+				z += score[k]
+			}
+			for k := range M {
+				st.q[r*M+k] = score[k] / z
+			}
+		}
+		// w given q.
+		for k := range M {
+			s := 0.0
+			for r := range R {
+				s += st.q[r*M+k]
+			}
+			st.w[k] = max(s/float64(R), 1e-300)
+		}
+		// α given q, with ξ at its maximiser ᾱ + S·n (profileAlpha).
+		st.mix(R, C)
+		setXi()
+		for k := range M {
+			for c := range C {
+				m.profileAlpha(st, xi, k, c)
+			}
+		}
+		st.mix(R, C)
+		setXi()
+		moved := 0.0 // the largest change of a ξ entry relative to its row's total
+		for i := 0; i < len(xi); i += C {
+			tot := sumOf(xi[i : i+C])
+			for l, v := range xi[i : i+C] {
+				moved = max(moved, math.Abs(v-prev[i+l])/tot)
+			}
+		}
+		if moved < 1e-9 || it+1 >= communitiesMaxIter {
+			break
+		}
+	}
+	return xi, st
+}
+
+// profileAlpha raises the bound in row c of community k's prior, α = α_kc,
+// with every ξ^r_c at its maximiser ᾱ^r_c + S·n_rc (xi holds them and is
+// kept so). With ξ profiled out the bound's part in α is
+//
+//	F(α) = Σ_r [q_rk N(α) − N(b_r + q_rk α)],   b_r = ξ^r_c − q_rk α (the rest),
+//
+// whose stationary points satisfy Minka's (2000) fixed point for the
+// Pólya distribution, weighted by membership:
+//
+//	α_l ← α_l · Σ_r q_rk [ψ(ξ^r_cl) − ψ(α_l)] / Σ_r q_rk [ψ(Σ_t ξ^r_ct) − ψ(Σ_t α_t)].
+//
+// With hard memberships this is learnPrior's update (the log marginal
+// likelihood of the counts of the community's annotators). Σ_l α_l is held
+// at most maxPriorPrecision (the iterate rescaled onto it). A result that
+// lowers F is discarded (the row keeps its value), so the step never lowers
+// the bound.
+func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
+	R, C, M := m.nr, m.nc, st.m
+	a := st.alpha[(k*C+c)*C:][:C]
+	var rs []int
+	for r := range R {
+		if st.q[r*M+k] > 1e-12 {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		return
+	}
+	base := make([]float64, len(rs)*C)
+	for i, r := range rs {
+		p := st.q[r*M+k]
+		for l := range C {
+			base[i*C+l] = xi[(r*C+c)*C+l] - p*a[l]
+		}
+	}
+	row := make([]float64, C)
+	F := func(alpha []float64) float64 {
+		n := dirNorm(alpha)
+		f := 0.0
+		for i, r := range rs {
+			p := st.q[r*M+k]
+			for l := range C {
+				row[l] = base[i*C+l] + p*alpha[l]
+			}
+			f += p*n - dirNorm(row)
+		}
+		return f
+	}
+	old := slices.Clone(a)
+	f0 := F(a)
+	next := slices.Clone(a)
+	num := make([]float64, C)
+	for range profileIters {
+		clear(num)
+		den := 0.0
+		sa := sumOf(next)
+		psa := mathext.Digamma(sa)
+		for i, r := range rs {
+			p := st.q[r*M+k]
+			sx := 0.0
+			for l := range C {
+				row[l] = base[i*C+l] + p*next[l]
+				sx += row[l]
+			}
+			den += p * (mathext.Digamma(sx) - psa)
+			for l, x := range row {
+				num[l] += p * (mathext.Digamma(x) - mathext.Digamma(next[l]))
+			}
+		}
+		if !(den > 0) {
+			break
+		}
+		moved := 0.0
+		for l := range next {
+			v := max(next[l]*num[l]/den, minCommunityAlpha)
+			moved = max(moved, math.Abs(v-next[l])/next[l])
+			next[l] = v
+		}
+		if s := sumOf(next); s > maxPriorPrecision {
+			for l := range next {
+				next[l] *= maxPriorPrecision / s
+			}
+		}
+		if moved < 1e-12 {
+			break
+		}
+	}
+	if !(F(next) >= f0) {
+		copy(a, old)
+		return
+	}
+	copy(a, next)
+	for i, r := range rs {
+		p := st.q[r*M+k]
+		for l := range C {
+			xi[(r*C+c)*C+l] = base[i*C+l] + p*a[l]
+		}
+	}
+}
+
+// Memberships returns q(z_r) for every annotator (row r: one probability
+// per community); nil unless prior = "communities".
+func (m *Model) Memberships() [][]float64 {
+	cm := m.comm
+	if cm == nil {
+		return nil
+	}
+	out := make([][]float64, m.nr)
+	for r := range out {
+		out[r] = slices.Clone(cm.q[r*cm.m:][:cm.m])
+	}
+	return out
+}
+
+// CommunityPriors returns every community's prior α_m as C rows (row c:
+// true class c); nil unless prior = "communities".
+func (m *Model) CommunityPriors() [][][]float64 {
+	cm := m.comm
+	if cm == nil {
+		return nil
+	}
+	C := m.nc
+	out := make([][][]float64, cm.m)
+	for k := range out {
+		out[k] = make([][]float64, C)
+		for c := range C {
+			out[k][c] = slices.Clone(cm.alpha[(k*C+c)*C:][:C])
+		}
+	}
+	return out
+}
+
+// CommunityWeights returns w, the communities' weights; nil unless prior =
+// "communities".
+func (m *Model) CommunityWeights() []float64 {
+	if m.comm == nil {
+		return nil
+	}
+	return slices.Clone(m.comm.w)
+}

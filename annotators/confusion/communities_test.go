@@ -1,0 +1,192 @@
+package confusion
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/maslda/maslda/framework"
+)
+
+// statsOf returns statistics holding counts (every annotator touched).
+func statsOf(m *Model, counts []float64) *Stats {
+	s := m.NewStats().(*Stats)
+	copy(s.Counts, counts)
+	for r := range m.nr {
+		s.touch(int32(r))
+	}
+	return s
+}
+
+// TestCommunitiesOneIsLearned: with one community the bound is the learned
+// prior's (every annotator in it for sure), so one batch update from the
+// same start reaches the same prior and ξ as prior = "learned".
+func TestCommunitiesOneIsLearned(t *testing.T) {
+	const R, C = 30, 3
+	counts := overdispersed(R, C, 2)
+	cfg := Defaults()
+	cfg.Init = InitUniform
+	cfg.Prior = PriorLearned
+	learned := newModel(t, cfg, R, C, nil)
+	cfg.Prior, cfg.Communities = PriorCommunities, 1
+	comm := newModel(t, cfg, R, C, nil)
+	for _, m := range []*Model{learned, comm} {
+		if err := m.Update(context.Background(), statsOf(m, counts), framework.BatchStep(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := sumOf(learned.alpha); s > 0.9*float64(C)*maxPriorPrecision {
+		t.Fatalf("the learned prior's precision %v is at the cap: the comparison needs an interior maximum", s)
+	}
+	approx := cmpopts.EquateApprox(1e-6, 0)
+	if diff := cmp.Diff(learned.alpha, comm.comm.alpha, approx); diff != "" {
+		t.Errorf("one community's prior differs from the learned prior (-learned +communities):\n%s", diff)
+	}
+	if diff := cmp.Diff(learned.xi, comm.xi, approx); diff != "" {
+		t.Errorf("ξ differs (-learned +communities):\n%s", diff)
+	}
+	if e, f := learned.ELBO(statsOf(learned, counts), framework.BatchStep(1)), comm.ELBO(statsOf(comm, counts), framework.BatchStep(1)); math.Abs(e-f) > 1e-6*math.Abs(e) {
+		t.Errorf("bound %v with the learned prior, %v with one community", e, f)
+	}
+}
+
+// TestCommunitiesSortAnnotators: 6 good annotators and 4 who answer the
+// first class whatever the truth, judged against the true labels: two
+// communities separate them (memberships near 0 and 1), the spammers'
+// community has rows that put most mass on the first class, and an
+// annotator with two answers, both the first class on documents of other
+// classes, joins the spammers and inherits their confusions.
+func TestCommunitiesSortAnnotators(t *testing.T) {
+	const R, C = 11, 3
+	counts := make([]float64, R*C*C)
+	for r := range R {
+		for c := range C {
+			switch {
+			case r < 6: // good: 16 of 20 right, the rest spread
+				for l := range C {
+					counts[(r*C+c)*C+l] = 2
+				}
+				counts[(r*C+c)*C+c] = 16 + float64(r%3)
+			case r < 10: // spammers: the first class 18 times of 20
+				counts[(r*C+c)*C] = 18 - float64(r%2)
+				counts[(r*C+c)*C+1] = 1
+				counts[(r*C+c)*C+2] = 1 + float64(r%2)
+			}
+		}
+	}
+	counts[(10*C+1)*C] = 1 // annotator 10: first class for a class-1 and a class-2 document
+	counts[(10*C+2)*C] = 1
+	cfg := Defaults()
+	cfg.Init, cfg.Prior, cfg.Communities = InitUniform, PriorCommunities, 2
+	m := newModel(t, cfg, R, C, nil)
+	s := statsOf(m, counts)
+	prev := m.ELBO(s, framework.BatchStep(1))
+	for it := range 5 {
+		if err := m.Update(context.Background(), s, framework.BatchStep(1)); err != nil {
+			t.Fatal(err)
+		}
+		e := m.ELBO(s, framework.BatchStep(1))
+		if e < prev-1e-9*math.Abs(prev) {
+			t.Errorf("update %d lowered the bound from %.12g to %.12g", it, prev, e)
+		}
+		prev = e
+	}
+	q := m.Memberships()
+	good := 0
+	if q[0][1] > q[0][0] {
+		good = 1
+	}
+	for r := range R {
+		want := good
+		if r >= 6 {
+			want = 1 - good
+		}
+		if q[r][want] < 0.99 {
+			t.Errorf("annotator %d: memberships %v, want community %d", r, q[r], want)
+		}
+	}
+	spam := m.CommunityPriors()[1-good]
+	for c, row := range spam {
+		if row[0]/sumOf(row) < 0.7 {
+			t.Errorf("the spammers' community, row %d: %v, want most mass on the first class", c, row)
+		}
+	}
+	if acc := m.Mean(10)[0][0]; acc < 0.7 {
+		t.Errorf("annotator 10's E[π_00] = %v: it should inherit the spammers' first-class answer (≥ 0.7)", acc)
+	}
+}
+
+// TestCommunitiesPersist: the communities are saved and restored; a file
+// without them is refused by a model with communities and the other way
+// round, as are memberships that are not probabilities.
+func TestCommunitiesPersist(t *testing.T) {
+	const R, C = 12, 3
+	cfg := Defaults()
+	cfg.Init, cfg.Prior = InitUniform, PriorCommunities
+	m := newModel(t, cfg, R, C, nil)
+	if err := m.Update(context.Background(), statsOf(m, overdispersed(R, C, 3)), framework.BatchStep(1)); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := m.SaveParams(&buf); err != nil {
+		t.Fatal(err)
+	}
+	h := newModel(t, cfg, R, C, nil)
+	if err := h.LoadParams(bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(m.Memberships(), h.Memberships()); diff != "" {
+		t.Errorf("memberships not restored:\n%s", diff)
+	}
+	if m.GlobalELBO() != h.GlobalELBO() {
+		t.Errorf("bound %v before saving, %v after loading", m.GlobalELBO(), h.GlobalELBO())
+	}
+	fixed := Defaults()
+	if err := newModel(t, fixed, R, C, nil).LoadParams(bytes.NewReader(buf.Bytes())); !errors.Is(err, framework.ErrBadInput) || !strings.Contains(err.Error(), "communities") {
+		t.Errorf("communities into a fixed prior: %v, want ErrBadInput naming the communities", err)
+	}
+	var plain bytes.Buffer
+	if err := newModel(t, fixed, R, C, nil).SaveParams(&plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := newModel(t, cfg, R, C, nil).LoadParams(&plain); !errors.Is(err, framework.ErrBadInput) || !strings.Contains(err.Error(), "has none") {
+		t.Errorf("a file without communities: %v, want ErrBadInput", err)
+	}
+	bad := strings.Replace(buf.String(), `"membership":[[`, `"membership":[[7,`, 1)
+	if err := newModel(t, cfg, R, C, nil).LoadParams(strings.NewReader(bad)); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("a membership that is not a probability: %v, want ErrBadInput", err)
+	}
+	cfg.Communities = 0
+	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("communities = 0: %v, want ErrBadInput", err)
+	}
+}
+
+// TestCommunitiesReport: annotators.csv gains the most probable community
+// and its probability; the JSON document the memberships.
+func TestCommunitiesReport(t *testing.T) {
+	const R, C = 4, 2
+	cfg := Defaults()
+	cfg.Init, cfg.Prior, cfg.Communities = InitUniform, PriorCommunities, 2
+	m := newModel(t, cfg, R, C, nil)
+	m.comm.q = []float64{0.9, 0.1, 0.2, 0.8, 0.5, 0.5, 0, 1}
+	header, rows, doc := m.Report()
+	if got := header[len(header)-2:]; !cmp.Equal(got, []string{"community", "community_p"}) {
+		t.Errorf("last columns %v", got)
+	}
+	var got [][]string
+	for _, row := range rows {
+		got = append(got, row[len(row)-2:])
+	}
+	if diff := cmp.Diff([][]string{{"1", "0.9"}, {"2", "0.8"}, {"1", "0.5"}, {"2", "1"}}, got); diff != "" {
+		t.Errorf("community columns (-want +got):\n%s", diff)
+	}
+	if a := doc.([]Annotator)[3]; a.Community != 2 || !cmp.Equal(a.Membership, []float64{0, 1}) {
+		t.Errorf("annotator 3 in the document: community %d, membership %v", a.Community, a.Membership)
+	}
+}
