@@ -68,6 +68,17 @@ type Params struct {
 	// prior: with Bias "none" and a flat response, the truth is the mean
 	// answer).
 	Precision string `hcl:"precision,optional"`
+	// Prior is "fixed" (default: MAP estimates of b_r and p_r under the
+	// prior of ν₀, s₀² and κ₀) or "learned": every annotator gets a
+	// Normal–Gamma posterior q(b_r, p_r) under one shared prior whose
+	// hyperparameters (κ₀, the Gamma's shape and rate) are fitted to the
+	// whole crowd by type-II maximum likelihood at every update (learned.go),
+	// starting from prior_answers, prior_var and bias_prior. The crowd then
+	// says how alike its annotators are: annotators with few answers borrow
+	// the crowd's typical noise and bias. The prior's zero bias mean pins
+	// the biases' common offset, in place of bias_anchor (ignored). Needs
+	// precision = "each".
+	Prior string `hcl:"prior,optional"`
 }
 
 // Bias and Precision settings.
@@ -85,11 +96,12 @@ const (
 
 // Defaults returns the documented defaults.
 func Defaults() Params {
-	return Params{PriorAnswers: 1, BiasAnchor: AnchorMean, Bias: Each, Precision: Each}
+	return Params{PriorAnswers: 1, BiasAnchor: AnchorMean, Bias: Each, Precision: Each, Prior: PriorFixed}
 }
 
-func (p Params) noBias() bool { return p.Bias == None }
-func (p Params) shared() bool { return p.Precision == Shared }
+func (p Params) noBias() bool  { return p.Bias == None }
+func (p Params) shared() bool  { return p.Precision == Shared }
+func (p Params) learned() bool { return p.Prior == PriorLearned }
 
 // Validate checks the settings.
 func (p Params) Validate() error {
@@ -107,6 +119,10 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: annotators bias-precision: bias = %q; valid: %s (one bias per annotator), %s (every bias 0)", framework.ErrBadInput, p.Bias, Each, None)
 	case p.Precision != "" && p.Precision != Each && p.Precision != Shared:
 		return fmt.Errorf("%w: annotators bias-precision: precision = %q; valid: %s (one precision per annotator), %s (one for all)", framework.ErrBadInput, p.Precision, Each, Shared)
+	case p.Prior != "" && p.Prior != PriorFixed && p.Prior != PriorLearned:
+		return fmt.Errorf("%w: annotators bias-precision: prior = %q; valid: %s, %s", framework.ErrBadInput, p.Prior, PriorFixed, PriorLearned)
+	case p.learned() && p.shared():
+		return fmt.Errorf("%w: annotators bias-precision: prior = %q needs precision = %q (one shared precision has no crowd to learn a prior from)", framework.ErrBadInput, PriorLearned, Each)
 	}
 	return nil
 }
@@ -125,6 +141,8 @@ type Model struct {
 
 	run  *Stats  // running (blended) statistics of SVI; nil before the first update
 	runW float64 // Σ of the blending weights in run
+
+	learn *learned // prior = "learned": hyperparameters and posteriors (else nil)
 }
 
 // New returns a model with the given settings (call Init before use).
@@ -167,6 +185,23 @@ func (m *Model) Accepts(t framework.Target) error {
 // Categorical answers are refused (framework.ErrIncompatible), non-finite
 // values are framework.ErrBadInput.
 func (m *Model) Init(s *framework.Setup) error {
+	m.learn = nil
+	if err := m.init(s); err != nil {
+		return err
+	}
+	if m.Config.learned() {
+		// The posteriors start at the first E-step's parameters: E[p_r]
+		// the starting precision, E[log p_r] its log, κ_r = κ₀.
+		m.learn = newLearned(m.Config, m.S0, len(m.Prec))
+		for r, p := range m.Prec {
+			m.learn.rate[r] = m.learn.shape[r] / p
+			m.learn.elogp[r] = math.Log(p)
+		}
+	}
+	return nil
+}
+
+func (m *Model) init(s *framework.Setup) error {
 	R := len(s.Annotators)
 	m.Workers = append([]string(nil), s.Annotators...)
 	m.Bias = make([]float64, R)
@@ -301,6 +336,19 @@ func (m *Model) Evidence(d *framework.DocState) {
 func (m *Model) DocELBO(d *framework.DocState) float64 {
 	t := d.Target.(*framework.Gaussian)
 	e := 0.0
+	if l := m.learn; l != nil {
+		// ½E[log p] − ½log 2π − ½(E[p]((y − m − μ)² + v) + 1/κ_r).
+		bias := !m.Config.noBias()
+		for _, a := range d.Answers {
+			r := a.Annotator
+			res := a.Value - t.Mean - m.Bias[r]
+			e += 0.5*(l.elogp[r]-math.Log(2*math.Pi)) - 0.5*m.Prec[r]*(res*res+t.Var)
+			if bias {
+				e -= 0.5 / l.kap[r]
+			}
+		}
+		return e
+	}
 	for _, a := range d.Answers {
 		p := m.Prec[a.Annotator]
 		res := a.Value - t.Mean - m.Bias[a.Annotator]
@@ -320,8 +368,24 @@ func (m *Model) LogPredictive(t framework.Target, a framework.Answer) float64 {
 	if !ok || a.Annotator < 0 || int(a.Annotator) >= len(m.Prec) || !(g.Var >= 0) {
 		return math.NaN()
 	}
-	s2 := g.Var + 1/m.Prec[a.Annotator]
 	res := a.Value - g.Mean - m.Bias[a.Annotator]
+	if l := m.learn; l != nil {
+		// Integrated over q(b_r, p_r) the answer about a known x is
+		// Student-t with 2a_r degrees of freedom, location x + μ_r and
+		// scale² β_r(1 + 1/κ_r)/a_r; q(x)'s variance is added to the
+		// scale² (an approximation of the convolution).
+		r := a.Annotator
+		nu := 2 * l.shape[r]
+		sc2 := l.rate[r] / l.shape[r]
+		if !m.Config.noBias() {
+			sc2 *= 1 + 1/l.kap[r]
+		}
+		sc2 += g.Var
+		lg1, _ := math.Lgamma((nu + 1) / 2)
+		lg0, _ := math.Lgamma(nu / 2)
+		return lg1 - lg0 - 0.5*math.Log(nu*math.Pi*sc2) - (nu+1)/2*math.Log1p(res*res/(nu*sc2))
+	}
+	s2 := g.Var + 1/m.Prec[a.Annotator]
 	return -0.5*math.Log(2*math.Pi*s2) - res*res/(2*s2)
 }
 
@@ -412,6 +476,16 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	m.run.axpy(rho*step.Scale, s)
 	m.runW = (1-rho)*m.runW + rho
 	inv := 1 / m.runW
+	if m.learn != nil {
+		R := len(m.Prec)
+		n, sy, sq := make([]float64, R), make([]float64, R), make([]float64, R)
+		for r := range R {
+			n[r], sy[r], sq[r] = m.run.N[r]*inv, m.run.SY[r]*inv, m.run.SQ[r]*inv
+		}
+		m.learn.learnHyper(n, sy, sq, !m.Config.noBias(), m.S0)
+		m.posterior(n, sy, sq)
+		return nil
+	}
 	nu, kappa := m.Config.PriorAnswers, m.Config.BiasPrior
 	noBias := m.Config.noBias()
 	if noBias {
@@ -505,6 +579,21 @@ func (m *Model) LogPrior() float64 {
 func (m *Model) ELBO(st framework.Stats, step framework.Step) float64 {
 	s := st.(*Stats)
 	local := 0.0
+	if l := m.learn; l != nil {
+		bias := !m.Config.noBias()
+		for r, p := range m.Prec {
+			n := s.N[r]
+			if n == 0 {
+				continue
+			}
+			b := m.Bias[r]
+			local += n*0.5*(l.elogp[r]-math.Log(2*math.Pi)) - 0.5*p*(s.SQ[r]-2*b*s.SY[r]+n*b*b)
+			if bias {
+				local -= 0.5 * n / l.kap[r]
+			}
+		}
+		return step.Scale*local + m.learnedKL()
+	}
 	for r, p := range m.Prec {
 		n := s.N[r]
 		if n == 0 {
@@ -550,6 +639,19 @@ type saved struct {
 	Bias       []float64 `json:"bias"`
 	Precision  []float64 `json:"precision"`
 	PriorVar   float64   `json:"prior_var"`
+	// Learned is the state of prior = "learned".
+	Learned *learnedFile `json:"learned,omitempty"`
+}
+
+// learnedFile is the saved form of the learned prior and posteriors.
+type learnedFile struct {
+	Kappa0 float64   `json:"kappa0"` // κ₀
+	Shape0 float64   `json:"shape0"` // a₀
+	Rate0  float64   `json:"rate0"`  // β₀
+	Kappa  []float64 `json:"kappa"`  // κ_r
+	Shape  []float64 `json:"shape"`  // a_r
+	Rate   []float64 `json:"rate"`   // β_r
+	ElogP  []float64 `json:"elogp"`  // E[log p_r]
 }
 
 const (
@@ -562,7 +664,11 @@ const (
 func (m *Model) SaveParams(w io.Writer) error {
 	e := json.NewEncoder(w)
 	e.SetIndent("", "  ")
-	return e.Encode(saved{Format: paramsFormat, Version: paramsVersion, Annotators: m.Workers, Answers: m.Answers, Bias: m.Bias, Precision: m.Prec, PriorVar: m.S0})
+	sv := saved{Format: paramsFormat, Version: paramsVersion, Annotators: m.Workers, Answers: m.Answers, Bias: m.Bias, Precision: m.Prec, PriorVar: m.S0}
+	if l := m.learn; l != nil {
+		sv.Learned = &learnedFile{Kappa0: l.k0, Shape0: l.a0, Rate0: l.b0, Kappa: l.kap, Shape: l.shape, Rate: l.rate, ElogP: l.elogp}
+	}
+	return e.Encode(sv)
 }
 
 // LoadParams restores what SaveParams wrote; call it after Init, whose
@@ -595,6 +701,29 @@ func (m *Model) LoadParams(rd io.Reader) error {
 			return fmt.Errorf("%w: bias-precision parameters: %d answers for %q", framework.ErrBadInput, p.Answers[r], p.Annotators[r])
 		}
 	}
+	var l *learned
+	switch {
+	case m.Config.learned() && p.Learned == nil:
+		return fmt.Errorf("%w: bias-precision parameters: the configuration learns the prior (prior = %q) but the file has no learned prior", framework.ErrBadInput, PriorLearned)
+	case !m.Config.learned() && p.Learned != nil:
+		return fmt.Errorf("%w: bias-precision parameters: the file has a learned prior but the configuration's prior is %q", framework.ErrBadInput, m.Config.Prior)
+	case p.Learned != nil:
+		f := p.Learned
+		pos := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
+		if !pos(f.Kappa0) || !pos(f.Shape0) || !pos(f.Rate0) {
+			return fmt.Errorf("%w: bias-precision parameters: learned prior κ₀ = %v, a₀ = %v, β₀ = %v, want finite numbers > 0", framework.ErrBadInput, f.Kappa0, f.Shape0, f.Rate0)
+		}
+		if len(f.Kappa) != R || len(f.Shape) != R || len(f.Rate) != R || len(f.ElogP) != R {
+			return fmt.Errorf("%w: bias-precision parameters: learned posteriors for %d, %d, %d, %d annotators, the model has %d", framework.ErrBadInput, len(f.Kappa), len(f.Shape), len(f.Rate), len(f.ElogP), R)
+		}
+		for r := range R {
+			if !pos(f.Kappa[r]) || !pos(f.Shape[r]) || !pos(f.Rate[r]) || math.IsNaN(f.ElogP[r]) || math.IsInf(f.ElogP[r], 0) {
+				return fmt.Errorf("%w: bias-precision parameters: the learned posterior of %q is κ = %v, a = %v, β = %v, E[log p] = %v", framework.ErrBadInput, p.Annotators[r], f.Kappa[r], f.Shape[r], f.Rate[r], f.ElogP[r])
+			}
+		}
+		l = &learned{k0: f.Kappa0, a0: f.Shape0, b0: f.Rate0, kap: f.Kappa, shape: f.Shape, rate: f.Rate, elogp: f.ElogP}
+	}
+	m.learn = l
 	copy(m.Bias, p.Bias)
 	copy(m.Prec, p.Precision)
 	copy(m.Answers, p.Answers)

@@ -339,10 +339,10 @@ func TestRegistryAndParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := n.(*Model).Config; got != (Params{PriorAnswers: 0, PriorVar: 2, BiasPrior: 1, BiasAnchor: AnchorMean, Bias: Each, Precision: Each}) {
+	if got := n.(*Model).Config; got != (Params{PriorAnswers: 0, PriorVar: 2, BiasPrior: 1, BiasAnchor: AnchorMean, Bias: Each, Precision: Each, Prior: PriorFixed}) {
 		t.Errorf("decoded %+v", got)
 	}
-	for _, p := range []Params{{PriorAnswers: -1}, {PriorVar: -1}, {BiasPrior: math.NaN()}, {PriorAnswers: math.Inf(1)}, {Bias: "some"}, {Precision: "pooled"}} {
+	for _, p := range []Params{{PriorAnswers: -1}, {PriorVar: -1}, {BiasPrior: math.NaN()}, {PriorAnswers: math.Inf(1)}, {Bias: "some"}, {Precision: "pooled"}, {Prior: "hier"}, {Prior: PriorLearned, Precision: Shared}} {
 		if _, err := New(p); !errors.Is(err, framework.ErrBadInput) {
 			t.Errorf("New(%+v): err = %v", p, err)
 		}

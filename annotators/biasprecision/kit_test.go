@@ -27,6 +27,8 @@ func TestKit(t *testing.T) {
 		{"shared precision", func() Params { p := unanchored(); p.Precision = Shared; p.BiasPrior = 2; return p }(), map[string]string{"Recovery": sharedRecovery}},
 		{"no bias, shared precision", Params{PriorAnswers: 1, BiasAnchor: AnchorMean, Bias: None, Precision: Shared}, map[string]string{"Recovery": sharedRecovery}},
 		{"no bias", Params{PriorAnswers: 1, Bias: None}, nil},
+		{"learned prior", func() Params { p := Defaults(); p.Prior = PriorLearned; return p }(), nil},
+		{"learned prior, no bias", func() Params { p := Defaults(); p.Prior, p.Bias = PriorLearned, None; return p }(), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			frameworktest.TestNoiseModel(t, frameworktest.NoiseModel{

@@ -1,0 +1,329 @@
+package biasprecision
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"gonum.org/v1/gonum/mathext"
+)
+
+// Priors of the annotators (Params.Prior).
+const (
+	PriorFixed   = "fixed"   // MAP estimates under the Normal–Gamma prior of ν₀, s₀², κ₀ (default)
+	PriorLearned = "learned" // Normal–Gamma posteriors under one shared prior whose hyperparameters are learned
+)
+
+// learned is the state of prior = "learned": the shared prior's
+// hyperparameters and every annotator's Normal–Gamma posterior
+//
+//	p_r ~ Gamma(a₀, β₀),   b_r | p_r ~ N(0, 1/(κ₀ p_r))          (prior, shared)
+//	q(b_r, p_r) = N(b_r | μ_r, 1/(κ_r p_r)) Gamma(p_r | a_r, β_r)  (posterior)
+//
+// With the statistics n, SY = Σ(y − m), SQ = Σ((y − m)² + v) of an
+// annotator the bound's part in q is maximised by the conjugate posterior
+//
+//	κ_r = κ₀ + n,  μ_r = SY/κ_r,  a_r = a₀ + n/2,  β_r = β₀ + ½(SQ − SY²/κ_r),
+//
+// where it equals the log marginal likelihood of the statistics
+//
+//	log Z_r = lnΓ(a_r) − lnΓ(a₀) + a₀ ln β₀ − a_r ln β_r + ½ ln(κ₀/κ_r) − (n/2) ln 2π,
+//
+// so the hyperparameters that maximise Σ_r log Z_r (type-II maximum
+// likelihood, learnHyper) are the bound's maximisers too, and the update
+// never lowers it. With bias = "none" there is no b_r: κ and μ drop out and
+// β_r = β₀ + ½SQ.
+type learned struct {
+	k0, a0, b0 float64   // κ₀, a₀, β₀
+	kap        []float64 // κ_r (unused with bias = "none")
+	shape      []float64 // a_r
+	rate       []float64 // β_r
+	elogp      []float64 // E[log p_r] = ψ(a_r) − ln β_r
+}
+
+// newLearned starts the hyperparameters at the fixed prior's: a₀ = 1 +
+// ν₀/2, β₀ = ν₀s₀²/2 (each at least that of one answer, a₀ ≥ 1.5,
+// β₀ ≥ s₀²/2), κ₀ = max(κ₀, 1); and every posterior at the prior.
+func newLearned(p Params, s0 float64, R int) *learned {
+	nu := max(p.PriorAnswers, 1)
+	l := &learned{k0: max(p.BiasPrior, 1), a0: 1 + nu/2, b0: nu * s0 / 2,
+		kap: make([]float64, R), shape: make([]float64, R), rate: make([]float64, R), elogp: make([]float64, R)}
+	for r := range R {
+		l.kap[r], l.shape[r], l.rate[r] = l.k0, l.a0, l.b0
+		l.elogp[r] = mathext.Digamma(l.a0) - math.Log(l.b0)
+	}
+	return l
+}
+
+// logZ is Σ_r log Z_r at hyperparameters (k0, a0, b0) for the statistics
+// n, sy, sq (without the −(n/2) ln 2π, which does not depend on them),
+// written without the cancellations of lnΓ(a_r) − lnΓ(a₀) and a₀ ln β₀ −
+// a_r ln β_r at large a₀ (where the prior is one shared precision):
+//
+//	log Z_r = lgammaDiff(a₀, n/2) − a₀ log1p(c_r/β₀) − (n/2) ln(β₀ + c_r) − ½ log1p(n/κ₀),
+//
+// c_r = ½(SQ − SY²/κ_r) (½SQ without biases).
+func logZ(k0, a0, b0 float64, n, sy, sq []float64, bias bool) float64 {
+	z := 0.0
+	for r, nr := range n {
+		if nr == 0 {
+			continue
+		}
+		c := 0.5 * sq[r]
+		if bias {
+			c = 0.5 * math.Max(0, sq[r]-sy[r]*sy[r]/(k0+nr))
+			z -= 0.5 * math.Log1p(nr/k0)
+		}
+		z += lgammaDiff(a0, nr/2) - a0*math.Log1p(c/b0) - nr/2*math.Log(b0+c)
+	}
+	return z
+}
+
+// lgammaDiff is lnΓ(a + x) − lnΓ(a) for a > 0, x ≥ 0: directly for
+// a < 20, else by Stirling's series, whose leading terms
+// (a − ½) log1p(x/a) + x ln(a + x) − x do not cancel.
+func lgammaDiff(a, x float64) float64 {
+	if a < 20 {
+		u, _ := math.Lgamma(a + x)
+		v, _ := math.Lgamma(a)
+		return u - v
+	}
+	s := func(z float64) float64 {
+		z2 := 1 / (z * z)
+		return (1.0/12 - z2*(1.0/360-z2*(1.0/1260-z2/1680))) / z
+	}
+	return (a-0.5)*math.Log1p(x/a) + x*math.Log(a+x) - x + s(a+x) - s(a)
+}
+
+// The bounds of the hyperparameters (learnHyper): κ₀ and a₀ absolute,
+// β₀/a₀ (the prior's mean noise variance) relative to s₀².
+var (
+	hyperA   = [2]float64{1e-3, 1e6}
+	hyperK   = [2]float64{1e-6, 1e6}
+	hyperTau = [2]float64{1e-8, 1e8}
+)
+
+// learnHyper sets (κ₀, a₀, β₀) to the maximiser of Σ_r log Z_r over
+// u = (log a₀, log τ, log κ₀), τ = β₀/a₀ the prior's mean noise variance,
+// within bounds (hyperA, hyperTau × s₀², hyperK; a₀ at its upper bound is
+// one precision shared by the crowd, κ₀ at its upper bound biases pinned at
+// 0). First coordinate ascent, each coordinate a golden-section search over
+// its range (kept only if it raises the objective); then Newton steps on
+// the coordinates inside their bounds, with the analytic gradient
+// (hyperGrad) and its Jacobian by central differences, each step halved
+// until the objective rises and clamped to the bounds, until no step
+// raises it. The objective never falls, and the maximiser then depends
+// smoothly on the statistics (merged statistics give the union's update to
+// rounding), which a search to a tolerance alone does not give.
+func (l *learned) learnHyper(n, sy, sq []float64, bias bool, s0 float64) {
+	dim := 2
+	if bias {
+		dim = 3
+	}
+	lo := []float64{math.Log(hyperA[0]), math.Log(s0 * hyperTau[0]), math.Log(hyperK[0])}[:dim]
+	hi := []float64{math.Log(hyperA[1]), math.Log(s0 * hyperTau[1]), math.Log(hyperK[1])}[:dim]
+	u := []float64{math.Log(l.a0), math.Log(l.b0 / l.a0), math.Log(l.k0)}[:dim]
+	for i := range u {
+		u[i] = min(max(u[i], lo[i]), hi[i])
+	}
+	set := func(u []float64) {
+		l.a0 = math.Exp(u[0])
+		l.b0 = l.a0 * math.Exp(u[1])
+		if bias {
+			l.k0 = math.Exp(u[2])
+		}
+	}
+	f := func(u []float64) float64 { set(u); return logZ(l.k0, l.a0, l.b0, n, sy, sq, bias) }
+	grad := func(u []float64) []float64 {
+		set(u)
+		g := l.hyperGrad(n, sy, sq, bias) // in (log a₀, log β₀, log κ₀)
+		return []float64{g[0] + g[1], g[1], g[2]}[:dim]
+	}
+	cur := f(u)
+	for range 100 {
+		start := cur
+		for i := range u {
+			x0 := u[i]
+			g := func(x float64) float64 { u[i] = x; return f(u) }
+			x := goldenMax(g, lo[i], hi[i])
+			if v := g(x); v > cur {
+				cur = v
+			} else {
+				u[i] = x0
+			}
+		}
+		if cur-start <= 1e-9*math.Max(1, math.Abs(cur)) {
+			break
+		}
+	}
+	for range 50 {
+		g := grad(u)
+		var free []int // coordinates inside their bounds, or at one and pulled inwards
+		for i := range u {
+			if (u[i] > lo[i] || g[i] > 0) && (u[i] < hi[i] || g[i] < 0) {
+				free = append(free, i)
+			}
+		}
+		if len(free) == 0 {
+			break
+		}
+		k := len(free)
+		h := mat.NewDense(k, k, nil)
+		for j, fj := range free {
+			const eps = 1e-5
+			up, dn := slices.Clone(u), slices.Clone(u)
+			up[fj] += eps
+			dn[fj] -= eps
+			gu, gd := grad(up), grad(dn)
+			for i, fi := range free {
+				h.Set(i, j, (gu[fi]-gd[fi])/(2*eps))
+			}
+		}
+		var hs mat.Dense
+		hs.Add(h, h.T())
+		hs.Scale(0.5, &hs)
+		gf := make([]float64, k)
+		for i, fi := range free {
+			gf[i] = g[fi]
+		}
+		step := make([]float64, k)
+		var d mat.VecDense
+		slope := 0.0
+		if err := d.SolveVec(&hs, mat.NewVecDense(k, gf)); err == nil {
+			for i := range step {
+				step[i] = -d.AtVec(i)
+				slope += gf[i] * step[i]
+			}
+		}
+		if !(slope > 0) { // not concave here (or singular): the gradient
+			copy(step, gf)
+		}
+		moved := false
+		for t := 1.0; t > 1e-12; t /= 2 {
+			v := slices.Clone(u)
+			for i, fi := range free {
+				v[fi] = min(max(v[fi]+t*step[i], lo[fi]), hi[fi])
+			}
+			if fv := f(v); fv > cur {
+				u, cur, moved = v, fv, true
+				break
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	set(u)
+}
+
+// goldenMax is the maximiser of a unimodal g on [lo, hi] to 1e-10 of the
+// range; a maximum at an end of the range is that end exactly.
+func goldenMax(g func(float64) float64, lo, hi float64) float64 {
+	const inv = 0.6180339887498949
+	a, b := lo, hi
+	x1, x2 := b-inv*(b-a), a+inv*(b-a)
+	g1, g2 := g(x1), g(x2)
+	for b-a > 1e-10*(hi-lo) {
+		if g1 < g2 {
+			a, x1, g1 = x1, x2, g2
+			x2 = a + inv*(b-a)
+			g2 = g(x2)
+		} else {
+			b, x2, g2 = x2, x1, g1
+			x1 = b - inv*(b-a)
+			g1 = g(x1)
+		}
+	}
+	x := (a + b) / 2
+	if hi-x < 1e-8*(hi-lo) && g(hi) >= g(x) {
+		return hi
+	}
+	if x-lo < 1e-8*(hi-lo) && g(lo) >= g(x) {
+		return lo
+	}
+	return x
+}
+
+// hyperGrad is the gradient of Σ_r log Z_r in (log a₀, log β₀, log κ₀).
+func (l *learned) hyperGrad(n, sy, sq []float64, bias bool) [3]float64 {
+	A, B, K := l.a0, l.b0, l.k0
+	var ga, gb, gk float64
+	psiA := mathext.Digamma(A)
+	for r, nr := range n {
+		if nr == 0 {
+			continue
+		}
+		ar := A + nr/2
+		c, dc := 0.5*sq[r], 0.0
+		if bias {
+			kr := K + nr
+			if v := sq[r] - sy[r]*sy[r]/kr; v > 0 {
+				c, dc = 0.5*v, 0.5*sy[r]*sy[r]/(kr*kr)
+			} else {
+				c = 0
+			}
+			gk += 0.5/K - 0.5/kr
+		}
+		br := B + c
+		ga += mathext.Digamma(ar) - psiA - math.Log1p(c/B)
+		gb += A/B - ar/br
+		gk -= ar / br * dc
+	}
+	return [3]float64{A * ga, B * gb, K * gk}
+}
+
+// posterior sets every annotator's q(b_r, p_r) to the conjugate posterior
+// for its statistics and the model's Bias (μ_r) and Prec (E[p_r] =
+// a_r/β_r), which the evidence uses.
+func (m *Model) posterior(n, sy, sq []float64) {
+	l := m.learn
+	bias := !m.Config.noBias()
+	for r := range m.Prec {
+		a := l.a0 + n[r]/2
+		rate := l.b0 + 0.5*sq[r]
+		mu, kr := 0.0, l.k0
+		if bias {
+			kr = l.k0 + n[r]
+			mu = sy[r] / kr
+			rate = l.b0 + 0.5*math.Max(0, sq[r]-sy[r]*mu)
+		}
+		l.kap[r], l.shape[r], l.rate[r] = kr, a, rate
+		l.elogp[r] = mathext.Digamma(a) - math.Log(rate)
+		m.Bias[r], m.Prec[r] = mu, a/rate
+	}
+}
+
+// learnedKL is Σ_r E[log p(b_r, p_r)] − E[log q(b_r, p_r)] under the
+// learned prior (prior = "learned"). Per annotator, with x = a_r − a₀ and
+// c = β_r − β₀ (n_r/2 and ½(SQ − SY²/κ_r) after an update), the Gamma
+// part E[log Gamma(p | a₀, β₀)] + H[Gamma(a_r, β_r)] is written as
+//
+//	lgammaDiff(a₀, x) − a₀ log1p(c/β₀) − x ψ(a_r) + a_r c/β_r,
+//
+// free of the cancellations of its textbook form at large a₀, and the
+// Gaussian part E[log N(b | 0, 1/(κ₀p))] + E_p[H[N(μ_r, 1/(κ_r p))]] is
+// ½(1 + ln(κ₀/κ_r) − κ₀/κ_r − κ₀ E[p] μ_r²).
+func (m *Model) learnedKL() float64 {
+	l := m.learn
+	bias := !m.Config.noBias()
+	e := 0.0
+	for r, p := range m.Prec {
+		a, rate := l.shape[r], l.rate[r]
+		x, c := a-l.a0, rate-l.b0
+		var g float64
+		if x >= 0 {
+			g = lgammaDiff(l.a0, x)
+		} else {
+			u, _ := math.Lgamma(a)
+			v, _ := math.Lgamma(l.a0)
+			g = u - v
+		}
+		e += g - l.a0*math.Log1p(c/l.b0) - x*mathext.Digamma(a) + a*c/rate
+		if bias {
+			mu, kr := m.Bias[r], l.kap[r]
+			e += 0.5 * (1 + math.Log(l.k0/kr) - l.k0/kr - l.k0*p*mu*mu)
+		}
+	}
+	return e
+}

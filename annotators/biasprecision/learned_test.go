@@ -1,0 +1,178 @@
+package biasprecision
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/maslda/maslda/framework"
+	"gonum.org/v1/gonum/mathext"
+)
+
+// crowdStats draws per-annotator statistics of R annotators with noise
+// variances spread around 1 and biases around 0.
+func crowdStats(R int, seed uint64) (n, sy, sq []float64) {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	n, sy, sq = make([]float64, R), make([]float64, R), make([]float64, R)
+	for r := range R {
+		sd := math.Exp(rng.NormFloat64() * 0.5)
+		b := rng.NormFloat64() * 0.7
+		n[r] = float64(1 + rng.IntN(30))
+		for range int(n[r]) {
+			e := b + sd*rng.NormFloat64()
+			sy[r] += e
+			sq[r] += e*e + 0.1
+		}
+	}
+	return n, sy, sq
+}
+
+// TestHyperGrad: hyperGrad is the gradient of logZ in (log a₀, log β₀,
+// log κ₀), by central differences, with and without biases.
+func TestHyperGrad(t *testing.T) {
+	n, sy, sq := crowdStats(12, 1)
+	for _, bias := range []bool{true, false} {
+		l := &learned{k0: 2.5, a0: 1.7, b0: 0.9}
+		g := l.hyperGrad(n, sy, sq, bias)
+		u := []float64{math.Log(l.a0), math.Log(l.b0), math.Log(l.k0)}
+		f := func(v []float64) float64 {
+			return logZ(math.Exp(v[2]), math.Exp(v[0]), math.Exp(v[1]), n, sy, sq, bias)
+		}
+		for i := range 3 {
+			const h = 1e-6
+			up, dn := append([]float64(nil), u...), append([]float64(nil), u...)
+			up[i] += h
+			dn[i] -= h
+			fd := (f(up) - f(dn)) / (2 * h)
+			if math.Abs(fd-g[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
+				t.Errorf("bias %v, coordinate %d: gradient %.10g, central difference %.10g", bias, i, g[i], fd)
+			}
+		}
+	}
+}
+
+// TestLgammaDiff: the series branch agrees with lnΓ(a + x) − lnΓ(a) where
+// the direct difference is still accurate.
+func TestLgammaDiff(t *testing.T) {
+	for _, a := range []float64{20, 25.5, 100, 1e3} {
+		for _, x := range []float64{0, 0.5, 1, 7.25, 40} {
+			u, _ := math.Lgamma(a + x)
+			v, _ := math.Lgamma(a)
+			if got := lgammaDiff(a, x); math.Abs(got-(u-v)) > 1e-12*math.Max(1, math.Abs(u)) {
+				t.Errorf("lgammaDiff(%v, %v) = %.15g, lnΓ difference %.15g", a, x, got, u-v)
+			}
+		}
+	}
+}
+
+// learnedModel is an initialised model with prior = "learned" over R
+// annotators (no corpus: s₀² = prior_var or 1).
+func learnedModel(t *testing.T, R int, bias bool) *Model {
+	t.Helper()
+	p := Defaults()
+	p.Prior = PriorLearned
+	if !bias {
+		p.Bias = None
+	}
+	m, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, R)
+	for r := range names {
+		names[r] = fmt.Sprint("a", r)
+	}
+	if err := m.Init(&framework.Setup{Annotators: names}); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestLearnedBoundIsMarginal: after a batch update the annotators' part of
+// the bound equals the log marginal likelihood of the statistics,
+// Σ_r log Z_r − (n_r/2) ln 2π (conjugacy: the posterior is exact given the
+// statistics), the hyperparameters are a stationary point of it (or at a
+// bound), and the textbook form of the Normal–Gamma terms gives the same bound as learnedKL's.
+func TestLearnedBoundIsMarginal(t *testing.T) {
+	for _, bias := range []bool{true, false} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			R := 12
+			n, sy, sq := crowdStats(R, seed)
+			m := learnedModel(t, R, bias)
+			st := &Stats{N: n, SY: sy, SQ: sq}
+			if err := m.Update(context.Background(), st, framework.BatchStep(1)); err != nil {
+				t.Fatal(err)
+			}
+			l := m.learn
+			want := logZ(l.k0, l.a0, l.b0, n, sy, sq, bias)
+			for _, nr := range n {
+				want -= nr / 2 * math.Log(2*math.Pi)
+			}
+			got := m.ELBO(st, framework.BatchStep(1))
+			if math.Abs(got-want) > 1e-9*math.Abs(want) {
+				t.Errorf("bias %v, seed %d: bound %.12g, log marginal likelihood %.12g", bias, seed, got, want)
+			}
+			g := l.hyperGrad(n, sy, sq, bias)
+			if l.a0 < hyperA[1] && l.k0 < hyperK[1] && math.Abs(g[0])+math.Abs(g[1])+math.Abs(g[2]) > 1e-6 {
+				t.Errorf("bias %v, seed %d: gradient %v at the learned hyperparameters (a₀ %v, β₀ %v, κ₀ %v)", bias, seed, g, l.a0, l.b0, l.k0)
+			}
+			// The textbook Normal–Gamma terms.
+			lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+			kl := 0.0
+			for r, p := range m.Prec {
+				a, rate, el := l.shape[r], l.rate[r], l.elogp[r]
+				kl += l.a0*math.Log(l.b0) - lg(l.a0) + (l.a0-1)*el - l.b0*p
+				kl += a - math.Log(rate) + lg(a) + (1-a)*mathext.Digamma(a)
+				if bias {
+					mu, kr := m.Bias[r], l.kap[r]
+					kl += 0.5*math.Log(l.k0/(2*math.Pi)) + 0.5*el - 0.5*l.k0*(p*mu*mu+1/kr)
+					kl += 0.5 * (1 + math.Log(2*math.Pi) - math.Log(kr) - el)
+				}
+			}
+			if k := m.learnedKL(); math.Abs(k-kl) > 1e-9*math.Max(1, math.Abs(kl)) {
+				t.Errorf("bias %v, seed %d: learnedKL %.12g, textbook %.12g", bias, seed, k, kl)
+			}
+		}
+	}
+}
+
+// TestLearnedPools: annotators of one noise level give a prior that pools
+// them (a₀ large: their precisions near the common one), annotators of
+// very different noise levels a broad one; an annotator with one answer
+// gets about the crowd's typical precision under the first and is left to
+// its answer under the second.
+func TestLearnedPools(t *testing.T) {
+	const R = 40
+	rng := rand.New(rand.NewPCG(7, 7))
+	run := func(spread float64) (a0 float64, lone float64) {
+		n, sy, sq := make([]float64, R), make([]float64, R), make([]float64, R)
+		for r := range R {
+			sd := math.Exp(spread * rng.NormFloat64())
+			n[r] = 20
+			if r == 0 {
+				n[r] = 1
+			}
+			for range int(n[r]) {
+				e := sd * rng.NormFloat64()
+				sy[r] += e
+				sq[r] += e * e
+			}
+		}
+		sq[0], sy[0] = 9, 3 // one answer, residual 3: precision 1/9 alone
+		m := learnedModel(t, R, false)
+		if err := m.Update(context.Background(), &Stats{N: n, SY: sy, SQ: sq}, framework.BatchStep(1)); err != nil {
+			t.Fatal(err)
+		}
+		return m.learn.a0, m.Prec[0]
+	}
+	aSame, pSame := run(0)
+	aMixed, pMixed := run(1.5)
+	if !(aSame > 10*aMixed) {
+		t.Errorf("shape a₀ %v for alike annotators, %v for unlike ones: want the first far larger", aSame, aMixed)
+	}
+	if !(pSame > 0.5 && pMixed < pSame) {
+		t.Errorf("the one-answer annotator's precision: %v among alike annotators (want near 1), %v among unlike ones (want lower)", pSame, pMixed)
+	}
+}
