@@ -96,19 +96,24 @@ func lgammaDiff(a, x float64) float64 {
 	return (a-0.5)*math.Log1p(x/a) + x*math.Log(a+x) - x + s(a+x) - s(a)
 }
 
-// The bounds of the hyperparameters (learnHyper): κ₀ and a₀ absolute,
-// β₀/a₀ (the prior's mean noise variance) relative to s₀².
+// The bounds of the hyperparameters (learnHyper): κ₀ and a₀ absolute, β₀
+// relative to s₀². β₀ ≥ s₀²/2, one answer's worth of the pooled noise
+// variance (the fixed prior's default, ν₀ = 1): without a floor the
+// marginal likelihood is unbounded as β₀ → 0 whenever one annotator's
+// residuals vanish, and they do for an annotator the truth follows (a
+// constant answerer, or two annotators who always agree): on the affect
+// joy ratings the learned prior ran to β₀ = 1.5e-7, two annotators to
+// precision 3e7 and the truth onto them (R² −0.47).
 var (
-	hyperA   = [2]float64{1e-3, 1e6}
-	hyperK   = [2]float64{1e-6, 1e6}
-	hyperTau = [2]float64{1e-8, 1e8}
+	hyperA = [2]float64{1e-3, 1e6}
+	hyperK = [2]float64{1e-6, 1e6}
+	hyperB = [2]float64{0.5, 1e8}
 )
 
 // learnHyper sets (κ₀, a₀, β₀) to the maximiser of Σ_r log Z_r over
-// u = (log a₀, log τ, log κ₀), τ = β₀/a₀ the prior's mean noise variance,
-// within bounds (hyperA, hyperTau × s₀², hyperK; a₀ at its upper bound is
-// one precision shared by the crowd, κ₀ at its upper bound biases pinned at
-// 0). First coordinate ascent, each coordinate a golden-section search over
+// u = (log a₀, log β₀, log κ₀) within bounds (hyperA, hyperB × s₀²,
+// hyperK; a₀ at its upper bound is one precision shared by the crowd, κ₀
+// at its upper bound biases pinned at 0). First coordinate ascent, each coordinate a golden-section search over
 // its range (kept only if it raises the objective); then Newton steps on
 // the coordinates inside their bounds, with the analytic gradient
 // (hyperGrad) and its Jacobian by central differences, each step halved
@@ -121,15 +126,14 @@ func (l *learned) learnHyper(n, sy, sq []float64, bias bool, s0 float64) {
 	if bias {
 		dim = 3
 	}
-	lo := []float64{math.Log(hyperA[0]), math.Log(s0 * hyperTau[0]), math.Log(hyperK[0])}[:dim]
-	hi := []float64{math.Log(hyperA[1]), math.Log(s0 * hyperTau[1]), math.Log(hyperK[1])}[:dim]
-	u := []float64{math.Log(l.a0), math.Log(l.b0 / l.a0), math.Log(l.k0)}[:dim]
+	lo := []float64{math.Log(hyperA[0]), math.Log(s0 * hyperB[0]), math.Log(hyperK[0])}[:dim]
+	hi := []float64{math.Log(hyperA[1]), math.Log(s0 * hyperB[1]), math.Log(hyperK[1])}[:dim]
+	u := []float64{math.Log(l.a0), math.Log(l.b0), math.Log(l.k0)}[:dim]
 	for i := range u {
 		u[i] = min(max(u[i], lo[i]), hi[i])
 	}
 	set := func(u []float64) {
-		l.a0 = math.Exp(u[0])
-		l.b0 = l.a0 * math.Exp(u[1])
+		l.a0, l.b0 = math.Exp(u[0]), math.Exp(u[1])
 		if bias {
 			l.k0 = math.Exp(u[2])
 		}
@@ -137,8 +141,8 @@ func (l *learned) learnHyper(n, sy, sq []float64, bias bool, s0 float64) {
 	f := func(u []float64) float64 { set(u); return logZ(l.k0, l.a0, l.b0, n, sy, sq, bias) }
 	grad := func(u []float64) []float64 {
 		set(u)
-		g := l.hyperGrad(n, sy, sq, bias) // in (log a₀, log β₀, log κ₀)
-		return []float64{g[0] + g[1], g[1], g[2]}[:dim]
+		g := l.hyperGrad(n, sy, sq, bias)
+		return g[:dim]
 	}
 	cur := f(u)
 	for range 100 {

@@ -176,3 +176,22 @@ func TestLearnedPools(t *testing.T) {
 		t.Errorf("the one-answer annotator's precision: %v among alike annotators (want near 1), %v among unlike ones (want lower)", pSame, pMixed)
 	}
 }
+
+// TestLearnedFloor: an annotator whose residuals vanish (the truth follows
+// it) does not drive β₀ to 0 and its precision to infinity: β₀ stays at
+// least s₀²/2 and the precision below (a₀ + n/2)/β₀.
+func TestLearnedFloor(t *testing.T) {
+	const R = 10
+	n, sy, sq := crowdStats(R, 4)
+	n[0], sy[0], sq[0] = 20, 0, 1e-12
+	m := learnedModel(t, R, true)
+	if err := m.Update(context.Background(), &Stats{N: n, SY: sy, SQ: sq}, framework.BatchStep(1)); err != nil {
+		t.Fatal(err)
+	}
+	if l := m.learn; l.b0 < m.S0/2*(1-1e-12) {
+		t.Errorf("β₀ = %v below s₀²/2 = %v", l.b0, m.S0/2)
+	}
+	if p, top := m.Prec[0], (m.learn.a0+10)/m.learn.b0; !(p <= top*(1+1e-12)) {
+		t.Errorf("precision %v of the annotator without residuals, want at most (a₀ + n/2)/β₀ = %v", p, top)
+	}
+}
