@@ -63,7 +63,7 @@ func TestSimulateBlock(t *testing.T) {
 		{"a model that cannot simulate", "cannot.hcl", "\nannotators \"perfect\" {\n}\n", nil, ExitError,
 			`cannot\.hcl:2: .*annotators "perfect" cannot simulate answers \(framework\.Sampler\); those that can: bias-precision, confusion, glad, ordinal-shift`},
 		{"an unknown key", "key.hcl", "annotators \"confusion\" {\n  accuracy = [0.9]\n}\n", nil, ExitError,
-			`Unsupported argument.*Valid: accuracies, confusions, confusions_file`},
+			`Unsupported argument.*Valid: accuracies, community \{\}, confusions, confusions_file, count`},
 		{"two ways", "two.hcl", "annotators \"confusion\" {\n  accuracies = [0.9]\n  confusions_file = \"x.json\"\n}\n", nil, ExitError,
 			`two\.hcl:1: .*give one of accuracies, confusions, confusions_file`},
 		{"no block", "none.hcl", "", nil, ExitError, `none\.hcl: 0 annotators blocks, want one: annotators "NAME" \{ … \} with the simulated annotators' parameters \(annotators that can simulate: bias-precision, confusion, glad, ordinal-shift\)`},
