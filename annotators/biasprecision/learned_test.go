@@ -2,6 +2,7 @@ package biasprecision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -193,5 +194,60 @@ func TestLearnedFloor(t *testing.T) {
 	}
 	if p, top := m.Prec[0], (m.learn.a0+10)/m.learn.b0; !(p <= top*(1+1e-12)) {
 		t.Errorf("precision %v of the annotator without residuals, want at most (a₀ + n/2)/β₀ = %v", p, top)
+	}
+}
+
+// TestSimulatePrior: count annotators drawn from the Normal–Gamma prior:
+// precisions average shape/rate, biases have variance E[1/(κp)] (for
+// shape > 1, rate/(κ(shape − 1))), none without kappa; the same seed draws
+// the same crowd; bad settings are errors.
+func TestSimulatePrior(t *testing.T) {
+	truth := &framework.Truth{Value: make([]float64, 50)}
+	sim := func(sp SimulateParams) (framework.Simulation, error) {
+		return (&Model{}).Simulate(framework.ParamsFunc(func(into any) error {
+			*into.(*SimulateParams) = sp
+			return nil
+		}), truth)
+	}
+	sp := SimulateParams{Count: 4000, Shape: 3, Rate: 1.5, Kappa: 2}
+	s, err := sim(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sample(2, rand.New(rand.NewPCG(1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	st := s.(*simulation)
+	mp, vb := 0.0, 0.0
+	for r := range st.prec {
+		mp += st.prec[r] / 4000
+		vb += st.bias[r] * st.bias[r] / 4000
+	}
+	if math.Abs(mp-2) > 0.06 {
+		t.Errorf("mean precision %v, want shape/rate = 2", mp)
+	}
+	if want := 1.5 / (2 * 2); math.Abs(vb-want) > 0.05 {
+		t.Errorf("bias variance %v, want rate/(κ(shape − 1)) = %v", vb, want)
+	}
+	again, _ := sim(sp)
+	if _, err := again.Sample(2, rand.New(rand.NewPCG(1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	if a := again.(*simulation); a.prec[17] != st.prec[17] || a.bias[99] != st.bias[99] {
+		t.Error("the same seed drew another crowd")
+	}
+	nob, _ := sim(SimulateParams{Count: 5, Shape: 1, Rate: 1})
+	if _, err := nob.Sample(1, rand.New(rand.NewPCG(1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range nob.(*simulation).bias {
+		if b != 0 {
+			t.Errorf("bias %v without kappa", b)
+		}
+	}
+	for _, bad := range []SimulateParams{{Count: 0, Shape: 1, Rate: 1}, {Count: 3, Shape: 0, Rate: 1}, {Count: 3, Shape: 1, Rate: 1, Kappa: -1}, {Count: 3, Shape: 1, Rate: 1, Bias: []float64{0}, Precision: []float64{1}}} {
+		if _, err := sim(bad); !errors.Is(err, framework.ErrBadInput) {
+			t.Errorf("%+v: %v, want ErrBadInput", bad, err)
+		}
 	}
 }
