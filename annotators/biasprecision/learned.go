@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/maslda/maslda/framework/special"
 	"gonum.org/v1/gonum/mat"
 
 	"gonum.org/v1/gonum/mathext"
@@ -61,7 +62,7 @@ func newLearned(p Params, s0 float64, R int) *learned {
 // written without the cancellations of lnΓ(a_r) − lnΓ(a₀) and a₀ ln β₀ −
 // a_r ln β_r at large a₀ (where the prior is one shared precision):
 //
-//	log Z_r = lgammaDiff(a₀, n/2) − a₀ log1p(c_r/β₀) − (n/2) ln(β₀ + c_r) − ½ log1p(n/κ₀),
+//	log Z_r = special.LgammaDiff(a₀, n/2) − a₀ log1p(c_r/β₀) − (n/2) ln(β₀ + c_r) − ½ log1p(n/κ₀),
 //
 // c_r = ½(SQ − SY²/κ_r) (½SQ without biases).
 func logZ(k0, a0, b0 float64, n, sy, sq []float64, bias bool) float64 {
@@ -75,25 +76,9 @@ func logZ(k0, a0, b0 float64, n, sy, sq []float64, bias bool) float64 {
 			c = 0.5 * math.Max(0, sq[r]-sy[r]*sy[r]/(k0+nr))
 			z -= 0.5 * math.Log1p(nr/k0)
 		}
-		z += lgammaDiff(a0, nr/2) - a0*math.Log1p(c/b0) - nr/2*math.Log(b0+c)
+		z += special.LgammaDiff(a0, nr/2) - a0*math.Log1p(c/b0) - nr/2*math.Log(b0+c)
 	}
 	return z
-}
-
-// lgammaDiff is lnΓ(a + x) − lnΓ(a) for a > 0, x ≥ 0: directly for
-// a < 20, else by Stirling's series, whose leading terms
-// (a − ½) log1p(x/a) + x ln(a + x) − x do not cancel.
-func lgammaDiff(a, x float64) float64 {
-	if a < 20 {
-		u, _ := math.Lgamma(a + x)
-		v, _ := math.Lgamma(a)
-		return u - v
-	}
-	s := func(z float64) float64 {
-		z2 := 1 / (z * z)
-		return (1.0/12 - z2*(1.0/360-z2*(1.0/1260-z2/1680))) / z
-	}
-	return (a-0.5)*math.Log1p(x/a) + x*math.Log(a+x) - x + s(a+x) - s(a)
 }
 
 // The bounds of the hyperparameters (learnHyper): κ₀ and a₀ absolute, β₀
@@ -303,7 +288,7 @@ func (m *Model) posterior(n, sy, sq []float64) {
 // c = β_r − β₀ (n_r/2 and ½(SQ − SY²/κ_r) after an update), the Gamma
 // part E[log Gamma(p | a₀, β₀)] + H[Gamma(a_r, β_r)] is written as
 //
-//	lgammaDiff(a₀, x) − a₀ log1p(c/β₀) − x ψ(a_r) + a_r c/β_r,
+//	special.LgammaDiff(a₀, x) − a₀ log1p(c/β₀) − x ψ(a_r) + a_r c/β_r,
 //
 // free of the cancellations of its textbook form at large a₀, and the
 // Gaussian part E[log N(b | 0, 1/(κ₀p))] + E_p[H[N(μ_r, 1/(κ_r p))]] is
@@ -317,7 +302,7 @@ func (m *Model) learnedKL() float64 {
 		x, c := a-l.a0, rate-l.b0
 		var g float64
 		if x >= 0 {
-			g = lgammaDiff(l.a0, x)
+			g = special.LgammaDiff(l.a0, x)
 		} else {
 			u, _ := math.Lgamma(a)
 			v, _ := math.Lgamma(l.a0)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/maslda/maslda/framework/special"
+
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -84,16 +86,8 @@ func (cm *communities) mix(R, C int) {
 	}
 }
 
-// dirNorm is N(a) = lnΓ(Σ_l a_l) − Σ_l lnΓ(a_l).
-func dirNorm(a []float64) float64 {
-	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
-	s, n := 0.0, 0.0
-	for _, x := range a {
-		s += x
-		n -= lg(x)
-	}
-	return n + lg(s)
-}
+// dirNorm is N(a) = lnΓ(Σ_l a_l) − Σ_l lnΓ(a_l) = −ln B(a).
+func dirNorm(a []float64) float64 { return -special.LogBeta(a) }
 
 // communitiesMaxIter bounds the rounds of block coordinate ascent of one
 // update, profileIters the fixed-point steps of one row's prior in a round
