@@ -117,6 +117,20 @@ type Global interface {
 	ELBO(s Stats, st Step) float64
 }
 
+// Ascender is implemented by a global component whose Update, with ρ = 1,
+// promises only not to lower its part of the bound from the current
+// parameters (generalised EM), not to reach its maximum for the
+// statistics: components with latent structure of their own (memberships
+// of annotators in communities, mixtures), whose maximiser has no closed
+// form and whose bound has several local maxima. Ascends reports whether
+// the instance (as configured and initialised) is such a component. The
+// conformance kit checks Ascends (the bound after Update is not below
+// before, from Init's parameters, from warm ones and from others') in
+// place of Maximises for it; batch EM's monotonicity holds either way.
+type Ascender interface {
+	Ascends() bool
+}
+
 // Likelihood is a response p(target | z̄, η) (MODEL.md §2, §3).
 type Likelihood interface {
 	Global

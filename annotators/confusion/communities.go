@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/special"
 
 	"gonum.org/v1/gonum/mathext"
@@ -334,3 +335,11 @@ func (m *Model) CommunityWeights() []float64 {
 	}
 	return slices.Clone(m.comm.w)
 }
+
+var _ framework.Ascender = (*Model)(nil)
+
+// Ascends reports whether the update only ascends (framework.Ascender):
+// with communities the block coordinate ascent of fitCommunities stops
+// after at most communitiesMaxIter rounds and the bound in memberships has
+// several local maxima; the other priors are maximised exactly.
+func (m *Model) Ascends() bool { return m.cfg.Prior == PriorCommunities }

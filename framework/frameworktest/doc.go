@@ -16,7 +16,12 @@
 //   - the statistics: Σ_d DocELBO equals ELBO's per-document part, which
 //     Step.Scale multiplies; Merge gives the statistics of the union; Reset
 //     empties;
-//   - the global step: Update maximises the component's part of the bound;
+//   - the global step: Update maximises the component's part of the bound
+//     (Maximises: the bound at the update, for its statistics, is not below
+//     that at the parameters of updates from other documents, nor at
+//     blends from those toward the update); a framework.Ascender, whose
+//     update only ascends, is checked instead not to lower it from Init's,
+//     warm and others' parameters, twice in a row (Ascends);
 //     ρ = 0 changes nothing; a scale S acts as S copies of the statistics;
 //     at 0 < ρ < 1 the natural parameters are the blend
 //     (1 − ρ)·old + ρ·(prior + S·stats) (MODEL.md §5);

@@ -265,6 +265,72 @@ func (c *component) checkMaximises(t TB) {
 	}
 }
 
+// ascends reports whether g declares an update that only ascends
+// (framework.Ascender).
+func ascends(g framework.Global) bool {
+	a, ok := g.(framework.Ascender)
+	return ok && a.Ascends()
+}
+
+// checkAscends replaces checkMaximises for a framework.Ascender: for S = 1
+// and 2.5, from Init's parameters, from warm ones and from those of
+// updates on other documents, an update with ρ = 1 does not lower the
+// component's part of the bound for its statistics, nor does a second
+// update after it; and at least one update raises it (or the check could
+// not fail).
+func (c *component) checkAscends(t TB) {
+	if c.natural == nil {
+		t.Logf("no parameters")
+		return
+	}
+	a, _ := c.f.half()
+	docs := c.f.docs
+	starts := []struct {
+		name string
+		new  func() framework.Global
+	}{
+		{"Init's parameters", func() framework.Global { return c.fresh(t) }},
+		{"warm parameters", func() framework.Global { return c.warm(t) }},
+	}
+	for i := range 3 {
+		other := docs[(3*i)%len(docs):]
+		if len(other) > 6 {
+			other = other[:6]
+		}
+		starts = append(starts, struct {
+			name string
+			new  func() framework.Global
+		}{"the parameters of an update from other documents", func() framework.Global {
+			h := c.fresh(t)
+			update(t, h, accumulate(h, other), framework.BatchStep(1))
+			return h
+		}})
+	}
+	rose := 0
+	for _, S := range []float64{1, 2.5} {
+		st := framework.Step{Rho: 1, Scale: S, Full: true, Iter: 3}
+		for _, s0 := range starts {
+			g := s0.new()
+			s := accumulate(g, a)
+			prev := g.ELBO(s, st)
+			for k := range 2 {
+				update(t, g, s, st)
+				e := g.ELBO(s, st)
+				if e < prev-1e-9*math.Max(1, math.Abs(prev)) {
+					t.Errorf("S = %v, from %s: update %d lowered the bound from %.12g to %.12g: an Ascender's Update must not lower its part of the bound", S, s0.name, k+1, prev, e)
+				}
+				if e > prev+1e-9*math.Max(1, math.Abs(prev)) {
+					rose++
+				}
+				prev = e
+			}
+		}
+	}
+	if rose == 0 {
+		t.Errorf("no update raised the bound: the check cannot fail")
+	}
+}
+
 // checkPersist: SaveParams then LoadParams into a fresh instance restores
 // the parameters exactly (the saved bytes, every document's score and
 // message, the bound, the predictions); garbage is refused with

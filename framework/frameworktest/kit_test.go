@@ -277,3 +277,52 @@ func TestDocTermMutation(t *testing.T) {
 		}
 	}
 }
+
+// ascendingSoftmax declares an update that only ascends
+// (framework.Ascender); with lower set, its update then flips η, which
+// lowers the bound.
+type ascendingSoftmax struct {
+	brokenSoftmax
+	lower bool
+}
+
+func (a ascendingSoftmax) Ascends() bool { return true }
+
+func (a ascendingSoftmax) Update(ctx context.Context, s framework.Stats, st framework.Step) error {
+	if err := a.brokenSoftmax.Update(ctx, s, st); err != nil {
+		return err
+	}
+	if a.lower {
+		for i := range a.Eta {
+			a.Eta[i] = -a.Eta[i]
+		}
+	}
+	return nil
+}
+
+// TestAscendsCheck: an Ascender is checked by Ascends instead of
+// Maximises; the check passes an exact update and fails one that lowers
+// the bound.
+func TestAscendsCheck(t *testing.T) {
+	for _, lower := range []bool{false, true} {
+		var rec frameworktest.Recorder
+		frameworktest.TestLikelihood(&rec, frameworktest.Likelihood{
+			New: func() (framework.Likelihood, error) {
+				l, err := softmax.New(nil)
+				if err != nil {
+					return nil, err
+				}
+				return ascendingSoftmax{brokenSoftmax{l.(*softmax.Softmax), func(st framework.Step) framework.Step { return st }}, lower}, nil
+			},
+			Classes: 3,
+			Natural: func(l framework.Likelihood) []float64 { return slices.Clone(l.(ascendingSoftmax).Eta) },
+			Checks:  frameworktest.Checks{Only: []string{"Ascends", "Maximises"}},
+		})
+		if rec.FailedCheck("Ascends") != lower {
+			t.Errorf("update lowering the bound %v: Ascends failed %v; errors: %q", lower, rec.FailedCheck("Ascends"), rec.Errors())
+		}
+		if rec.FailedCheck("Maximises") {
+			t.Errorf("Maximises ran for an Ascender: %q", rec.Errors())
+		}
+	}
+}

@@ -57,7 +57,8 @@ type Likelihood struct {
 //     maximum, of DocELBO plus the evidence's term: the prior message is
 //     the gradient of the response's part in the target's moments, and the
 //     response adds the target's entropy.
-//   - DocELBOSum, Merge, ZeroStep, Scale, Blend, Maximises, Persist: see
+//   - DocELBOSum, Merge, ZeroStep, Scale, Blend, Maximises (Ascends for a
+//     framework.Ascender), Persist: see
 //     the package documentation.
 //
 // End to end (Fit): BatchMonotone, FullBatchSVI, Workers, Recovery.
@@ -146,7 +147,11 @@ func TestLikelihood(t TB, lk Likelihood) {
 	lk.run(t, "ZeroStep", c.checkZeroStep)
 	lk.run(t, "Scale", c.checkScale)
 	lk.run(t, "Blend", c.checkBlend)
-	lk.run(t, "Maximises", c.checkMaximises)
+	if ascends(c.fresh(t)) {
+		lk.run(t, "Ascends", c.checkAscends)
+	} else {
+		lk.run(t, "Maximises", c.checkMaximises)
+	}
 	lk.run(t, "Persist", c.checkPersist)
 	e := &endToEnd{kind: kind, tt: lk.Target, classes: lk.Classes, seed: lk.Seed, fit: lk.Fit.defaults(kind, false), fixed: fixed, checks: lk.Checks,
 		build: func(t TB) (framework.Likelihood, framework.NoiseModel) {

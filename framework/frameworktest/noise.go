@@ -51,8 +51,8 @@ type NoiseModel struct {
 //     to a constant common to every class; Gaussian: precision −2∂/∂v and
 //     precision × mean ∂/∂m + precision·m), by central differences; the
 //     annotator model does not add the target's entropy.
-//   - DocELBOSum, Merge, ZeroStep, Scale, Blend, Maximises, Persist: see
-//     the package documentation.
+//   - DocELBOSum, Merge, ZeroStep, Scale, Blend, Maximises (Ascends for
+//     a framework.Ascender), Persist: see the package documentation.
 //
 // End to end (Fit), with FlatResponse: BatchMonotone, FullBatchSVI,
 // Workers, Recovery (truth inferred from a planted crowd).
@@ -114,7 +114,11 @@ func TestNoiseModel(t TB, nm NoiseModel) {
 	nm.run(t, "ZeroStep", c.checkZeroStep)
 	nm.run(t, "Scale", c.checkScale)
 	nm.run(t, "Blend", c.checkBlend)
-	nm.run(t, "Maximises", c.checkMaximises)
+	if ascends(c.fresh(t)) {
+		nm.run(t, "Ascends", c.checkAscends)
+	} else {
+		nm.run(t, "Maximises", c.checkMaximises)
+	}
 	nm.run(t, "Persist", c.checkPersist)
 	e := &endToEnd{kind: nm.Kind, tt: nm.Target, classes: nm.Classes, seed: nm.Seed, fit: nm.Fit.defaults(nm.Kind, true), checks: nm.Checks,
 		build: func(t TB) (framework.Likelihood, framework.NoiseModel) {
