@@ -399,3 +399,63 @@ func TestWithDocuments(t *testing.T) {
 		t.Errorf("with the documents %.3f: want majority vote %.3f + 0.04 and GLAD alone %.3f + 0.02", docs, mv, alone)
 	}
 }
+
+// TestOneCoinStartAccuracy: the one-coin start sets each ability so that
+// an answer on a task of the prior's typical difficulty (b = μ_b = 1) is
+// right with the one-coin fit's accuracy: σ(a_r·e^{μ_b}) = acc_r, acc_r from
+// the one-coin EM of oneCoinStart (flat class prior, Beta(2, 2), 50
+// iterations from 0.7) written out again here on a small crowd.
+func TestOneCoinStartAccuracy(t *testing.T) {
+	const R, C = 4, 3
+	byDoc := [][]framework.Answer{
+		{{Annotator: 0, Class: 0}, {Annotator: 1, Class: 0}, {Annotator: 2, Class: 1}},
+		{{Annotator: 0, Class: 2}, {Annotator: 1, Class: 2}, {Annotator: 3, Class: 2}},
+		{{Annotator: 1, Class: 1}, {Annotator: 2, Class: 0}, {Annotator: 3, Class: 1}},
+		{{Annotator: 0, Class: 1}, {Annotator: 2, Class: 1}, {Annotator: 3, Class: 0}},
+		{{Annotator: 0, Class: 0}, {Annotator: 3, Class: 0}},
+	}
+	acc := []float64{0.7, 0.7, 0.7, 0.7}
+	for range 50 {
+		cor, n := make([]float64, R), make([]float64, R)
+		for _, as := range byDoc {
+			lp := make([]float64, C)
+			for _, a := range as {
+				for l := range lp {
+					if int32(l) == a.Class {
+						lp[l] += math.Log(acc[a.Annotator])
+					} else {
+						lp[l] += math.Log((1 - acc[a.Annotator]) / (C - 1))
+					}
+				}
+			}
+			z := 0.0
+			for l := range lp {
+				lp[l] = math.Exp(lp[l])
+				z += lp[l]
+			}
+			for _, a := range as {
+				cor[a.Annotator] += lp[a.Class] / z
+				n[a.Annotator]++
+			}
+		}
+		for r := range acc {
+			acc[r] = (cor[r] + 1) / (n[r] + 2)
+		}
+	}
+	n, err := glad.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := []string{"a", "b", "c", "d"}
+	cl := []string{"x", "y", "z"}
+	c := &framework.Corpus{V: 1, Docs: make([]framework.Doc, len(byDoc)), Answers: &framework.Answers{Annotators: w, Classes: cl, ByDoc: byDoc}}
+	if err := n.Init(&framework.Setup{K: 1, V: 1, Annotators: w, Classes: cl, Corpus: c}); err != nil {
+		t.Fatal(err)
+	}
+	m := n.(*glad.Model)
+	for r, want := range acc {
+		if got := 1 / (1 + math.Exp(-m.Ability[r]*math.E)); math.Abs(got-want) > 1e-12 {
+			t.Errorf("annotator %d: σ(a·e^{μ_b}) = %.15g, the one-coin accuracy %.15g", r, got, want)
+		}
+	}
+}

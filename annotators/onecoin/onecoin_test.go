@@ -3,6 +3,7 @@ package onecoin_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -267,5 +268,43 @@ func TestLogPredictive(t *testing.T) {
 		if got := m.LogPredictive(lam, bad); !math.IsNaN(got) {
 			t.Errorf("answer %+v outside the model: %v, want NaN", bad, got)
 		}
+	}
+}
+
+// TestPointIsMAP: the point update sets each accuracy where the bound (the
+// expected log likelihood plus the log Beta prior) is stationary, with
+// numbers for which the posterior mean differs from the MAP (c = 3.7 of
+// n = 5, α = 2, β = 3: MAP (c + α − 1)/(n + α + β − 2) = 4.7/8, mean
+// (c + α)/(n + α + β) = 5.7/10): a central difference of ELBO in the
+// accuracy vanishes there.
+func TestPointIsMAP(t *testing.T) {
+	m := newModel(t, params{"estimate": "point", "alpha": 2.0, "beta": 3.0}, 1, 3)
+	s := &onecoin.Stats{Correct: []float64{3.7}, N: []float64{5}}
+	if err := m.Update(context.Background(), s, framework.BatchStep(1)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Acc[0], 4.7/8; math.Abs(got-want) > 1e-15 {
+		t.Errorf("accuracy %v, want the MAP %v", got, want)
+	}
+	elboAt := func(a float64) float64 {
+		var buf bytes.Buffer
+		if err := m.SaveParams(&buf); err != nil {
+			t.Fatal(err)
+		}
+		var p map[string]any
+		if err := json.Unmarshal(buf.Bytes(), &p); err != nil {
+			t.Fatal(err)
+		}
+		p["accuracies"] = []float64{a}
+		b, _ := json.Marshal(p)
+		h := newModel(t, params{"estimate": "point", "alpha": 2.0, "beta": 3.0}, 1, 3)
+		if err := h.LoadParams(bytes.NewReader(b)); err != nil {
+			t.Fatal(err)
+		}
+		return h.ELBO(s, framework.BatchStep(1))
+	}
+	a, eps := m.Acc[0], 1e-6
+	if d := (elboAt(a+eps) - elboAt(a-eps)) / (2 * eps); math.Abs(d) > 1e-6 {
+		t.Errorf("∂ELBO/∂a = %v at the update's accuracy %v: not the bound's maximiser", d, a)
 	}
 }
