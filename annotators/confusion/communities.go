@@ -246,12 +246,15 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 	old := slices.Clone(a)
 	f0 := F(a)
 	next := slices.Clone(a)
-	num := make([]float64, C)
+	num, psn := make([]float64, C), make([]float64, C)
 	for range profileIters {
 		clear(num)
 		den := 0.0
 		sa := sumOf(next)
 		psa := mathext.Digamma(sa)
+		for l, x := range next {
+			psn[l] = mathext.Digamma(x)
+		}
 		for i, r := range rs {
 			p := st.q[r*M+k]
 			sx := 0.0
@@ -261,7 +264,7 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 			}
 			den += p * (mathext.Digamma(sx) - psa)
 			for l, x := range row {
-				num[l] += p * (mathext.Digamma(x) - mathext.Digamma(next[l]))
+				num[l] += p * (mathext.Digamma(x) - psn[l])
 			}
 		}
 		if !(den > 0) {
