@@ -446,3 +446,34 @@ func TestInitFromAnswers(t *testing.T) {
 		t.Errorf("sigma2 = 0 without answers: σ² = %v, want 1", r.Sigma2)
 	}
 }
+
+// TestFirstSVIStep: the running statistics are bias-corrected (divided by
+// the sum of their blending weights), so a first update at ρ < 1 from
+// Init's state fits exactly what ρ = 1 fits from the same statistics: the
+// empty start carries no weight. (Without the correction η would be fitted
+// to ρ·S·statistics, the kit's Blend check on the statistics alone cannot
+// see it.)
+func TestFirstSVIStep(t *testing.T) {
+	for _, p := range []Params{
+		{Sigma2: 1, EstimateSigma2: true, L2: 0.7},
+		{Sigma2: 2, EstimateSigma2: true, L2: 0.3, Intercept: true},
+	} {
+		K := 4
+		full := newResp(t, p, K, make([]float64, K), 0)
+		s, _ := accumulated(t, full, rand.New(rand.NewPCG(3, 4)), 40)
+		if err := full.Update(context.Background(), s, framework.Step{Rho: 1, Scale: 2.5, Iter: 1}); err != nil {
+			t.Fatal(err)
+		}
+		part := newResp(t, p, K, make([]float64, K), 0)
+		if err := part.Update(context.Background(), s, framework.Step{Rho: 0.3, Scale: 2.5, Iter: 1}); err != nil {
+			t.Fatal(err)
+		}
+		got := append(append([]float64(nil), part.Eta...), part.B, part.Sigma2)
+		want := append(append([]float64(nil), full.Eta...), full.B, full.Sigma2)
+		for i := range got {
+			if math.Abs(got[i]-want[i]) > 1e-12*math.Max(1, math.Abs(want[i])) {
+				t.Errorf("%+v: parameter %d after a first update at ρ = 0.3: %.15g, at ρ = 1: %.15g", p, i, got[i], want[i])
+			}
+		}
+	}
+}
