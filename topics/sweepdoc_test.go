@@ -17,7 +17,10 @@ func TestSweepDocIsSweepWithConstantTerm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	K := l.K
 	s1, s2 := l.NewScratch(), l.NewScratch()
-	for i := range 10 {
+	// The last documents are strongly supervised (w = 100, |w·term| up
+	// to about 800): exp overflows and SweepDoc takes its log-space path,
+	// which must carry the term too.
+	for i := range 14 {
 		doc := &c.Docs[i]
 		term := make([]float64, K)
 		for k := range term {
@@ -28,6 +31,10 @@ func TestSweepDocIsSweepWithConstantTerm(t *testing.T) {
 			rho[j] = term
 		}
 		w := 0.5 + 3*rng.Float64()
+		if i >= 10 {
+			w = 100
+			term[0], term[1] = 8, -8
+		}
 		a, b := framework.NewDocState(K, doc.Len()), framework.NewDocState(K, doc.Len())
 		a.Bind(i, doc, nil)
 		b.Bind(i, doc, nil)
