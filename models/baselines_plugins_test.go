@@ -218,16 +218,28 @@ func TestBaselineSLDAMajority(t *testing.T) {
 
 // TestBaselineLDALogRegMajority is LDA + LogReg (mv) under the two-stage
 // schedule: each stage's bound is monotone, the targets are clamped, and
-// the held-out accuracy is within a few points of sLDA (mv)'s on the same
-// data (TestBaselineSLDAMajority's problem).
+// the held-out accuracy is at least 0.1 above the majority vote it is
+// trained on (TestBaselineSLDAMajority's problem).
 func TestBaselineLDALogRegMajority(t *testing.T) {
 	g := blClassProblem(t, 1, 400, 3, []float64{0.8, 0.65, 0.55, 0.5, 0.45})
 	run := blFit(t, "lda+logreg(mv)", blTopics+"response \"logreg\" {}\nannotators \"perfect\" {}\ninference \"two-stage\" {\n topics_iters = 25\n}\n", g.train)
 	checkClamped(t, "lda+logreg(mv)", blPosterior(t, run), g.train)
 	held := blAccuracy(blPredict(t, run, g.test), g.testTruth)
-	t.Logf("LDA + LogReg (mv) held-out %.3f", held)
-	if held < 0.6 {
-		t.Errorf("LDA + LogReg (mv) held-out accuracy %.3f, want ≥ 0.6", held)
+	mvRight, mvDocs := 0, 0
+	for d, as := range g.train.Answers.ByDoc {
+		if mv := blMajority(as, 3); mv >= 0 {
+			mvDocs++
+			if mv == g.truth[d] {
+				mvRight++
+			}
+		}
+	}
+	mv := float64(mvRight) / float64(mvDocs)
+	t.Logf("LDA + LogReg (mv) held-out %.3f; majority vote on the training documents %.3f", held, mv)
+	// Measured 0.902 held-out against majority vote's 0.743 (issue 29: the
+	// former threshold 0.6 was below the labels it is trained on).
+	if held < mv+0.1 {
+		t.Errorf("LDA + LogReg (mv) held-out accuracy %.3f, want ≥ majority vote's %.3f + 0.1: topics that denoise the votes", held, mv)
 	}
 }
 

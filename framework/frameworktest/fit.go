@@ -35,8 +35,9 @@ type Fit struct {
 	// (responses, Gaussian), inferred-truth accuracy over the better of
 	// majority vote and the largest class (annotator models, categorical),
 	// or the fraction by which the truth's RMSE is below the mean answer's
-	// (annotator models, Gaussian). Default 0.1, and 0.5 for a Gaussian
-	// response's R².
+	// (annotator models, Gaussian). Default 0.1, and 0.8 for a Gaussian
+	// response's R² (the gaussian and linreg responses reach 0.967 on the
+	// kit's planted problem).
 	Margin float64
 	// K is the number of topics (default 4).
 	K int
@@ -52,7 +53,7 @@ func (f Fit) defaults(kind string, crowd bool) Fit {
 	if f.Margin == 0 {
 		f.Margin = 0.1
 		if kind == KindGaussian && !crowd {
-			f.Margin = 0.5
+			f.Margin = 0.8
 		}
 	}
 	if f.K == 0 {
