@@ -116,6 +116,11 @@ func TestCommunitiesSortAnnotators(t *testing.T) {
 			t.Errorf("the spammers' community, row %d: %v, want most mass on the first class", c, row)
 		}
 	}
+	// w_m = Σ_r q_rm / R: 6 good of 11, 5 spammers.
+	w := m.CommunityWeights()
+	if math.Abs(w[good]-6.0/11) > 0.01 || math.Abs(w[1-good]-5.0/11) > 0.01 {
+		t.Errorf("community weights %v, want the shares of their members: 6/11 good, 5/11 spammers", w)
+	}
 	if acc := m.Mean(10)[0][0]; acc < 0.7 {
 		t.Errorf("annotator 10's E[π_00] = %v: it should inherit the spammers' first-class answer (≥ 0.7)", acc)
 	}

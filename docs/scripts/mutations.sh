@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Mutation check of the tests (issue 29): applies each mutation below, one
+# at a time, to a scratch copy of the repository, runs the tests of the
+# package named beside it (without -short: what CI's first pass runs) and
+# reports the mutations that no test catches. Exit 1 if one survives, or
+# if a mutation no longer applies (the code moved: update its line here).
+#
+#   bash docs/scripts/mutations.sh            # every mutation
+#   bash docs/scripts/mutations.sh glad       # those whose name contains "glad"
+#
+# Run it when a file of maths changes. Each mutation is a Perl substitution
+# that must match exactly once.
+set -u
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+filter=${1:-}
+
+# name | file | perl substitution | package whose tests must catch it
+mutations=(
+  'onecoin-point-mean|annotators/onecoin/onecoin.go|s/m\.Acc\[r\] = \(c \+ al - 1\) \/ \(n \+ al \+ be - 2\)/m.Acc[r] = (c + al) \/ (n + al + be)/|./annotators/onecoin'
+  'glad-onecoin-start|annotators/glad/glad.go|s/m\.Ability\[r\] = math\.Log\(x\/\(1-x\)\) \/ eb/m.Ability[r] = math.Log(x\/(1-x)) * eb/|./annotators/glad'
+  'gaussian-running-weight|likelihoods/gaussian/gaussian.go|s/eff\.axpy\(1\/r\.runW, r\.run\)/eff.axpy(1, r.run)/|./likelihoods/gaussian'
+  'ordinalshift-running-weight|annotators/ordinalshift/ordinalshift.go|s/m\.run\.N\[r\*C\*C\+i\]\/m\.runW \+ m\.prior\[i\]/m.run.N[r*C*C+i] + m.prior[i]/|./annotators/ordinalshift'
+  'sweepdoc-fallback-term|topics/layer.go|s/s\.logit\[k\] = logf\[k\] \+ lb\[k\]/s.logit[k] = d.ElogTheta[k] + lb[k]/|./topics'
+  'restarts-keep-lowest|models/build.go|s/if res\.ELBO > bestELBO \{/if res.ELBO < bestELBO || bestELBO == math.Inf(-1) {/|./models'
+  'restored-phi-counts|models/model.go|s/ds\.Gamma\[k\] \+= n \* p\n/ds.Gamma[k] += p\n/|./models'
+  'softmax-backtrack-gain|likelihoods/softmax/local.go|s/if n\*\(t\*lin\+ht-hOld\)-\(logSumExp\(lb\)-lc\.logZ\) >= -tol \{/if (t*lin+ht-hOld)-(logSumExp(lb)-lc.logZ) >= -tol {/|./likelihoods/softmax'
+  'communities-weights|annotators/confusion/communities.go|s/st\.w\[k\] = max\(s\/float64\(R\), 1e-300\)/st.w[k] = 1 \/ float64(M)/|./annotators/confusion'
+  'communities-profile-weight|annotators/confusion/communities.go|s/den \+= p \* \(mathext\.Digamma\(sx\) - psa\)/den += mathext.Digamma(sx) - psa/|./annotators/confusion'
+  'learned-np-kappa|annotators/biasprecision/biasprecision.go|s/local -= 0\.5 \* n \/ l\.kap\[r\]/local -= 0.5 \/ l.kap[r]/|./annotators/biasprecision'
+  'learned-hyper-grad|annotators/biasprecision/learned.go|s/gb \+= A\/B - ar\/br/gb += A\/B - A\/br/|./annotators/biasprecision'
+)
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+survived=0
+ran=0
+for m in "${mutations[@]}"; do
+  IFS='|' read -r name file subst pkg <<<"$m"
+  [[ -n $filter && $name != *"$filter"* ]] && continue
+  rm -rf "$scratch/repo"
+  mkdir -p "$scratch/repo"
+  git ls-files -z | xargs -0 cp --parents -t "$scratch/repo"
+  target="$scratch/repo/$file"
+  before=$(md5sum <"$target")
+  perl -0777 -pi -e "$subst" "$target"
+  if [[ $(md5sum <"$target") == "$before" ]]; then
+    echo "NOT APPLIED  $name: the pattern no longer matches $file"
+    survived=1
+    continue
+  fi
+  ran=$((ran + 1))
+  if (cd "$scratch/repo" && go test -count=1 "$pkg" >/dev/null 2>&1); then
+    echo "SURVIVED     $name ($file; go test $pkg passes)"
+    survived=1
+  else
+    echo "caught       $name"
+  fi
+done
+echo "$ran mutations run"
+exit $survived
