@@ -23,7 +23,7 @@ import (
 // CheckpointVersion is bumped on any incompatible change.
 const (
 	CheckpointFormat  = "maslda-checkpoint"
-	CheckpointVersion = 1
+	CheckpointVersion = 2
 )
 
 // ErrNoCheckpoint marks a run that cannot be checkpointed or resumed.
@@ -86,6 +86,59 @@ type checkpointManifest struct {
 	Rand         []byte            `json:"rand"` // the run's PCG state (MarshalBinary)
 	SVI          *sviManifest      `json:"svi,omitempty"`
 	Files        map[string]string `json:"files"`
+	// Sum is the SHA-256 of the manifest itself (its JSON encoding with
+	// Sum empty, manifestSum): version 2 on. The other files' checksums
+	// are in Files; this one covers the position, the random source and
+	// Files, so that an edited "started" or "elapsed_ns" is refused.
+	Sum string `json:"sum"`
+}
+
+// manifestSum is the SHA-256 (hex) of man's JSON encoding with Sum empty.
+// encoding/json writes struct fields in order and map keys sorted, so the
+// encoding, hence the sum, is a function of the values.
+func manifestSum(man checkpointManifest) (string, error) {
+	man.Sum = ""
+	b, err := json.Marshal(man)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// check refuses positions that no run writes (negative counts or time,
+// a stage other than 0, 1, 2, an SVI state outside the corpus of D
+// documents): checkpoint.json's own checksum is the first guard, this the
+// second.
+func (p *Position) check(D int, svi *sviManifest) error {
+	switch {
+	case p.Iter < 0 || p.BatchIter < 0 || p.BatchIter > p.Iter:
+		return fmt.Errorf("position: iter %d, batch_iter %d: want 0 ≤ batch_iter ≤ iter", p.Iter, p.BatchIter)
+	case p.Elapsed < 0:
+		return fmt.Errorf("position: elapsed_ns %d is negative", int64(p.Elapsed))
+	case p.Seen < 0 || p.Seen > D:
+		return fmt.Errorf("position: seen %d, want 0 … %d (the documents)", p.Seen, D)
+	case p.IterOffset < 0 || p.EpochOffset < 0 || p.IterOffset > p.Iter:
+		return fmt.Errorf("position: iter_offset %d, epoch_offset %d: want 0 ≤ iter_offset ≤ iter and epoch_offset ≥ 0", p.IterOffset, p.EpochOffset)
+	case (p.IterOffset != 0 || p.EpochOffset != 0) && !p.Second:
+		return fmt.Errorf("position: iter_offset and epoch_offset are set but second is false")
+	case p.Stage < 0 || p.Stage > 2 || p.StageDone < 0 || p.StageDone > p.Iter:
+		return fmt.Errorf("position: stage %d, stage_done %d: want stage 0, 1 or 2 and 0 ≤ stage_done ≤ iter", p.Stage, p.StageDone)
+	}
+	if svi != nil {
+		switch {
+		case svi.Updates < 0 || svi.Epoch < 1 || svi.N < 0 || len(svi.Perm) != D || svi.Next < 0 || svi.Next > D:
+			return fmt.Errorf("svi: updates %d, epoch %d, n %d, next %d, a permutation of %d: want a state of the run's %d documents", svi.Updates, svi.Epoch, svi.N, svi.Next, len(svi.Perm), D)
+		}
+		seen := make([]bool, D)
+		for _, d := range svi.Perm {
+			if d < 0 || d >= D || seen[d] {
+				return fmt.Errorf("svi: perm is not a permutation of the documents 0 … %d", D-1)
+			}
+			seen[d] = true
+		}
+	}
+	return nil
 }
 
 // sviManifest is Position.SVI in checkpoint.json (floats as IEEE-754 bits).
@@ -252,6 +305,9 @@ func (r *Run) SaveCheckpoint(dir, fingerprint string, p Position, extra func(tmp
 			return err
 		}
 		delete(man.Files, "checkpoint.json")
+		if man.Sum, err = manifestSum(man); err != nil {
+			return err
+		}
 		return writeFile(filepath.Join(tmp, "checkpoint.json"), func(w io.Writer) error {
 			e := json.NewEncoder(w)
 			e.SetIndent("", "  ")
@@ -303,8 +359,20 @@ func (r *Run) LoadCheckpoint(dir, fingerprint string) (*Position, error) {
 	switch {
 	case man.Format != CheckpointFormat:
 		return nil, framework.Errorf(mpath, 0, "format %q, want %q", man.Format, CheckpointFormat)
+	case man.Version == 1:
+		return nil, framework.Errorf(mpath, 0, "checkpoint version 1, written by an earlier maslda without a checksum of checkpoint.json; this maslda reads version %d: start afresh without --resume", CheckpointVersion)
 	case man.Version != CheckpointVersion:
 		return nil, framework.Errorf(mpath, 0, "checkpoint version %d; this maslda reads version %d", man.Version, CheckpointVersion)
+	}
+	if sum, err := manifestSum(man); err != nil {
+		return nil, err
+	} else if man.Sum != sum {
+		return nil, framework.Errorf(mpath, 0, "SHA-256 of its contents %s but its \"sum\" records %q: checkpoint.json was edited or damaged after the checkpoint was saved; start afresh without --resume", sum, man.Sum)
+	}
+	if err := man.Position.check(r.Model.NumDocs(), man.SVI); err != nil {
+		return nil, framework.Errorf(mpath, 0, "%v", err)
+	}
+	switch {
 	case man.Fingerprint != fingerprint:
 		return nil, framework.Errorf(mpath, 0, "the checkpoint was written by a run with another configuration, seed or inputs (documents, vocabulary, answers, classes, truth, --init-model); resume with exactly the same ones, or start afresh without --resume")
 	case len(man.Files) == 0:
@@ -316,7 +384,7 @@ func (r *Run) LoadCheckpoint(dir, fingerprint string) (*Position, error) {
 	if _, svi := r.Schedule.(*optim.SVI); svi != (man.SVI != nil) {
 		return nil, framework.Errorf(mpath, 0, "the checkpoint's schedule state does not match inference %q", r.Config.Inference.Name)
 	}
-	if err := verifyFiles(dir, man.Files); err != nil {
+	if err := verifyFiles(dir, "checkpoint.json", man.Files); err != nil {
 		return nil, err
 	}
 	m := r.Model

@@ -294,8 +294,17 @@ func onlyListed(dir, what string, listed func(name string) bool) error {
 	return nil
 }
 
-// verifyFiles checks every listed file against its SHA-256.
-func verifyFiles(dir string, sums map[string]string) error {
+// kindOf names what a manifest describes, for messages.
+func kindOf(manifest string) string {
+	if manifest == "checkpoint.json" {
+		return "checkpoint"
+	}
+	return "model"
+}
+
+// verifyFiles checks every file listed in dir's manifest (model.json or
+// checkpoint.json, named in the errors) against its SHA-256.
+func verifyFiles(dir, manifest string, sums map[string]string) error {
 	names := make([]string, 0, len(sums))
 	for name := range sums {
 		names = append(names, name)
@@ -304,17 +313,17 @@ func verifyFiles(dir string, sums map[string]string) error {
 	for _, name := range names {
 		path := filepath.Join(dir, name)
 		if name != filepath.Base(name) || name == "." || name == ".." {
-			return framework.Errorf(filepath.Join(dir, "model.json"), 0, "files: %q is not a file name", name)
+			return framework.Errorf(filepath.Join(dir, manifest), 0, "files: %q is not a file name", name)
 		}
 		got, err := fileSHA256(path)
 		if errors.Is(err, os.ErrNotExist) {
-			return framework.Errorf(path, 0, "missing: model.json lists it (the model directory is incomplete)")
+			return framework.Errorf(path, 0, "missing: %s lists it (the %s directory is incomplete)", manifest, kindOf(manifest))
 		}
 		if err != nil {
 			return err
 		}
 		if got != sums[name] {
-			return framework.Errorf(path, 0, "SHA-256 %s but model.json records %s: the file was changed or replaced after the model was saved", got, sums[name])
+			return framework.Errorf(path, 0, "SHA-256 %s but %s records %s: the file was changed or replaced after the %s was saved", got, manifest, sums[name], kindOf(manifest))
 		}
 	}
 	return nil
@@ -348,7 +357,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if man.Version >= 2 && len(man.Files) == 0 {
 		return nil, framework.Errorf(mpath, 0, "no \"files\" checksums (format version %d records one per file)", man.Version)
 	}
-	if err := verifyFiles(dir, man.Files); err != nil {
+	if err := verifyFiles(dir, "model.json", man.Files); err != nil {
 		return nil, err
 	}
 	return &man, nil
