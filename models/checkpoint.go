@@ -252,6 +252,21 @@ func IsCheckpointDir(dir string) error {
 	})
 }
 
+// CheckpointFingerprint is the fingerprint recorded in dir's
+// checkpoint.json (that of the run that wrote it; Run.Fingerprint).
+func CheckpointFingerprint(dir string) (string, error) {
+	mpath := filepath.Join(dir, "checkpoint.json")
+	raw, err := os.ReadFile(mpath)
+	if err != nil {
+		return "", err
+	}
+	var man checkpointManifest
+	if err := json.Unmarshal(raw, &man); err != nil || man.Format != CheckpointFormat {
+		return "", framework.Errorf(mpath, 0, "not a maslda checkpoint's manifest")
+	}
+	return man.Fingerprint, nil
+}
+
 // SaveCheckpoint writes the run's complete state at position p (from
 // Run.AfterIter) into dir, crash-atomically (PublishDir: dir holds the
 // previous checkpoint or this one, whole): the topics (topics.bin), the

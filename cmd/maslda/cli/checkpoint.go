@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/corpus"
 	"github.com/maslda/maslda/models"
 )
 
@@ -121,11 +122,52 @@ func (c *checkpoints) watch(ctx context.Context, e *env, run *models.Run, h *his
 	return fitCtx, func() { close(done); cancel(); <-exited }
 }
 
+// check refuses, before any work, a checkpoint directory that train may
+// not replace or remove: one that is not a directory, or holds anything
+// that is not a checkpoint (a file the checkpoint does not list). It
+// names the flag and path the user gave (--out) and the directory.
+func (c *checkpoints) check(out string) error {
+	fi, err := os.Stat(c.dir)
+	switch {
+	case os.IsNotExist(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--out %s: its checkpoint %s: %w", out, c.dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%w: --out %s: its checkpoint %s (--checkpoint-every, --resume) exists and is not a directory; move it away or choose another --out", framework.ErrBadInput, out, c.dir)
+	}
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		return fmt.Errorf("--out %s: its checkpoint %s: %w", out, c.dir, err)
+	}
+	if len(ents) == 0 {
+		return nil
+	}
+	if err := models.IsCheckpointDir(c.dir); err != nil {
+		names := make([]string, len(ents))
+		for i, e := range ents {
+			names[i] = e.Name()
+		}
+		return fmt.Errorf("%w: --out %s: its checkpoint directory %s (--checkpoint-every, --resume) holds %s and was not written by maslda train as it is (%v); refusing to replace or remove it: move it away, or choose another --out", framework.ErrBadInput, out, c.dir, corpus.QuoteList(names), err)
+	}
+	return nil
+}
+
 // remove deletes the checkpoint after the run's output is saved, and what
-// killed saves left beside it.
+// killed saves left beside it. A checkpoint written by another run (its
+// fingerprint differs), or holding a file it does not list, is left with
+// a warning.
 func (c *checkpoints) remove(e *env) {
 	models.Recover(c.dir)
-	if models.IsCheckpointDir(c.dir) != nil {
+	if _, err := os.Stat(c.dir); os.IsNotExist(err) {
+		return
+	}
+	if err := models.IsCheckpointDir(c.dir); err != nil {
+		e.log.Warn("the checkpoint is left in place: it holds what a checkpoint does not", "dir", c.dir, "reason", err)
+		return
+	}
+	if fp, err := models.CheckpointFingerprint(c.dir); err != nil || fp != c.fingerprint {
+		e.log.Warn("the checkpoint is left in place: another run (another configuration, seed or inputs) wrote it", "dir", c.dir)
 		return
 	}
 	if err := models.RemoveDir(c.dir); err != nil {

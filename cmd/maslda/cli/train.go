@@ -82,6 +82,37 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := models.CheckOutDir(*out, models.IsModelDir); err != nil {
 		return err
 	}
+	// One run at a time into --out and its checkpoint: a second is
+	// refused naming the holder's pid; a lock left by a killed run (the
+	// kernel released it) is taken over.
+	lock, err := lockOut("out", *out)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
+	if lock != nil && lock.prev != 0 {
+		e.log.Warn("taking over the lock of an earlier run that ended without releasing it", "lock", lock.path, "pid", lock.prev)
+	}
+	cp := checkpoints{dir: checkpointDir(*out), every: *every}
+	if *every > 0 || *resume {
+		if err := checkOverlap("out", cp.dir, inPath{"docs", *docsPath}, inPath{"ids", *idsPath}, inPath{"vocab", *vocabPath}, inPath{"config", *cfgPath},
+			inPath{"answers", *ansPath}, inPath{"answers-wide", *widePath}, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"classes", *classesPath}, inPath{"init-model", *initModel}); err != nil {
+			return err
+		}
+		if *resume {
+			// A save killed between its two renames left the checkpoint aside.
+			did, err := models.Recover(cp.dir)
+			if err != nil {
+				return err
+			}
+			for _, r := range did {
+				e.log.Warn("leftover of an interrupted checkpoint", "action", r)
+			}
+		}
+		if err := cp.check(*out); err != nil {
+			return err
+		}
+	}
 	cfg := models.DefaultConfig()
 	if *cfgPath != "" {
 		var err error
@@ -223,7 +254,6 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 		e.log.Info("warm start", "from", *initModel)
 	}
-	cp := checkpoints{dir: checkpointDir(*out), every: *every}
 	if *every > 0 || *resume {
 		if err := run.Checkpointable(); err != nil {
 			return fmt.Errorf("%w: --checkpoint-every and --resume: %v", errUsage, err)
@@ -234,14 +264,6 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	var resumed *models.Position
 	if *resume {
-		// A save killed between its two renames left the checkpoint aside.
-		did, err := models.Recover(cp.dir)
-		if err != nil {
-			return err
-		}
-		for _, r := range did {
-			e.log.Warn("leftover of an interrupted checkpoint", "action", r)
-		}
 		if resumed, err = run.LoadCheckpoint(cp.dir, cp.fingerprint); err != nil {
 			return err
 		}
