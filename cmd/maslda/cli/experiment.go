@@ -32,12 +32,20 @@ func runExperiment(ctx context.Context, e *env, args []string) error {
 	if *cores < 1 {
 		return fmt.Errorf("%w: --cores %d, want ≥ 1", errUsage, *cores)
 	}
+	if *out != "" {
+		if err := checkOverlap("out", *out, inPath{"spec", *specPath}); err != nil {
+			return err
+		}
+	}
 	spec, err := experiment.LoadSpec(*specPath, experiment.Options{DataRoot: *data, Out: *out})
 	if err != nil {
 		return err
 	}
 	// Before any work: an --out that holds what this experiment did not
 	// write is refused, as train's (running again resumes one it wrote).
+	if err := checkOverlap("out", spec.Out, inPath{"spec", *specPath}); err != nil {
+		return err
+	}
 	if err := models.CheckOutDir(spec.Out, experimentOwner(spec)); err != nil {
 		return err
 	}

@@ -94,6 +94,45 @@ func (pf plotFlags) check() error {
 	return nil
 }
 
+// plotInputFlags are the flags of plot's kinds that name input files or
+// directories (--history a comma-separated list).
+var plotInputFlags = []string{"results", "history", "answers", "answers-wide", "truth", "truth-column", "annotators", "true-confusions"}
+
+// checkOverlap refuses, as every command does (checkOverlap), an output
+// file that is an input, lies in an input directory (a model given as
+// --annotators or --history) or contains one.
+func (pf plotFlags) checkOverlap(fs *flag.FlagSet) error {
+	var ins []inPath
+	for _, name := range plotInputFlags {
+		f := fs.Lookup(name)
+		if f == nil || f.Value.String() == "" {
+			continue
+		}
+		for _, p := range plotList(f.Value.String()) {
+			ins = append(ins, inPath{name, p})
+		}
+	}
+	for _, path := range pf.paths() {
+		if err := checkOverlap("out", path, ins...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// paths are the files write writes: PREFIX.FORMAT for each format.
+func (pf plotFlags) paths() []string {
+	prefix := *pf.out
+	if ext := strings.ToLower(filepath.Ext(prefix)); ext == ".png" || ext == ".svg" {
+		prefix = strings.TrimSuffix(prefix, filepath.Ext(prefix))
+	}
+	var out []string
+	for _, format := range strings.Split(*pf.formats, ",") {
+		out = append(out, prefix+"."+strings.ToLower(strings.TrimSpace(format)))
+	}
+	return out
+}
+
 func (pf plotFlags) size() (w, h vg.Length) {
 	return vg.Length(*pf.width) * vg.Inch, vg.Length(*pf.height) * vg.Inch
 }
@@ -171,6 +210,9 @@ func (e *env) runPlotKind(kind, synopsis string, args []string, define func(fs *
 		return err
 	}
 	if err := pf.check(); err != nil {
+		return err
+	}
+	if err := pf.checkOverlap(fs); err != nil {
 		return err
 	}
 	f, err := spec.build()

@@ -47,6 +47,9 @@ func runReport(_ context.Context, e *env, args []string) error {
 	if *maxAnn < 1 {
 		return fmt.Errorf("%w: --max-annotators %d, want ≥ 1", errUsage, *maxAnn)
 	}
+	if err := checkOverlap("out", *out, inPath{"model", *modelDir}); err != nil {
+		return err
+	}
 	if err := checkOutFile("out", *out); err != nil {
 		return err
 	}

@@ -172,6 +172,12 @@ func TestReportErrors(t *testing.T) {
 	f := newFixture(t)
 	model := f.train(t, "lda")
 	notes := writeFile(t, filepath.Join(f.dir, "notes.txt"), "my notes\n")
+	notModel, aDir := filepath.Join(f.dir, "notmodel"), filepath.Join(f.dir, "adir")
+	for _, d := range []string{notModel, aDir} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -181,8 +187,9 @@ func TestReportErrors(t *testing.T) {
 		{[]string{"report", "--out", "x.html"}, ExitUsage, "missing --model"},
 		{[]string{"report", "--model", model, "--out", filepath.Join(f.dir, "r.html"), "--top", "0"}, ExitUsage, "--top 0"},
 		{[]string{"report", "--model", model, "--out", notes}, ExitError, "not an HTML file"},
-		{[]string{"report", "--model", f.dir, "--out", filepath.Join(f.dir, "r.html")}, ExitError, "not a trained model"},
-		{[]string{"report", "--model", model, "--out", f.dir}, ExitError, "is a directory"},
+		{[]string{"report", "--model", notModel, "--out", filepath.Join(f.dir, "r.html")}, ExitError, "not a trained model"},
+		{[]string{"report", "--model", model, "--out", aDir}, ExitError, "is a directory"},
+		{[]string{"report", "--model", model, "--out", filepath.Join(model, "r.html")}, ExitUsage, "is inside --model"},
 	} {
 		r := run(t, tc.args...)
 		if r.code != tc.code || !strings.Contains(r.stderr, tc.msg) {
