@@ -256,6 +256,9 @@ func readCSV(r io.Reader, name string, want []string, fn func(line int, f []stri
 			if strings.ContainsAny(v, "\r\n") {
 				return framework.Errorf(name, line, "%s %q contains a line break", want[k], v)
 			}
+			if err := checkUTF8(name, line, want[k], v); err != nil {
+				return err
+			}
 			vals[k] = v
 		}
 		if err := fn(line, vals); err != nil {

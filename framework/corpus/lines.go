@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/maslda/maslda/framework"
 )
@@ -64,6 +65,23 @@ func readLines(r io.Reader, name, blankMsg string, fn func(line int, text string
 		return fmt.Errorf("%s: %w", displayName(name), err)
 	}
 	return nil
+}
+
+// checkUTF8 refuses text that is not valid UTF-8 (what is named by what,
+// on line of file name), naming the first invalid byte.
+func checkUTF8(name string, line int, what, text string) error {
+	if utf8.ValidString(text) {
+		return nil
+	}
+	at := 0
+	for at < len(text) {
+		r, size := utf8.DecodeRuneInString(text[at:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		at += size
+	}
+	return framework.Errorf(name, line, "%s %q is not valid UTF-8 (byte %#x at byte %d): the file must be UTF-8; convert it (e.g. iconv -f latin1 -t utf-8), or use maslda prepare --encoding", what, text, text[at], at+1)
 }
 
 func displayName(name string) string {

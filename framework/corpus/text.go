@@ -19,6 +19,9 @@ func ReadIDs(r io.Reader, name string) ([]string, error) {
 	first := map[string]int{}
 	err := readLines(r, name, "expected one document id per line", func(line int, text string) error {
 		id := trim(text)
+		if err := checkUTF8(name, line, "id", id); err != nil {
+			return err
+		}
 		if strings.IndexByte(id, '\r') >= 0 {
 			return framework.Errorf(name, line, "id %q contains a carriage return", id)
 		}
@@ -59,6 +62,9 @@ func ReadVocab(r io.Reader, name string) ([]string, error) {
 	var terms []string
 	first := map[string]int{}
 	err := readLines(r, name, "expected one term per line", func(line int, text string) error {
+		if err := checkUTF8(name, line, "term", text); err != nil {
+			return err
+		}
 		if strings.IndexByte(text, '\r') >= 0 {
 			return framework.Errorf(name, line, "term %q contains a carriage return", text)
 		}
@@ -103,6 +109,9 @@ func ReadColumn(r io.Reader, name string) ([]string, error) {
 	var vals []string
 	err := readLines(r, name, "expected one value per line", func(line int, text string) error {
 		v := trim(text)
+		if err := checkUTF8(name, line, "value", v); err != nil {
+			return err
+		}
 		if strings.IndexByte(v, '\r') >= 0 {
 			return framework.Errorf(name, line, "value %q contains a carriage return", v)
 		}

@@ -27,6 +27,9 @@ func ReadWideAnswers(r io.Reader, name string, missing string) (*AnswerTable, er
 	mnan := mnum && math.IsNaN(mv)
 	colsLine := 0
 	err := readLines(r, name, "expected one whitespace-separated answer per annotator (with a missing-value sentinel for no answer)", func(line int, text string) error {
+		if err := checkUTF8(name, line, "row", text); err != nil {
+			return err
+		}
 		tok := fields(text)
 		if colsLine == 0 {
 			t.Wide.Cols, colsLine = len(tok), line
