@@ -25,7 +25,7 @@ H
 sed 's/[[:space:]]*$//' $W/labels_train.txt > we/truth_train.txt
 sed 's/[[:space:]]*$//' $W/labels_test.txt > we/truth_test.txt
 printf '1\n2\n3\n4\n5\n' > we/levels.txt
-$B simulate --annotators cfg/crowd.hcl --truth-column we/truth_train.txt --classes 1,2,3,4,5 --per-doc 2 --seed $SEED --out we/answers.csv
+$B simulate --annotators cfg/crowd.hcl --truth-column we/truth_train.txt --classes we/levels.txt --per-doc 2 --seed $SEED --out we/answers.csv
 # --- Pang & Lee: 4-class and 3-class labels of the same split (stratified on both)
 for a in $S/pang_lee_scaledata/scaledata/*/; do
   n=$(basename "$a"); paste "$a/id.$n" <(paste -d_ "$a/label.4class.$n" "$a/label.3class.$n") "$a/subj.$n"
@@ -37,8 +37,8 @@ for part in train test; do
 done
 printf '0\n1\n2\n3\n' > pl/levels4.txt
 printf '0\n1\n2\n' > pl/levels3.txt
-$B simulate --annotators cfg/crowd.hcl --truth pl/truth4_train.csv --classes 0,1,2,3 --per-doc 2 --seed $SEED --out pl/answers4.csv
-$B simulate --annotators cfg/crowd.hcl --truth pl/truth3_train.csv --classes 0,1,2 --per-doc 2 --seed $SEED --out pl/answers3.csv
+$B simulate --annotators cfg/crowd.hcl --truth pl/truth4_train.csv --classes pl/levels4.txt --per-doc 2 --seed $SEED --out pl/answers4.csv
+$B simulate --annotators cfg/crowd.hcl --truth pl/truth3_train.csv --classes pl/levels3.txt --per-doc 2 --seed $SEED --out pl/answers3.csv
 # --- movie reviews, real AMT answers (rating/10) bucketed as Pang & Lee's 4 classes:
 #     <= .3 -> 0, .4-.5 -> 1, .6-.7 -> 2, >= .8 -> 3 (answers -0.1 and 1.1 to the ends)
 bucket='function b(v){ return v<0.35?0:(v<0.55?1:(v<0.75?2:3)) }'

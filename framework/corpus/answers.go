@@ -454,7 +454,7 @@ const MaxValue = 1e12
 func numericLabel(name string, line int, label string) (float64, error) {
 	v, ok := parseNumber(label)
 	if !ok {
-		return 0, framework.Errorf(name, line, "label %q is not a number", label)
+		return 0, framework.Errorf(name, line, "label %q is not a number (a decimal number such as 1000, -0.5 or 1e3; no _ between digits, no hexadecimal)", label)
 	}
 	if !finite(v) {
 		return 0, framework.Errorf(name, line, "label %q is not a finite number", label)

@@ -120,6 +120,9 @@ func parseDigits(s string, limit int64) (v int64, ok, tooBig bool) {
 // well-formed number, including values out of range (which give ±Inf) and
 // "NaN"/"Inf"; use finite to tell those apart.
 func parseNumber(s string) (v float64, numeric bool) {
+	if !decimal(s) {
+		return 0, false
+	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err == nil {
 		return v, true
@@ -129,6 +132,25 @@ func parseNumber(s string) (v float64, numeric bool) {
 		return v, true
 	}
 	return 0, false
+}
+
+// ParseNumber parses a numeric label as the readers do: a decimal
+// number (an optional sign, digits, an optional fraction and exponent:
+// 1000, -0.5, 1e3; also NaN and Inf, which numeric readers then refuse).
+// Go's own syntax beyond that, which strconv.ParseFloat accepts, is not a
+// number here: underscores between digits (1_000) and hexadecimal
+// (0x10, 0x1p4). numeric is false for anything else; values out of the
+// float64 range are numeric and ±Inf.
+func ParseNumber(s string) (v float64, numeric bool) { return parseNumber(s) }
+
+// decimal refuses what strconv.ParseFloat accepts beyond decimal
+// notation: underscores and a hexadecimal prefix.
+func decimal(s string) bool {
+	if strings.IndexByte(s, '_') >= 0 {
+		return false
+	}
+	t := strings.TrimLeft(s, "+-")
+	return !(len(t) >= 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
 }
 
 // finite reports whether v is neither NaN nor infinite.

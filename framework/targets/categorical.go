@@ -149,8 +149,8 @@ func LooksNumeric(labels []string) bool {
 	distinct := map[string]bool{}
 	fraction := false
 	for _, l := range labels {
-		v, err := strconv.ParseFloat(strings.TrimSpace(l), 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		v, ok := corpus.ParseNumber(strings.TrimSpace(l))
+		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
 			return false
 		}
 		fraction = fraction || v != math.Trunc(v)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/corpus"
@@ -115,11 +114,11 @@ type RegressionMetrics struct {
 func RegressionMetricsOf(pred, truth []string, name string) (RegressionMetrics, error) {
 	p, t := make([]float64, len(pred)), make([]float64, len(truth))
 	for i := range pred {
-		var err error
-		if p[i], err = strconv.ParseFloat(pred[i], 64); err != nil || math.IsNaN(p[i]) || math.IsInf(p[i], 0) {
+		var ok bool
+		if p[i], ok = corpus.ParseNumber(pred[i]); !ok || math.IsNaN(p[i]) || math.IsInf(p[i], 0) {
 			return RegressionMetrics{}, fmt.Errorf("%w: %s: prediction %q is not a finite number", framework.ErrBadInput, name, pred[i])
 		}
-		if t[i], err = strconv.ParseFloat(truth[i], 64); err != nil || math.IsNaN(t[i]) || math.IsInf(t[i], 0) {
+		if t[i], ok = corpus.ParseNumber(truth[i]); !ok || math.IsNaN(t[i]) || math.IsInf(t[i], 0) {
 			return RegressionMetrics{}, fmt.Errorf("%w: truth label %q is not a finite number", framework.ErrBadInput, truth[i])
 		}
 	}

@@ -42,7 +42,7 @@ func runEval(_ context.Context, e *env, args []string) error {
 		if !kind.HasClasses() {
 			return fmt.Errorf("%w: --classes applies to a kind of target with classes; %s is of kind %q", errUsage, *predPath, kind.Name())
 		}
-		if classes, err = withFile(*classesPath, corpus.ReadVocab); err != nil {
+		if classes, err = readClasses(*classesPath); err != nil {
 			return err
 		}
 		if len(classes) == 0 {

@@ -103,6 +103,36 @@ func loadTrainAnswers(csvPath, widePath, missing string, dup corpus.Duplicates) 
 	return nil, nil
 }
 
+// readClasses reads a --classes file: one class per line, in order (the
+// vocabulary format), as train, eval and simulate read it. A value that
+// names no file but has a comma is the comma-separated list --classes is
+// not: the error says so.
+func readClasses(path string) ([]string, error) {
+	if _, err := os.Stat(path); os.IsNotExist(err) && strings.Contains(path, ",") {
+		return nil, fmt.Errorf("%w: --classes %s: no such file; --classes names a file with one class per line, in order (train, eval and simulate alike), not a comma-separated list: e.g. printf '%%s\\n' %s > classes.txt, then --classes classes.txt", errUsage, path, strings.Join(strings.Split(path, ","), " "))
+	}
+	return withFile(path, corpus.ReadVocab)
+}
+
+// classTwins is a warning when classes differ only in Unicode
+// normalisation (normalisationTwins), "" otherwise; file names
+// where they were read.
+func classTwins(file string, classes []string) string {
+	tw := normalisationTwins(classes)
+	if tw == nil {
+		return ""
+	}
+	parts := make([]string, len(tw))
+	for i, g := range tw {
+		q := make([]string, len(g))
+		for j, l := range g {
+			q[j] = strconv.QuoteToASCII(l) // the code points: they print alike
+		}
+		parts[i] = strings.Join(q, ", ")
+	}
+	return fmt.Sprintf("%s: labels %s differ only in Unicode normalisation (NFC and NFD spellings): they print alike but are different classes; write each label one way (e.g. convert the file to NFC with uconv -x any-nfc)", file, strings.Join(parts, "; "))
+}
+
 // writeFileAtomic writes path through a temporary file in the same
 // directory, renamed into place only when complete (atomicfile.Write).
 func writeFileAtomic(path string, fill func(w io.Writer) error) error {

@@ -25,7 +25,8 @@ func TestOrdinalEndToEnd(t *testing.T) {
 	truthPath := writeFile(t, filepath.Join(d, "truth.txt"), truth.String())
 	block := writeFile(t, filepath.Join(d, "crowd.hcl"), "annotators \"ordinal-shift\" {\n  shift     = [0, 0]\n  precision = [60, 60]\n}\n")
 	answers := filepath.Join(d, "answers.csv")
-	mustRun(t, "simulate", "--annotators", block, "--truth-column", truthPath, "--classes", "1,2,3,4", "--per-doc", "0", "--out", answers, "--log-level", "warn")
+	levelsFile := writeFile(t, filepath.Join(d, "levels4.txt"), "1\n2\n3\n4\n")
+	mustRun(t, "simulate", "--annotators", block, "--truth-column", truthPath, "--classes", levelsFile, "--per-doc", "0", "--out", answers, "--log-level", "warn")
 	rows := readCSV(t, answers)
 	if len(rows) != 1+2*130 {
 		t.Fatalf("%d rows, want a header and 2 answers per document", len(rows))

@@ -26,7 +26,7 @@ func runSimulate(_ context.Context, e *env, args []string) error {
 	annPath := fs.String("annotators", "", "the simulated annotators: a file with one annotators \"NAME\" { … } block of a noise model that can simulate (maslda components); the flags below are shorthands for the confusion and bias-precision blocks")
 	accs := fs.String("accuracies", "", "classification: one accuracy per annotator; the rest of each row spread evenly (MODEL.md §7; e.g. the paper's 0.737,0.468,0.284,0.278,0.260)")
 	confPath := fs.String("confusions", "", "classification: JSON list of C×C row-stochastic confusion matrices, one per annotator")
-	classList := fs.String("classes", "", "classification: the class names in matrix order (default: the truth's labels, sorted)")
+	classesPath := fs.String("classes", "", "classification: the classes in matrix order, one per line (a file, as for train and eval; default: the truth's labels, sorted)")
 	biasList := fs.String("bias", "", "regression: one bias per annotator (e.g. the paper's 0.1,-0.3,-2.5,0.1,1)")
 	precList := fs.String("precision", "", "regression: one precision per annotator (e.g. the paper's 10,3,10,0.5,0.25)")
 	perDoc := fs.Int("per-doc", 1, "answers per document, from distinct annotators chosen at random (0 = every annotator)")
@@ -37,7 +37,7 @@ func runSimulate(_ context.Context, e *env, args []string) error {
 	if err := need(map[string]string{"out": *out}); err != nil {
 		return err
 	}
-	if err := checkOverlap("out", *out, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"confusions", *confPath}, inPath{"annotators", *annPath}); err != nil {
+	if err := checkOverlap("out", *out, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"confusions", *confPath}, inPath{"annotators", *annPath}, inPath{"classes", *classesPath}); err != nil {
 		return err
 	}
 	if err := checkOutFile("out", *out); err != nil {
@@ -118,8 +118,13 @@ func runSimulate(_ context.Context, e *env, args []string) error {
 	}
 	var classes []string
 	switch {
-	case kind.HasClasses() && *classList != "":
-		classes = strings.Split(*classList, ",")
+	case kind.HasClasses() && *classesPath != "":
+		if classes, err = readClasses(*classesPath); err != nil {
+			return err
+		}
+		if len(classes) < 2 {
+			return framework.Errorf(*classesPath, 0, "%d classes, want at least 2 (one per line)", len(classes))
+		}
 	case kind.HasClasses():
 		all := make([]string, len(tt.Rows))
 		for i, r := range tt.Rows {
@@ -133,12 +138,15 @@ func runSimulate(_ context.Context, e *env, args []string) error {
 			return framework.Errorf(tt.Name, tt.Rows[0].Line, "the truth looks numeric (%d distinct numbers, e.g. %q): %s simulate answers to classes; %s, or name the classes with --classes", len(corpus.SortLabels(all)), tt.Rows[0].Label, subject, hint)
 		}
 		classes = kind.Classes(all)
-	case *classList != "":
+	case *classesPath != "":
 		return fmt.Errorf("%w: --classes names classes, but %s answer targets of kind %q, without classes", errUsage, subject, kind.Name())
 	}
 	truth, err := tt.Resolve(ids, kind, classes)
 	if err != nil {
 		return err
+	}
+	if w := classTwins(tt.Name, truth.Classes); w != "" {
+		e.log.Warn(w)
 	}
 	for i, h := range truth.Has {
 		if !h {

@@ -71,6 +71,8 @@ func TestSimulateBlock(t *testing.T) {
 			`matrices\.hcl:1: .*confusions has 2×2 matrices but there are 3 classes \(mid, neg, pos\)`},
 		{"numbers answer no classes", "numbers.hcl", "annotators \"bias-precision\" {\n  bias = [0]\n  precision = [1]\n}\n", []string{"--classes", "a,b"}, ExitUsage,
 			`--classes names classes, but annotators "bias-precision" answer targets of kind "gaussian", without classes`},
+		{"--classes as a comma list", "list.hcl", "annotators \"confusion\" {\n  accuracies = [0.9]\n}\n", []string{"--classes", "neg,pos,mid"}, ExitUsage,
+			`--classes neg,pos,mid: no such file; --classes names a file with one class per line, in order \(train, eval and simulate alike\), not a comma-separated list`},
 		{"too many per document", "many.hcl", "annotators \"confusion\" {\n  accuracies = [0.9]\n}\n", []string{"--per-doc", "2"}, ExitUsage, `--per-doc 2 but only 1 annotators`},
 		{"block and flags", "both.hcl", "annotators \"confusion\" {\n  accuracies = [0.9]\n}\n", []string{"--accuracies", "0.9"}, ExitUsage, `give --annotators or the shorthands`},
 	} {

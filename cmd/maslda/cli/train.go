@@ -169,7 +169,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		if table == nil || cfg.Response == nil {
 			return fmt.Errorf("%w: --classes needs answers and a configuration with a categorical response", errUsage)
 		}
-		if classes, err = withFile(*classesPath, corpus.ReadVocab); err != nil {
+		if classes, err = readClasses(*classesPath); err != nil {
 			return err
 		}
 		if len(classes) < 2 {
@@ -199,6 +199,13 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			}
 			if warning != "" {
 				e.log.Warn(warning)
+			}
+			from := table.Name
+			if *classesPath != "" {
+				from = *classesPath
+			}
+			if w := classTwins(from, c.Answers.Classes); w != "" {
+				e.log.Warn(w)
 			}
 			if warmFrom != nil && len(warmFrom.AnnotatorNames) > 0 {
 				// and its annotators, in its order (the answers number
