@@ -20,6 +20,7 @@ import (
 
 	"github.com/maslda/maslda/cmd/maslda/plots"
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/corpus"
 	"github.com/maslda/maslda/models"
 )
 
@@ -220,6 +221,13 @@ func reportHistory(p *reportPage, dir string, add func(k, v string)) error {
 		p.ELBONote = "The model directory has no history.csv: no ELBO trace."
 		return nil
 	}
+	if empty, err := historyEmpty(path); err != nil {
+		return err
+	} else if empty {
+		add("updates in history.csv", "0")
+		p.ELBONote = "history.csv has no rows (no update was recorded): no ELBO trace."
+		return nil
+	}
 	h, err := withFile(path, plots.ReadHistory)
 	if err != nil {
 		return err
@@ -283,6 +291,27 @@ func reportHistory(p *reportPage, dir string, add func(k, v string)) error {
 		}
 	}
 	return nil
+}
+
+// historyEmpty reports whether a history.csv has a header (or nothing)
+// and no row: the page is then written without the traces.
+func historyEmpty(path string) (bool, error) {
+	return withFile(path, func(r io.Reader, name string) (bool, error) {
+		cr := csv.NewReader(corpus.SkipBOM(r))
+		cr.FieldsPerRecord = -1
+		for n := 0; ; n++ {
+			rec, err := cr.Read()
+			if err == io.EOF {
+				return true, nil
+			}
+			if err != nil {
+				return false, nil // ReadHistory reports it, with its line
+			}
+			if n >= 1 && !(len(rec) == 1 && strings.TrimSpace(rec[0]) == "") {
+				return false, nil
+			}
+		}
+	})
 }
 
 // reportTopics lists each topic's top words and its share of the corpus's
