@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -129,15 +130,167 @@ func ReadAnswers(r io.Reader, name string) (*AnswerTable, error) {
 // the first or the last, or refuse the file. The table's Repeats counts
 // the repeats found, whatever was done with them.
 func ReadAnswersWith(r io.Reader, name string, dup Duplicates) (*AnswerTable, error) {
+	return ReadAnswersOpts(r, name, ReadOptions{Duplicates: dup})
+}
+
+// ChunkRows is how often (in rows) the readers of answers check
+// ReadOptions.Context and call ReadOptions.Progress.
+const ChunkRows = 1 << 16
+
+// ReadOptions are what a caller adds to reading a large file of answers:
+// what to do with repeats, cancellation and progress. The zero value
+// keeps repeats, is never cancelled and reports nothing.
+type ReadOptions struct {
+	Duplicates Duplicates      // CSV only (a matrix has no repeats)
+	Context    context.Context // nil: never cancelled; checked every ChunkRows rows
+	// Progress, when set, is called every ChunkRows rows and once at the
+	// end (Done), from the reading goroutine. Library code never prints:
+	// the caller logs.
+	Progress func(ReadProgress)
+}
+
+// ReadProgress is how far a reader is: rows read (records of a CSV,
+// lines of a matrix) and bytes consumed from the input.
+type ReadProgress struct {
+	Rows  int
+	Bytes int64
+	Done  bool
+}
+
+// chunker counts the bytes read and, every ChunkRows rows, checks the
+// context and reports progress.
+type chunker struct {
+	r     io.Reader
+	n     int64
+	rows  int
+	name  string
+	opt   ReadOptions
+	check bool
+}
+
+func newChunker(r io.Reader, name string, o ReadOptions) *chunker {
+	return &chunker{r: r, name: name, opt: o, check: o.Context != nil || o.Progress != nil}
+}
+
+func (c *chunker) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// row counts a row; every ChunkRows rows it reports and checks for
+// cancellation (an error wrapping the context's error, naming the file
+// and how far it got).
+func (c *chunker) row() error {
+	c.rows++
+	if !c.check || c.rows%ChunkRows != 0 {
+		return nil
+	}
+	if c.opt.Progress != nil {
+		c.opt.Progress(ReadProgress{Rows: c.rows, Bytes: c.n})
+	}
+	if ctx := c.opt.Context; ctx != nil && ctx.Err() != nil {
+		return fmt.Errorf("%s: reading stopped after %d rows: %w", displayName(c.name), c.rows, context.Cause(ctx))
+	}
+	return nil
+}
+
+func (c *chunker) done() {
+	if c.opt.Progress != nil {
+		c.opt.Progress(ReadProgress{Rows: c.rows, Bytes: c.n, Done: true})
+	}
+}
+
+// interner keeps one copy of each distinct string (tasks, workers and
+// labels repeat across rows), cloned so that it does not hold the line
+// it was read from, and numbers the distinct strings.
+type interner struct {
+	ids   map[string]int32
+	names []string
+}
+
+func newInterner() *interner { return &interner{ids: map[string]int32{}} }
+
+func (in *interner) id(s string) (int32, string) {
+	if k, ok := in.ids[s]; ok {
+		return k, in.names[k]
+	}
+	s = strings.Clone(s)
+	k := int32(len(in.names))
+	in.ids[s] = k
+	in.names = append(in.names, s)
+	return k, s
+}
+
+// rowChunks collects rows in chunks (growing to ChunkRows rows) and
+// then into one slice of the exact length: appending to one slice
+// allocates about five times the final slice as it grows by 1.25, and
+// the old arrays stay in the heap until collected; chunks allocate the
+// rows twice and hold them twice only while all copies them out.
+type rowChunks struct {
+	chunks [][]RawAnswer
+	cur    []RawAnswer
+	n      int
+}
+
+func (c *rowChunks) add(r RawAnswer) {
+	if len(c.cur) == cap(c.cur) {
+		size := 256
+		if c.cur != nil {
+			c.chunks = append(c.chunks, c.cur)
+			size = min(2*cap(c.cur), ChunkRows)
+		}
+		c.cur = make([]RawAnswer, 0, size)
+	}
+	c.cur = append(c.cur, r)
+	c.n++
+}
+
+// all returns the rows in order (nil when there is none), releasing the
+// chunks as they are copied.
+func (c *rowChunks) all() []RawAnswer {
+	if c.n == 0 {
+		return nil
+	}
+	if len(c.chunks) == 0 {
+		return c.cur
+	}
+	out := make([]RawAnswer, 0, c.n)
+	for i, ch := range c.chunks {
+		out = append(out, ch...)
+		c.chunks[i] = nil
+	}
+	out = append(out, c.cur...)
+	c.chunks, c.cur = nil, nil
+	return out
+}
+
+// ReadAnswersOpts is ReadAnswersWith with options: o.Duplicates decides
+// what becomes of repeats; o.Context stops the reading (between chunks
+// of ChunkRows rows) with an error wrapping its error; o.Progress is told
+// how far the reading is. Tasks, workers and labels are stored once each
+// (rows share them), so that the table holds about the parsed data, not
+// every line of the file.
+func ReadAnswersOpts(r io.Reader, name string, o ReadOptions) (*AnswerTable, error) {
+	dup := o.Duplicates
 	if dup < DupKeep || dup > DupError {
 		return nil, fmt.Errorf("%w: %v", framework.ErrBadInput, dup)
 	}
 	t := &AnswerTable{Name: name}
-	type key struct{ task, worker string }
-	first := map[key]int{} // the line of the first answer (keep, error), or the row kept (first, last)
-	var dropped []bool     // DupLast: rows replaced by a later answer
-	err := readCSV(r, name, answerColumns, func(line int, f []string) error {
-		k := key{f[0], f[1]}
+	tasks, workers, labels := newInterner(), newInterner(), newInterner()
+	// A (task, worker) pair as one integer (their interned numbers).
+	first := map[uint64]int{} // the line of the first answer (keep, error), or the row kept (first, last)
+	var dropped []bool        // DupLast: rows replaced by a later answer
+	var rows rowChunks
+	ck := newChunker(r, name, o)
+	err := readCSV(ck, name, answerColumns, func(line int, f []string) error {
+		if err := ck.row(); err != nil {
+			return err
+		}
+		ti, task := tasks.id(f[0])
+		wi, worker := workers.id(f[1])
+		_, label := labels.id(f[2])
+		k := uint64(uint32(ti))<<32 | uint64(uint32(wi))
 		if at, rep := first[k]; rep {
 			t.Repeats++
 			switch dup {
@@ -155,15 +308,18 @@ func ReadAnswersWith(r io.Reader, name string, dup Duplicates) (*AnswerTable, er
 				first[k] = line
 			}
 		case DupFirst, DupLast:
-			first[k] = len(t.Rows)
+			first[k] = rows.n
 			dropped = append(dropped, false)
 		}
-		t.Rows = append(t.Rows, RawAnswer{Task: f[0], Worker: f[1], Label: f[2], Line: line})
+		rows.add(RawAnswer{Task: task, Worker: worker, Label: label, Line: line})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	first = nil
+	t.Rows = rows.all()
+	ck.done()
 	if dup == DupLast && t.Repeats > 0 {
 		kept := t.Rows[:0]
 		for i, row := range t.Rows {

@@ -21,12 +21,27 @@ import (
 // file. The table's Wide shape records the matrix's rows and columns, and
 // its resolvers map row i to document i whatever the document ids are.
 func ReadWideAnswers(r io.Reader, name string, missing string) (*AnswerTable, error) {
+	return ReadWideAnswersOpts(r, name, missing, ReadOptions{})
+}
+
+// ReadWideAnswersOpts is ReadWideAnswers with cancellation and progress
+// (o.Context, o.Progress; o.Duplicates does not apply: a matrix has one
+// cell per worker and task). Workers' names and labels are stored once
+// each.
+func ReadWideAnswersOpts(r io.Reader, name string, missing string, o ReadOptions) (*AnswerTable, error) {
 	t := &AnswerTable{Name: name, Wide: &WideShape{}}
+	var rows rowChunks
+	var workerNames []string // a0, a1, …, one string per column
+	labels := newInterner()
+	ck := newChunker(r, name, o)
 	missing = trim(missing)
 	mv, mnum := parseNumber(missing)
 	mnan := mnum && math.IsNaN(mv)
 	colsLine := 0
-	err := readLines(r, name, "expected one whitespace-separated answer per annotator (with a missing-value sentinel for no answer)", func(line int, text string) error {
+	err := readLines(ck, name, "expected one whitespace-separated answer per annotator (with a missing-value sentinel for no answer)", func(line int, text string) error {
+		if err := ck.row(); err != nil {
+			return err
+		}
 		if err := checkUTF8(name, line, "row", text); err != nil {
 			return err
 		}
@@ -49,12 +64,18 @@ func ReadWideAnswers(r io.Reader, name string, missing string) (*AnswerTable, er
 			if num && !finite(v) {
 				return framework.Errorf(name, line, "column %d: label %q is not a finite number", j+1, s)
 			}
-			t.Rows = append(t.Rows, RawAnswer{Task: task, Worker: "a" + strconv.Itoa(j), Label: s, Line: line})
+			for len(workerNames) <= j {
+				workerNames = append(workerNames, "a"+strconv.Itoa(len(workerNames)))
+			}
+			_, label := labels.id(s)
+			rows.add(RawAnswer{Task: task, Worker: workerNames[j], Label: label, Line: line})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	t.Rows = rows.all()
+	ck.done()
 	return t, nil
 }

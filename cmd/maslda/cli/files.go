@@ -2,12 +2,14 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/maslda/maslda/cmd/maslda/internal/atomicfile"
 	"github.com/maslda/maslda/framework"
@@ -79,28 +81,52 @@ func docIDs(c *framework.Corpus) []string {
 
 // loadAnswers reads answers (CSV task,worker,label, or a wide matrix),
 // refusing a repeated answer of a worker for a task (loadTrainAnswers
-// chooses).
-func loadAnswers(csvPath, widePath, missing string) (*corpus.AnswerTable, error) {
-	return loadTrainAnswers(csvPath, widePath, missing, corpus.DupError)
+// chooses). ctx stops the reading (exit 130); e logs progress on a large
+// file (e may be nil: no progress).
+func loadAnswers(ctx context.Context, e *env, csvPath, widePath, missing string) (*corpus.AnswerTable, error) {
+	return loadTrainAnswers(ctx, e, csvPath, widePath, missing, corpus.DupError)
 }
 
 // loadTrainAnswers is loadAnswers with dup deciding what becomes of
 // repeated answers in a CSV file (a wide matrix has one cell per worker
 // and task, so none).
-func loadTrainAnswers(csvPath, widePath, missing string, dup corpus.Duplicates) (*corpus.AnswerTable, error) {
+func loadTrainAnswers(ctx context.Context, e *env, csvPath, widePath, missing string, dup corpus.Duplicates) (*corpus.AnswerTable, error) {
+	opt := corpus.ReadOptions{Duplicates: dup, Context: ctx}
+	if e != nil {
+		opt.Progress = readProgress(e, csvPath+widePath)
+	}
 	switch {
 	case csvPath != "" && widePath != "":
 		return nil, fmt.Errorf("%w: give --answers or --answers-wide, not both", errUsage)
 	case csvPath != "":
 		return withFile(csvPath, func(r io.Reader, name string) (*corpus.AnswerTable, error) {
-			return corpus.ReadAnswersWith(r, name, dup)
+			return corpus.ReadAnswersOpts(r, name, opt)
 		})
 	case widePath != "":
 		return withFile(widePath, func(r io.Reader, name string) (*corpus.AnswerTable, error) {
-			return corpus.ReadWideAnswers(r, name, missing)
+			return corpus.ReadWideAnswersOpts(r, name, missing, opt)
 		})
 	}
 	return nil, nil
+}
+
+// readProgress logs a reader's progress (corpus.ReadOptions.Progress):
+// a line at info at most once a second while a large file loads, and one
+// when it is read if any was logged before.
+func readProgress(e *env, file string) func(corpus.ReadProgress) {
+	start := time.Now()
+	last := start
+	logged := false
+	return func(p corpus.ReadProgress) {
+		now := time.Now()
+		switch {
+		case p.Done && logged:
+			e.log.Info("read", "file", file, "rows", p.Rows, "MB", float64(p.Bytes)/1e6, "seconds", now.Sub(start).Seconds())
+		case !p.Done && now.Sub(last) >= time.Second:
+			e.log.Info("reading", "file", file, "rows", p.Rows, "MB", float64(p.Bytes)/1e6)
+			last, logged = now, true
+		}
+	}
 }
 
 // readClasses reads a --classes file: one class per line, in order (the

@@ -355,7 +355,7 @@ func (ef empiricalFlags) load() (*corpus.AnswerTable, *corpus.TruthTable, error)
 	if *ef.truth != "" && *ef.truthCol != "" {
 		return nil, nil, fmt.Errorf("%w: give --truth or --truth-column, not both", errUsage)
 	}
-	ans, err := loadAnswers(*ef.answers, *ef.wide, *ef.missing)
+	ans, err := loadAnswers(context.Background(), nil, *ef.answers, *ef.wide, *ef.missing)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -525,7 +525,7 @@ func plotBoxes(e *env, args []string) error {
 					return nil, err
 				}
 			}
-			ans, err := loadAnswers(*ansPath, *widePath, *missing)
+			ans, err := loadAnswers(context.Background(), e, *ansPath, *widePath, *missing)
 			if err != nil {
 				return nil, err
 			}

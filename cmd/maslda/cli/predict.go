@@ -236,7 +236,7 @@ func topWords(b []float64, n int) []int {
 	return idx[:min(n, len(idx))]
 }
 
-func runImport(_ context.Context, e *env, args []string) error {
+func runImport(ctx context.Context, e *env, args []string) error {
 	fs, level := e.flags("import", "--wide FILE --out FILE.csv [--missing S]")
 	wide := fs.String("wide", "", "wide answer matrix: one row per document, one column per annotator (required)")
 	missing := fs.String("missing", "999999999", "missing-value sentinel")
@@ -253,7 +253,7 @@ func runImport(_ context.Context, e *env, args []string) error {
 	if err := checkOutFile("out", *out); err != nil {
 		return err
 	}
-	t, err := loadAnswers("", *wide, *missing)
+	t, err := loadAnswers(ctx, e, "", *wide, *missing)
 	if err != nil {
 		return err
 	}

@@ -151,8 +151,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	table, err := loadTrainAnswers(*ansPath, *widePath, *missing, dup)
+	table, err := loadTrainAnswers(ctx, e, *ansPath, *widePath, *missing, dup)
 	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil { // Ctrl-C while the inputs loaded
 		return err
 	}
 	if c == nil {
@@ -206,6 +209,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			}
 			if w := classTwins(from, c.Answers.Classes); w != "" {
 				e.log.Warn(w)
+			}
+			if err := ctx.Err(); err != nil {
+				return err
 			}
 			if warmFrom != nil && len(warmFrom.AnnotatorNames) > 0 {
 				// and its annotators, in its order (the answers number
