@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -23,11 +23,17 @@ func TestReadOptsContextAndProgress(t *testing.T) {
 		fmt.Fprintf(&wide, "%d -1\n", i%2)
 	}
 	read := map[string]func(o ReadOptions) (*AnswerTable, error){
-		"csv":  func(o ReadOptions) (*AnswerTable, error) { return ReadAnswersOpts(strings.NewReader(csv.String()), "a.csv", o) },
-		"wide": func(o ReadOptions) (*AnswerTable, error) { return ReadWideAnswersOpts(strings.NewReader(wide.String()), "a.csv", "-1", o) },
+		"csv": func(o ReadOptions) (*AnswerTable, error) {
+			return ReadAnswersOpts(strings.NewReader(csv.String()), "a.csv", o)
+		},
+		"wide": func(o ReadOptions) (*AnswerTable, error) {
+			return ReadWideAnswersOpts(strings.NewReader(wide.String()), "a.csv", "-1", o)
+		},
 	}
 	plain := map[string]func() (*AnswerTable, error){
-		"csv":  func() (*AnswerTable, error) { return ReadAnswersWith(strings.NewReader(csv.String()), "a.csv", DupKeep) },
+		"csv": func() (*AnswerTable, error) {
+			return ReadAnswersWith(strings.NewReader(csv.String()), "a.csv", DupKeep)
+		},
 		"wide": func() (*AnswerTable, error) { return ReadWideAnswers(strings.NewReader(wide.String()), "a.csv", "-1") },
 	}
 	for _, kind := range []string{"csv", "wide"} {
