@@ -376,14 +376,14 @@ func logEmpirical(e *env, emp *plots.Empirical) {
 }
 
 func plotConfusion(e *env, args []string) error {
-	return e.runPlotKind("confusion", "--annotators annotators.json|DIR [--true-confusions FILE.json | --true-accuracies A,B,... | (--answers FILE | --answers-wide FILE) (--truth FILE | --truth-column FILE)] [--select a0,a1] [--classes c1,...]", args, func(fs *flag.FlagSet, pf plotFlags) plotSpec {
+	return e.runPlotKind("confusion", "--annotators annotators.json|DIR [--true-confusions FILE.json | --true-accuracies A,B,... | (--answers FILE | --answers-wide FILE) (--truth FILE | --truth-column FILE)] [--select a0,a1] [--classes FILE]", args, func(fs *flag.FlagSet, pf plotFlags) plotSpec {
 		annPath := fs.String("annotators", "", "annotators.json of maslda train, or the model directory (required)")
 		trueConf := fs.String("true-confusions", "", "the true matrices: JSON list of C×C matrices, as given to simulate --confusions")
 		trueAcc := fs.String("true-accuracies", "", "the true accuracies, as given to simulate --accuracies (the rest of each row spread evenly)")
 		trueNames := fs.String("true-names", "", "names of the true annotators, comma-separated (default a0, a1, ...: simulate's names)")
 		ef := defineEmpiricalFlags(fs, "confusion matrix (row = true class, answers per row normalised)")
 		sel := fs.String("select", "", "annotators to draw, comma-separated (default: up to 6 with the most answers)")
-		classes := fs.String("classes", "", "class names in matrix order (default: model.json beside annotators.json, else 0, 1, ...)")
+		classes := fs.String("classes", "", "the class names in matrix order, one per line (a file, as for train, eval and simulate; default: model.json beside annotators.json, else 0, 1, ...)")
 		perRow := fs.Int("per-row", 2, "annotators per row of panels")
 		return plotSpec{required: map[string]*string{"annotators": annPath}, build: func() (*plots.Figure, error) {
 			if *trueConf != "" && *trueAcc != "" {
@@ -406,8 +406,10 @@ func plotConfusion(e *env, args []string) error {
 			if est.Kind != plots.KindConfusion {
 				return nil, fmt.Errorf("%w: %s describes %s annotators; use maslda plot biasprec", framework.ErrBadInput, est.Name, est.Kind)
 			}
-			if c := plotList(*classes); c != nil {
-				cls = c
+			if *classes != "" {
+				if cls, err = readClasses(*classes); err != nil {
+					return nil, err
+				}
 			}
 			opt := plots.ConfusionOptions{TrueNames: plotList(*trueNames), Select: plotList(*sel), Classes: cls, PerRow: *perRow, Title: *pf.title}
 			switch {

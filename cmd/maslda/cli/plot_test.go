@@ -45,6 +45,8 @@ x,lda+logreg(mv),20,,,,2,done,0.65,0.6,0.6,0.55,,,,,,,30,9.0,90,
   {"annotator": "a0", "answers": 5, "bias": 0.1, "precision": 9, "sd": 0.33},
   {"annotator": "a1", "answers": 5, "bias": -2.4, "precision": 0.3, "sd": 1.8}
 ]`)
+	writeFile(t, filepath.Join(dir, "nup.txt"), "n\nu\np\n")
+	writeFile(t, filepath.Join(dir, "xy.txt"), "x\ny\n")
 	writeFile(t, filepath.Join(dir, "true.json"), `[[[0.8,0.1,0.1],[0.1,0.8,0.1],[0.1,0.1,0.8]], [[0.6,0.2,0.2],[0.2,0.6,0.2],[0.2,0.2,0.6]]]`)
 	writeFile(t, filepath.Join(dir, "answers.csv"), "task,worker,label\n0,a0,neg\n1,a0,pos\n2,a0,pos\n0,a1,neg\n1,a1,neutral\n")
 	writeFile(t, filepath.Join(dir, "truth.csv"), "task,label\n0,neg\n1,pos\n2,neutral\n")
@@ -94,7 +96,7 @@ func TestPlotCommand(t *testing.T) {
 		{"history", []string{"history", "--history", in("b10") + "," + in("s10/history.csv"), "--x", "epoch,seconds"}},
 		{"history of accuracy, labelled", []string{"history", "--history", in("b10"), "--labels", "batch", "--y", "truth_accuracy", "--x", "iteration"}},
 		{"confusion, true matrices", []string{"confusion", "--annotators", in("b10"), "--true-confusions", in("true.json")}},
-		{"confusion, true accuracies, chosen", []string{"confusion", "--annotators", in("b10/annotators.json"), "--true-accuracies", "0.9,0.6", "--select", "a1", "--classes", "n,u,p"}},
+		{"confusion, true accuracies, chosen", []string{"confusion", "--annotators", in("b10/annotators.json"), "--true-accuracies", "0.9,0.6", "--select", "a1", "--classes", in("nup.txt")}},
 		{"biasprec", []string{"biasprec", "--annotators", in("bp.json"), "--true-bias", "0,-2.5", "--true-precision", "10,0.25"}},
 		{"boxes", []string{"boxes", "--annotators", in("b10"), "--answers", in("answers.csv"), "--truth", in("truth.csv")}},
 		{"boxes, answers only", []string{"boxes", "--answers", in("answers.csv")}},
@@ -138,7 +140,8 @@ func TestPlotErrors(t *testing.T) {
 		{[]string{"history", "--history", in("missing"), "--out", o}, ExitError, "001/missing: no such file or directory"},
 		{[]string{"confusion", "--annotators", in("b10"), "--true-accuracies", "0.9", "--true-confusions", in("true.json"), "--out", o}, ExitUsage, "not both"},
 		{[]string{"confusion", "--annotators", in("b10"), "--select", "a9", "--out", o}, ExitError, `unknown annotator "a9"`},
-		{[]string{"confusion", "--annotators", in("b10"), "--classes", "x,y", "--out", o}, ExitError, "3×3 matrices but 2 class names"},
+		{[]string{"confusion", "--annotators", in("b10"), "--classes", in("xy.txt"), "--out", o}, ExitError, "3×3 matrices but 2 class names"},
+		{[]string{"confusion", "--annotators", in("b10"), "--classes", "x,y,z", "--out", o}, ExitUsage, "--classes x,y,z: no such file; --classes names a file with one class per line"},
 		{[]string{"confusion", "--annotators", in("b10"), "--true-accuracies", "0.9,0.8,0.7", "--true-names", "a0,a1", "--out", o}, ExitError, "3 true matrices in --true-accuracies but 2 true names"},
 		{[]string{"confusion", "--annotators", in("bp.json"), "--out", o}, ExitError, "describes bias-precision annotators; use maslda plot biasprec"},
 		{[]string{"biasprec", "--annotators", in("bp.json"), "--true-bias", "1", "--out", o}, ExitUsage, "--true-bias and --true-precision together"},
