@@ -98,8 +98,10 @@ var (
 // learnHyper sets (κ₀, a₀, β₀) to the maximiser of Σ_r log Z_r over
 // u = (log a₀, log β₀, log κ₀) within bounds (hyperA, hyperB × s₀²,
 // hyperK; a₀ at its upper bound is one precision shared by the crowd, κ₀
-// at its upper bound biases pinned at 0). First coordinate ascent, each coordinate a golden-section search over
-// its range (kept only if it raises the objective); then Newton steps on
+// at its upper bound biases pinned at 0). Newton steps from the current
+// values; if they end where the gradient does not vanish, coordinate
+// ascent first, each coordinate a golden-section search over its range
+// (kept only if it raises the objective), then Newton again. Newton steps on
 // the coordinates inside their bounds, with the analytic gradient
 // (hyperGrad) and its Jacobian by central differences, each step halved
 // until the objective rises and clamped to the bounds, until no step
@@ -130,78 +132,99 @@ func (l *learned) learnHyper(n, sy, sq []float64, bias bool, s0 float64) {
 		return g[:dim]
 	}
 	cur := f(u)
-	for range 100 {
-		start := cur
-		for i := range u {
-			x0 := u[i]
-			g := func(x float64) float64 { u[i] = x; return f(u) }
-			x := goldenMax(g, lo[i], hi[i])
-			if v := g(x); v > cur {
-				cur = v
-			} else {
-				u[i] = x0
+	search := func() {
+		for range 100 {
+			start := cur
+			for i := range u {
+				x0 := u[i]
+				g := func(x float64) float64 { u[i] = x; return f(u) }
+				x := goldenMax(g, lo[i], hi[i])
+				if v := g(x); v > cur {
+					cur = v
+				} else {
+					u[i] = x0
+				}
 			}
-		}
-		if cur-start <= 1e-9*math.Max(1, math.Abs(cur)) {
-			break
-		}
-	}
-	for range 50 {
-		g := grad(u)
-		var free []int // coordinates inside their bounds, or at one and pulled inwards
-		for i := range u {
-			if (u[i] > lo[i] || g[i] > 0) && (u[i] < hi[i] || g[i] < 0) {
-				free = append(free, i)
-			}
-		}
-		if len(free) == 0 {
-			break
-		}
-		k := len(free)
-		h := mat.NewDense(k, k, nil)
-		for j, fj := range free {
-			const eps = 1e-5
-			up, dn := slices.Clone(u), slices.Clone(u)
-			up[fj] += eps
-			dn[fj] -= eps
-			gu, gd := grad(up), grad(dn)
-			for i, fi := range free {
-				h.Set(i, j, (gu[fi]-gd[fi])/(2*eps))
-			}
-		}
-		var hs mat.Dense
-		hs.Add(h, h.T())
-		hs.Scale(0.5, &hs)
-		gf := make([]float64, k)
-		for i, fi := range free {
-			gf[i] = g[fi]
-		}
-		step := make([]float64, k)
-		var d mat.VecDense
-		slope := 0.0
-		if err := d.SolveVec(&hs, mat.NewVecDense(k, gf)); err == nil {
-			for i := range step {
-				step[i] = -d.AtVec(i)
-				slope += gf[i] * step[i]
-			}
-		}
-		if !(slope > 0) { // not concave here (or singular): the gradient
-			copy(step, gf)
-		}
-		moved := false
-		for t := 1.0; t > 1e-12; t /= 2 {
-			v := slices.Clone(u)
-			for i, fi := range free {
-				v[fi] = min(max(v[fi]+t*step[i], lo[fi]), hi[fi])
-			}
-			if fv := f(v); fv > cur {
-				u, cur, moved = v, fv, true
+			if cur-start <= 1e-9*math.Max(1, math.Abs(cur)) {
 				break
 			}
 		}
-		if !moved {
-			break
+	}
+	// newton returns whether it ended where the gradient over the free
+	// coordinates vanishes (to 1e-9 of the objective).
+	newton := func() bool {
+		for range 50 {
+			g := grad(u)
+			var free []int // coordinates inside their bounds, or at one and pulled inwards
+			for i := range u {
+				if (u[i] > lo[i] || g[i] > 0) && (u[i] < hi[i] || g[i] < 0) {
+					free = append(free, i)
+				}
+			}
+			if len(free) == 0 {
+				break
+			}
+			k := len(free)
+			h := mat.NewDense(k, k, nil)
+			for j, fj := range free {
+				const eps = 1e-5
+				up, dn := slices.Clone(u), slices.Clone(u)
+				up[fj] += eps
+				dn[fj] -= eps
+				gu, gd := grad(up), grad(dn)
+				for i, fi := range free {
+					h.Set(i, j, (gu[fi]-gd[fi])/(2*eps))
+				}
+			}
+			var hs mat.Dense
+			hs.Add(h, h.T())
+			hs.Scale(0.5, &hs)
+			gf := make([]float64, k)
+			for i, fi := range free {
+				gf[i] = g[fi]
+			}
+			step := make([]float64, k)
+			var d mat.VecDense
+			slope := 0.0
+			if err := d.SolveVec(&hs, mat.NewVecDense(k, gf)); err == nil {
+				for i := range step {
+					step[i] = -d.AtVec(i)
+					slope += gf[i] * step[i]
+				}
+			}
+			if !(slope > 0) { // not concave here (or singular): the gradient
+				copy(step, gf)
+			}
+			moved := false
+			for t := 1.0; t > 1e-12; t /= 2 {
+				v := slices.Clone(u)
+				for i, fi := range free {
+					v[fi] = min(max(v[fi]+t*step[i], lo[fi]), hi[fi])
+				}
+				if fv := f(v); fv > cur {
+					u, cur, moved = v, fv, true
+					break
+				}
+			}
+			if !moved {
+				break
+			}
 		}
+		g := grad(u)
+		worst := 0.0
+		for i := range u {
+			if (u[i] > lo[i] || g[i] > 0) && (u[i] < hi[i] || g[i] < 0) {
+				worst = max(worst, math.Abs(g[i]))
+			}
+		}
+		return worst <= 1e-9*math.Max(1, math.Abs(cur))
+	}
+	// From the current hyperparameters (the previous update's, close to
+	// the maximum) Newton alone usually converges; otherwise the search
+	// over the whole ranges first.
+	if !newton() {
+		search()
+		newton()
 	}
 	set(u)
 }

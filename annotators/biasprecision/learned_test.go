@@ -237,3 +237,37 @@ func TestSimulatePrior(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLearnedUpdate: one batch update of the learned prior (the
+// hyperparameters' fit and the posteriors) for 500 annotators, from the
+// previous update's state.
+func BenchmarkLearnedUpdate(b *testing.B) {
+	const R = 500
+	n, sy, sq := crowdStats(R, 9)
+	p := Defaults()
+	p.Prior = PriorLearned
+	m, err := New(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	names := make([]string, R)
+	for r := range names {
+		names[r] = fmt.Sprint("a", r)
+	}
+	if err := m.Init(&framework.Setup{Annotators: names}); err != nil {
+		b.Fatal(err)
+	}
+	st := &Stats{N: n, SY: sy, SQ: sq}
+	ctx := context.Background()
+	if err := m.Update(ctx, st, framework.BatchStep(1)); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		// statistics that move a little between updates, as in EM
+		sq[i%R] *= 1.001
+		if err := m.Update(ctx, st, framework.BatchStep(1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -8,8 +8,9 @@
 #   bash docs/scripts/mutations.sh            # every mutation
 #   bash docs/scripts/mutations.sh glad       # those whose name contains "glad"
 #
-# Run it when a file of maths changes. Each mutation is a Perl substitution
-# that must match exactly once.
+# Run it when a file of maths changes. Each mutation is one or more Perl
+# substitutions (no '|' in them: it separates the fields); a mutation that
+# does not compile is reported BROKEN, not caught.
 set -u
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -22,8 +23,8 @@ mutations=(
   'gaussian-running-weight|likelihoods/gaussian/gaussian.go|s/eff\.axpy\(1\/r\.runW, r\.run\)/eff.axpy(1, r.run)/|./likelihoods/gaussian'
   'ordinalshift-running-weight|annotators/ordinalshift/ordinalshift.go|s/m\.run\.N\[r\*C\*C\+i\]\/m\.runW \+ m\.prior\[i\]/m.run.N[r*C*C+i] + m.prior[i]/|./annotators/ordinalshift'
   'sweepdoc-fallback-term|topics/layer.go|s/s\.logit\[k\] = logf\[k\] \+ lb\[k\]/s.logit[k] = d.ElogTheta[k] + lb[k]/|./topics'
-  'restarts-keep-lowest|models/build.go|s/if res\.ELBO > bestELBO \{/if res.ELBO < bestELBO || bestELBO == math.Inf(-1) {/|./models'
-  'restored-phi-counts|models/model.go|s/ds\.Gamma\[k\] \+= n \* p\n/ds.Gamma[k] += p\n/|./models'
+  'restarts-keep-lowest|models/build.go|s/if res\.ELBO > bestELBO \{/if res.ELBO < bestELBO {/; s/best, bestELBO := r\.Model, math\.Inf\(-1\)/best, bestELBO := r.Model, math.Inf(1)/|./models'
+  'restored-phi-counts|models/model.go|s/ds\.Gamma\[k\] \+= n \* p\n/ds.Gamma[k] += p + 0*n\n/|./models'
   'softmax-backtrack-gain|likelihoods/softmax/local.go|s/if n\*\(t\*lin\+ht-hOld\)-\(logSumExp\(lb\)-lc\.logZ\) >= -tol \{/if (t*lin+ht-hOld)-(logSumExp(lb)-lc.logZ) >= -tol {/|./likelihoods/softmax'
   'communities-weights|annotators/confusion/communities.go|s/st\.w\[k\] = max\(s\/float64\(R\), 1e-300\)/st.w[k] = 1 \/ float64(M)/|./annotators/confusion'
   'communities-profile-weight|annotators/confusion/communities.go|s/den \+= p \* \(mathext\.Digamma\(sx\) - psa\)/den += mathext.Digamma(sx) - psa/|./annotators/confusion'
@@ -50,6 +51,11 @@ for m in "${mutations[@]}"; do
     continue
   fi
   ran=$((ran + 1))
+  if ! (cd "$scratch/repo" && go vet "$pkg" >/dev/null 2>&1); then
+    echo "BROKEN       $name: the mutated $file does not compile (fix its line here)"
+    survived=1
+    continue
+  fi
   if (cd "$scratch/repo" && go test -count=1 "$pkg" >/dev/null 2>&1); then
     echo "SURVIVED     $name ($file; go test $pkg passes)"
     survived=1
