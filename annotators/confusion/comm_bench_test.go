@@ -49,3 +49,23 @@ func BenchmarkCommunitiesUpdate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCommunitiesBig: 300 annotators with 8 answers per true class, C 6,
+// from the state after 3 updates.
+func BenchmarkCommunitiesBig(b *testing.B) {
+	const R, C = 300, 6
+	counts := spamCounts(R, C, 8, 1)
+	cfg := Defaults()
+	cfg.Init, cfg.Prior = InitUniform, PriorCommunities
+	m := newModel(b, cfg, R, C, nil)
+	s := statsOf(m, counts)
+	for range 3 {
+		m.Update(context.Background(), s, framework.BatchStep(1))
+	}
+	b.ResetTimer()
+	for range b.N {
+		if err := m.Update(context.Background(), s, framework.BatchStep(1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
