@@ -4,7 +4,10 @@ package cli
 
 // outLock is a no-op where flock(2) is missing: two runs into one --out
 // are not detected there.
-type outLock struct{ prev int }
+type outLock struct {
+	path string
+	prev int
+}
 
 func lockPath(out string) string { return "" }
 
