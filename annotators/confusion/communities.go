@@ -94,7 +94,7 @@ func dirNorm(a []float64) float64 { return -special.LogBeta(a) }
 // update, profileIters the fixed-point steps of one row's prior in a round
 // (a partial ascent: the next round continues it).
 const (
-	communitiesMaxIter = 10
+	communitiesMaxIter = 50
 	profileIters       = 5
 	// minCommunityAlpha floors every entry of a community's prior: a
 	// community whose members never give some answer (spammers of one
