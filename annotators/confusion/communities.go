@@ -201,10 +201,11 @@ func (m *Model) fitCommunities(counts []float64, sc float64) ([]float64, *commun
 //
 //	F(α) = Σ_r [q_rk N(α) − N(b_r + q_rk α)],   b_r = ξ^r_c − q_rk α (the rest),
 //
-// whose stationary points satisfy Minka's (2000) fixed point for the
-// Pólya distribution, weighted by membership:
+// (less b·Σ_l α_l with prior_rate b), whose stationary points satisfy
+// Minka's (2000) fixed point for the Pólya distribution, weighted by
+// membership:
 //
-//	α_l ← α_l · Σ_r q_rk [ψ(ξ^r_cl) − ψ(α_l)] / Σ_r q_rk [ψ(Σ_t ξ^r_ct) − ψ(Σ_t α_t)].
+//	α_l ← α_l · Σ_r q_rk [ψ(ξ^r_cl) − ψ(α_l)] / (Σ_r q_rk [ψ(Σ_t ξ^r_ct) − ψ(Σ_t α_t)] + b).
 //
 // With hard memberships this is learnPrior's update (the log marginal
 // likelihood of the counts of the community's annotators). Σ_l α_l is held
@@ -213,6 +214,7 @@ func (m *Model) fitCommunities(counts []float64, sc float64) ([]float64, *commun
 // the bound.
 func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 	R, C, M := m.nr, m.nc, st.m
+	b := m.cfg.PriorRate
 	a := st.alpha[(k*C+c)*C:][:C]
 	var rs []int
 	for r := range R {
@@ -241,7 +243,7 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 			}
 			f += p*n - dirNorm(row)
 		}
-		return f
+		return f - b*sumOf(alpha)
 	}
 	old := slices.Clone(a)
 	f0 := F(a)
@@ -272,7 +274,7 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 		}
 		moved := 0.0
 		for l := range next {
-			v := max(next[l]*num[l]/den, minCommunityAlpha)
+			v := max(next[l]*num[l]/(den+b), minCommunityAlpha)
 			moved = max(moved, math.Abs(v-next[l])/next[l])
 			next[l] = v
 		}

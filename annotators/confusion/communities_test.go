@@ -200,3 +200,61 @@ func TestCommunitiesReport(t *testing.T) {
 		t.Errorf("annotator 3 in the document: community %d, membership %v", a.Community, a.Membership)
 	}
 }
+
+// TestCommunitiesPriorRate: the exponential hyperprior (prior_rate b)
+// shrinks the communities' precisions Σ_l α_mcl, more for a larger b, and
+// the profiled update is its stationary point: ∂/∂α of the bound less
+// b·Σ α vanishes (central differences on one row); rates are refused
+// without communities.
+func TestCommunitiesPriorRate(t *testing.T) {
+	const R, C = 30, 3
+	counts := overdispersed(R, C, 5)
+	prec := func(rate float64) (float64, *Model) {
+		cfg := Defaults()
+		cfg.Init, cfg.Prior, cfg.Communities, cfg.PriorRate = InitUniform, PriorCommunities, 1, rate
+		m := newModel(t, cfg, R, C, nil)
+		for range 30 {
+			if err := m.Update(context.Background(), statsOf(m, counts), framework.BatchStep(1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return sumOf(m.comm.alpha), m
+	}
+	p0, _ := prec(0)
+	p1, _ := prec(0.1)
+	p2, m := prec(1)
+	if !(p0 > p1 && p1 > p2) {
+		t.Errorf("total prior mass %v, %v, %v at rates 0, 0.1, 1: want it falling", p0, p1, p2)
+	}
+	// Stationarity in α of S·Σ n E[log π] + the priors' terms − b·Σ α, with
+	// ξ at ᾱ + n (one community: every membership 1).
+	bound := func(alpha []float64) float64 {
+		h := newModel(t, m.cfg, R, C, nil)
+		copy(h.comm.alpha, alpha)
+		for r := range R {
+			h.comm.q[r] = 1
+		}
+		h.comm.mix(R, C)
+		for i := range h.xi {
+			h.xi[i] = h.comm.pri[i] + counts[i]
+		}
+		h.refresh()
+		return h.ELBO(statsOf(h, counts), framework.BatchStep(1))
+	}
+	a := append([]float64(nil), m.comm.alpha...)
+	f0 := bound(a)
+	for i := range C { // row 0
+		eps := 1e-6 * a[i]
+		up, dn := append([]float64(nil), a...), append([]float64(nil), a...)
+		up[i] += eps
+		dn[i] -= eps
+		if g := (bound(up) - bound(dn)) / (2 * eps); math.Abs(g)*a[i] > 1e-5*math.Max(1, math.Abs(f0)) {
+			t.Errorf("∂bound/∂α_0%d = %g at rate 1: not stationary", i, g)
+		}
+	}
+	cfg := Defaults()
+	cfg.PriorRate = 0.1
+	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("prior_rate without communities: %v, want ErrBadInput", err)
+	}
+}

@@ -119,6 +119,12 @@ type Config struct {
 	// "communities" (default 3); ≥ 1. M = 1 is prior = "learned" by
 	// another road (both maximise the same bound).
 	Communities int `hcl:"communities,optional"`
+	// PriorRate b ≥ 0 puts an exponential hyperprior on every entry of
+	// the communities' priors, log p(α) = −b·Σ α + const (their α are then
+	// MAP rather than maximum-likelihood estimates): a community of a few
+	// annotators no longer gets a large precision from them alone (default
+	// 0: none). Only with prior = "communities".
+	PriorRate float64 `hcl:"prior_rate,optional"`
 	// Estimate is "variational" (default: the Dirichlet posterior of
 	// MODEL.md §2) or "point": MAP point estimates π̂^r_{c,l} ∝ ξ^r_{c,l} − 1
 	// of the same ξ (the EM of Dawid–Skene and of Raykar et al. 2010 when
@@ -160,6 +166,12 @@ func (c Config) Validate() error {
 	case InitLabelsMajority, InitLabelsCrowd:
 	default:
 		return fmt.Errorf("%w: annotators.init_labels = %q; valid: %s, %s", framework.ErrBadInput, c.InitLabels, InitLabelsMajority, InitLabelsCrowd)
+	}
+	if !(c.PriorRate >= 0) || !finite(c.PriorRate) {
+		return fmt.Errorf("%w: annotators.prior_rate = %v, want a finite number ≥ 0", framework.ErrBadInput, c.PriorRate)
+	}
+	if c.PriorRate > 0 && c.Prior != PriorCommunities {
+		return fmt.Errorf("%w: annotators.prior_rate = %v needs prior = %q", framework.ErrBadInput, c.PriorRate, PriorCommunities)
 	}
 	switch c.Prior {
 	case PriorFixed:
@@ -930,6 +942,8 @@ func (m *Model) refresh() {
 				}
 			}
 		}
+		// The hyperprior's −b·Σ α.
+		kl -= m.cfg.PriorRate * sumOf(cm.alpha)
 		clear(norms)
 	}
 	for r := 0; r < m.nr; r++ {

@@ -11,7 +11,7 @@ import (
 // The conformance kit, for the variational and the point estimate (ξ is
 // what Update blends), with the kit's flat response (Dawid–Skene).
 func TestKit(t *testing.T) {
-	for _, est := range []string{EstimateVariational, EstimatePoint, PriorLearned, PriorCommunities} {
+	for _, est := range []string{EstimateVariational, EstimatePoint, PriorLearned, PriorCommunities, "communities with a rate"} {
 		t.Run(est, func(t *testing.T) {
 			frameworktest.TestNoiseModel(t, frameworktest.NoiseModel{
 				New: func() (framework.NoiseModel, error) {
@@ -19,6 +19,9 @@ func TestKit(t *testing.T) {
 					cfg.Estimate, cfg.Init = est, InitMajority
 					if est == PriorLearned || est == PriorCommunities { // the variational estimate with a learned prior
 						cfg.Estimate, cfg.Prior = EstimateVariational, est
+					}
+					if est == "communities with a rate" {
+						cfg.Estimate, cfg.Prior, cfg.PriorRate = EstimateVariational, PriorCommunities, 0.1
 					}
 					return NewModel(cfg)
 				},
