@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutation check of the tests (issue 29): applies each mutation below, one
+# Mutation check of the tests (issues 13 and 29): applies each mutation below, one
 # at a time, to a scratch copy of the repository, runs the tests of the
 # package named beside it (without -short: what CI's first pass runs) and
 # reports the mutations that no test catches. Exit 1 if one survives, or
@@ -26,6 +26,10 @@ mutations=(
   'restarts-keep-lowest|models/build.go|s/if res\.ELBO > bestELBO \{/if res.ELBO < bestELBO {/; s/best, bestELBO := r\.Model, math\.Inf\(-1\)/best, bestELBO := r.Model, math.Inf(1)/|./models'
   'restored-phi-counts|models/model.go|s/ds\.Gamma\[k\] \+= n \* p\n/ds.Gamma[k] += p + 0*n\n/|./models'
   'softmax-backtrack-gain|likelihoods/softmax/local.go|s/if n\*\(t\*lin\+ht-hOld\)-\(logSumExp\(lb\)-lc\.logZ\) >= -tol \{/if (t*lin+ht-hOld)-(logSumExp(lb)-lc.logZ) >= -tol {/|./likelihoods/softmax'
+  'svi-rho-without-delay|optim/schedule.go|s/return math\.Pow\(float64\(t\)\+s\.Delay, -s\.Kappa\)/return math.Pow(float64(t), -s.Kappa)/|./optim'
+  'svi-scale-nominal-batch|optim/schedule.go|s/Scale: float64\(D\) \/ float64\(len\(batch\)\)/Scale: float64(D) \/ float64(bs)/|./optim'
+  'softmax-blend-ignores-rho|likelihoods/softmax/softmax.go|s/r := step\.Rho\n/r := 1.0 + 0*step.Rho\n/|./likelihoods/softmax'
+  'softmax-mstep-ignores-scale|likelihoods/softmax/softmax.go|s/f := s\.objective\(recs, stats\.Cov, step\.Scale\)/f := s.objective(recs, stats.Cov, 1)/|./likelihoods/softmax'
   'communities-weights|annotators/confusion/communities.go|s/st\.w\[k\] = max\(s\/float64\(R\), 1e-300\)/st.w[k] = 1 \/ float64(M)/|./annotators/confusion'
   'communities-profile-weight|annotators/confusion/communities.go|s/den \+= p \* \(mathext\.Digamma\(sx\) - psa\)/den += mathext.Digamma(sx) - psa/|./annotators/confusion'
   'learned-np-kappa|annotators/biasprecision/biasprecision.go|s/local -= 0\.5 \* n \/ l\.kap\[r\]/local -= 0.5 \/ l.kap[r]/|./annotators/biasprecision'
