@@ -30,6 +30,7 @@ mutations=(
   'svi-scale-nominal-batch|optim/schedule.go|s/Scale: float64\(D\) \/ float64\(len\(batch\)\)/Scale: float64(D) \/ float64(bs)/|./optim'
   'softmax-blend-ignores-rho|likelihoods/softmax/softmax.go|s/r := step\.Rho\n/r := 1.0 + 0*step.Rho\n/|./likelihoods/softmax'
   'softmax-mstep-ignores-scale|likelihoods/softmax/softmax.go|s/f := s\.objective\(recs, stats\.Cov, step\.Scale\)/f := s.objective(recs, stats.Cov, 1)/|./likelihoods/softmax'
+  'ordinal-prior-top-level|likelihoods/ordinal/ordinal.go|s/for c := 0; c < r\.C; c\+\+ \{\n\t\tlp, _, du, dl := level\(c, 0, cuts\)/for c := 0; c < r.C-1; c++ {\n\t\tlp, _, du, dl := level(c, 0, cuts)/|./likelihoods/ordinal'
   'communities-weights|annotators/confusion/communities.go|s/st\.w\[k\] = max\(s\/float64\(R\), 1e-300\)/st.w[k] = 1 \/ float64(M)/|./annotators/confusion'
   'communities-profile-weight|annotators/confusion/communities.go|s/den \+= p \* \(mathext\.Digamma\(sx\) - psa\)/den += mathext.Digamma(sx) - psa/|./annotators/confusion'
   'learned-np-kappa|annotators/biasprecision/biasprecision.go|s/local -= 0\.5 \* n \/ l\.kap\[r\]/local -= 0.5 \/ l.kap[r]/|./annotators/biasprecision'
