@@ -320,49 +320,14 @@ func TestQuadBacktrackExact(t *testing.T) {
 		ds := randomDocState(rng, K, C, 4, 6)
 		lc := newQLocal(s)
 		lc.Begin(ds)
-		logits, old, a := make([]float64, K), make([]float64, K), make([]float64, K)
+		a := make([]float64, K)
 		for j, n := range ds.Doc.Counts {
 			for k := range a {
 				a[k] = 1*rng.NormFloat64() - 2
 			}
-			before := quadWordObjective(s, ds, j, n, a)
-			copy(logits, a)
-			lc.PhiTerm(logits, ds, j)
-			copy(old, ds.PhiRow(j))
-			proposal := make([]float64, K)
-			softmaxTo(proposal, logits)
-			copy(ds.PhiRow(j), proposal)
-			bt := s.probe.backtracked.Load()
-			lc.WordChanged(ds, j, old)
-			row := ds.PhiRow(j)
-			after := quadWordObjective(s, ds, j, n, a)
-			if after < before-1e-9*math.Abs(before) {
-				t.Fatalf("trial %d word %d: the objective fell %.12g -> %.12g", trial, j, before, after)
-			}
-			if s.probe.backtracked.Load() > bt {
-				backtracked++
-				// the accepted t, from any coordinate that moved
-				tt := 0.0
-				for k := range row {
-					if d := proposal[k] - old[k]; math.Abs(d) > 1e-9 {
-						tt = (row[k] - old[k]) / d
-						break
-					}
-				}
-				if tt > 0 && tt < 0.5 {
-					for k := range row {
-						row[k] = old[k] + 2*tt*(proposal[k]-old[k])
-					}
-					if twice := quadWordObjective(s, ds, j, n, a); twice < before {
-						maximal++
-					} else {
-						t.Errorf("trial %d word %d: backtracked to t = %g, but t = %g does not lower the objective (%.12g ≥ %.12g): not the largest step", trial, j, tt, 2*tt, twice, before)
-					}
-					for k := range row {
-						row[k] = old[k] + tt*(proposal[k]-old[k])
-					}
-				}
-			}
+			bt, mx := checkWordStep(t, trial, j, ds, lc, s.probe, a, func() float64 { return quadWordObjective(s, ds, j, n, a) })
+			backtracked += bt
+			maximal += mx
 			ds.UpdatePhiBar()
 			lc.Begin(ds)
 		}
@@ -371,4 +336,62 @@ func TestQuadBacktrackExact(t *testing.T) {
 	if backtracked < 20 || maximal < 5 {
 		t.Errorf("%d backtracked words (%d with t < 1/2): the test does not exercise the backtracking", backtracked, maximal)
 	}
+}
+
+// wordStepper is a local step with the safeguarded φ update (the product
+// and the quadratic bound's).
+type wordStepper interface {
+	PhiTerm(dst []float64, d *framework.DocState, j int)
+	WordChanged(d *framework.DocState, j int, old []float64)
+}
+
+// checkWordStep updates word j's φ as topics.Layer.Sweep does, with a
+// standing for E[log θ_d] + E[log β_v] (PhiTerm, the softmax proposal,
+// WordChanged), and checks the safeguard against obj, the part of the
+// document's bound that depends on φ_dv: the update never lowers it; when
+// it backtracked (pr counts it) to t < ½, the step 2t would have lowered
+// it (the accepted step is the largest admissible one). It returns 1s for
+// a backtracked word and for one so checked.
+func checkWordStep(t *testing.T, trial, j int, ds *framework.DocState, lc wordStepper, pr *probe, a []float64, obj func() float64) (backtracked, maximal int) {
+	t.Helper()
+	K := len(a)
+	logits, old, proposal := make([]float64, K), make([]float64, K), make([]float64, K)
+	before := obj()
+	copy(logits, a)
+	lc.PhiTerm(logits, ds, j)
+	copy(old, ds.PhiRow(j))
+	softmaxTo(proposal, logits)
+	copy(ds.PhiRow(j), proposal)
+	bt := pr.backtracked.Load()
+	lc.WordChanged(ds, j, old)
+	row := ds.PhiRow(j)
+	if after := obj(); after < before-1e-9*math.Abs(before) {
+		t.Fatalf("trial %d word %d: the objective fell %.12g -> %.12g", trial, j, before, after)
+	}
+	if pr.backtracked.Load() == bt {
+		return 0, 0
+	}
+	// the accepted t, from any coordinate that moved
+	tt := 0.0
+	for k := range row {
+		if d := proposal[k] - old[k]; math.Abs(d) > 1e-9 {
+			tt = (row[k] - old[k]) / d
+			break
+		}
+	}
+	if !(tt > 0 && tt < 0.5) {
+		return 1, 0
+	}
+	for k := range row {
+		row[k] = old[k] + 2*tt*(proposal[k]-old[k])
+	}
+	twice := obj()
+	for k := range row {
+		row[k] = old[k] + tt*(proposal[k]-old[k])
+	}
+	if twice >= before {
+		t.Errorf("trial %d word %d: backtracked to t = %g, but t = %g does not lower the objective (%.12g ≥ %.12g): not the largest step", trial, j, tt, 2*tt, twice, before)
+		return 1, 0
+	}
+	return 1, 1
 }
