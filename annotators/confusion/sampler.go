@@ -45,7 +45,7 @@ type SimCommunity struct {
 	Share float64 `hcl:"share"`
 	// Accuracy (the rest of each row spread evenly) or Confusion (C×C,
 	// row-stochastic): the community's matrix Π.
-	Accuracy  float64     `hcl:"accuracy,optional"`
+	Accuracy  *float64    `hcl:"accuracy,optional"`
 	Confusion [][]float64 `hcl:"confusion,optional"`
 	// Concentration of the members' rows around Π (> 0; default 100).
 	Concentration float64 `hcl:"concentration,optional"`
@@ -130,8 +130,10 @@ func communityCrowd(sp SimulateParams, C int) ([]simCommunity, []int, error) {
 		}
 		var pi [][]float64
 		switch {
-		case b.Confusion != nil && b.Accuracy != 0:
+		case b.Confusion != nil && b.Accuracy != nil:
 			return nil, nil, fmt.Errorf("%w: community %q: give accuracy or confusion, not both", framework.ErrBadInput, b.Name)
+		case b.Confusion == nil && b.Accuracy == nil:
+			return nil, nil, fmt.Errorf("%w: community %q: give its accuracy (a number in [0, 1]) or its confusion matrix", framework.ErrBadInput, b.Name)
 		case b.Confusion != nil:
 			if err := CheckMatrices([][][]float64{b.Confusion}, "community "+strconv.Quote(b.Name)); err != nil {
 				return nil, nil, err
@@ -141,7 +143,7 @@ func communityCrowd(sp SimulateParams, C int) ([]simCommunity, []int, error) {
 			}
 			pi = b.Confusion
 		default:
-			pis, err := FromAccuracies([]float64{b.Accuracy}, C)
+			pis, err := FromAccuracies([]float64{*b.Accuracy}, C)
 			if err != nil {
 				return nil, nil, fmt.Errorf("community %q: %w", b.Name, err)
 			}

@@ -30,7 +30,7 @@ func TestSimulateCommunities(t *testing.T) {
 	}
 	spam := [][]float64{{1, 0, 0}, {1, 0, 0}, {1, 0, 0}}
 	sp := SimulateParams{Count: 301, Communities: []SimCommunity{
-		{Name: "good", Share: 2, Accuracy: 0.8, Concentration: 50},
+		{Name: "good", Share: 2, Accuracy: acc(0.8), Concentration: 50},
 		{Name: "spam", Share: 1, Confusion: spam},
 	}}
 	sim, err := simulateWith(sp, truth)
@@ -82,10 +82,11 @@ func TestSimulateCommunities(t *testing.T) {
 		want string
 	}{
 		{SimulateParams{Communities: sp.Communities}, "count"},
-		{SimulateParams{Count: 3, Communities: []SimCommunity{{Name: "x", Share: 0, Accuracy: 0.8}}}, `community "x": share`},
-		{SimulateParams{Count: 3, Communities: []SimCommunity{{Name: "x", Share: 1, Accuracy: 0.8, Confusion: spam}}}, "not both"},
+		{SimulateParams{Count: 3, Communities: []SimCommunity{{Name: "x", Share: 1}}}, `community "x": give its accuracy`},
+		{SimulateParams{Count: 3, Communities: []SimCommunity{{Name: "x", Share: 0, Accuracy: acc(0.8)}}}, `community "x": share`},
+		{SimulateParams{Count: 3, Communities: []SimCommunity{{Name: "x", Share: 1, Accuracy: acc(0.8), Confusion: spam}}}, "not both"},
 		{SimulateParams{Count: 3, Communities: []SimCommunity{{Name: "x", Share: 1, Confusion: [][]float64{{1, 0}, {0, 1}}}}}, "2×2 confusion matrix for 3 classes"},
-		{SimulateParams{Count: 3, Communities: []SimCommunity{{Name: "x", Share: 1, Accuracy: 0.8, Concentration: -1}}}, "concentration"},
+		{SimulateParams{Count: 3, Communities: []SimCommunity{{Name: "x", Share: 1, Accuracy: acc(0.8), Concentration: -1}}}, "concentration"},
 		{SimulateParams{Count: 3, Accuracies: []float64{0.9}, Communities: sp.Communities}, "give one of"},
 	} {
 		if _, err := simulateWith(c.sp, truth); !errors.Is(err, framework.ErrBadInput) || !strings.Contains(err.Error(), c.want) {
@@ -93,3 +94,5 @@ func TestSimulateCommunities(t *testing.T) {
 		}
 	}
 }
+
+func acc(x float64) *float64 { return &x }
