@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/special"
 	"github.com/maslda/maslda/framework/synth"
 	"github.com/maslda/maslda/models"
 	"github.com/maslda/maslda/topics"
@@ -105,7 +106,7 @@ func newSLDAData(t testing.TB, seed uint64, nTrain, nTest, V, K, C int, docLen, 
 			p[l] = dot(eta[l*K:(l+1)*K], pl.ZBar[d])
 		}
 		best := argmax(p)
-		z := logSumExp(p)
+		z := special.LogSumExp(p)
 		for l := range p {
 			p[l] = math.Exp(p[l] - z)
 		}

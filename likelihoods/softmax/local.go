@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/special"
 )
 
 // local is one goroutine's part of the local step (MODEL.md §2): the
@@ -311,7 +312,7 @@ func (lc *local) backtrack(row, old []float64, n float64, dots []float64, tol fl
 		for l := 0; l < C; l++ {
 			lb[l] = lc.logB[l] + n*math.Log1p(t*(newDots[l]-dots[l])/dots[l])
 		}
-		if n*(t*lin+ht-hOld)-(logSumExp(lb)-lc.logZ) >= -tol {
+		if n*(t*lin+ht-hOld)-(special.LogSumExp(lb)-lc.logZ) >= -tol {
 			for k, x := range nw {
 				row[k] = old[k] + t*(x-old[k])
 			}
@@ -376,7 +377,7 @@ func (lc *local) trialRatio(n float64) (dz float64, ok bool) {
 	return math.Log1p(a), true
 }
 
-// trial returns log Σ_l exp(lb_l) (= logSumExp(lb)) and sets pt to
+// trial returns log Σ_l exp(lb_l) (= special.LogSumExp(lb)) and sets pt to
 // softmax(lb), the p that commit would compute from lb, bit for bit; ok is
 // false (pt not set) when the maximum of lb is infinite.
 func (lc *local) trial() (z float64, ok bool) {

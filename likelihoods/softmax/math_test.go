@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/special"
 	"github.com/maslda/maslda/framework/synth"
 )
 
@@ -184,7 +185,7 @@ func wordObjective(s *Softmax, ds *framework.DocState, j int, n float64, a []flo
 }
 
 func softmaxTo(dst, x []float64) {
-	z := logSumExp(x)
+	z := special.LogSumExp(x)
 	for k, v := range x {
 		dst[k] = math.Exp(v - z)
 	}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/special"
 )
 
 // docView is what the bound needs of one document: its words, φ (Len×K,
@@ -129,19 +130,6 @@ func setH(eta []float64, C, K int, N float64, h, m []float64) {
 	}
 }
 
-// logSumExp is log Σ exp(x) (x non-empty).
-func logSumExp(x []float64) float64 {
-	mx := maxOf(x)
-	if math.IsInf(mx, 0) {
-		return mx
-	}
-	s := 0.0
-	for _, v := range x {
-		s += math.Exp(v - mx)
-	}
-	return mx + math.Log(s)
-}
-
 // evalDoc returns document r's data term λ_d·ηφ̄_d − log Σ_l B_dl(η)
 // (MODEL.md §2) and, when grad is non-nil, adds its gradient
 //
@@ -186,7 +174,7 @@ func evalDoc[T float32 | float64](eta []float64, C, K int, r docView[T], sc *eva
 		}
 	}
 	pl.flush(logB)
-	logZ := logSumExp(logB)
+	logZ := special.LogSumExp(logB)
 	if grad != nil {
 		invN := 1 / N
 		for l := 0; l < C; l++ {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/frameworktest"
+	"github.com/maslda/maslda/framework/special"
 )
 
 func quadParams(into any) error { into.(*Params).Bound = "quadratic"; return nil }
@@ -118,7 +119,7 @@ func TestQuadIsABound(t *testing.T) {
 					x[l] += s.Eta[l*K+k] / ds.Doc.N
 				}
 			}
-			exact += pr * logSumExp(x)
+			exact += pr * special.LogSumExp(x)
 			i := 0
 			for ; i < len(z); i++ {
 				if z[i]++; z[i] < K {
