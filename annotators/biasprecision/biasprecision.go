@@ -190,12 +190,12 @@ func (m *Model) Init(s *framework.Setup) error {
 		return err
 	}
 	if m.Config.learned() {
-		// The posteriors start at the first E-step's parameters: E[p_r]
-		// the starting precision, E[log p_r] its log, κ_r = κ₀.
+		// The posteriors start at Gamma(a₀, a₀/p_r): E[p_r] the starting
+		// precision, κ_r = κ₀.
 		m.learn = newLearned(m.Config, m.S0, len(m.Prec))
 		for r, p := range m.Prec {
 			m.learn.rate[r] = m.learn.shape[r] / p
-			m.learn.elogp[r] = math.Log(p)
+			m.learn.elogp[r] = elogGamma(m.learn.shape[r], m.learn.rate[r])
 		}
 	}
 	return nil
@@ -651,7 +651,6 @@ type learnedFile struct {
 	Kappa  []float64 `json:"kappa"`  // κ_r
 	Shape  []float64 `json:"shape"`  // a_r
 	Rate   []float64 `json:"rate"`   // β_r
-	ElogP  []float64 `json:"elogp"`  // E[log p_r]
 }
 
 const (
@@ -666,7 +665,7 @@ func (m *Model) SaveParams(w io.Writer) error {
 	e.SetIndent("", "  ")
 	sv := saved{Format: paramsFormat, Version: paramsVersion, Annotators: m.Workers, Answers: m.Answers, Bias: m.Bias, Precision: m.Prec, PriorVar: m.S0}
 	if l := m.learn; l != nil {
-		sv.Learned = &learnedFile{Kappa0: l.k0, Shape0: l.a0, Rate0: l.b0, Kappa: l.kap, Shape: l.shape, Rate: l.rate, ElogP: l.elogp}
+		sv.Learned = &learnedFile{Kappa0: l.k0, Shape0: l.a0, Rate0: l.b0, Kappa: l.kap, Shape: l.shape, Rate: l.rate}
 	}
 	return e.Encode(sv)
 }
@@ -713,15 +712,18 @@ func (m *Model) LoadParams(rd io.Reader) error {
 		if !pos(f.Kappa0) || !pos(f.Shape0) || !pos(f.Rate0) {
 			return fmt.Errorf("%w: bias-precision parameters: learned prior κ₀ = %v, a₀ = %v, β₀ = %v, want finite numbers > 0", framework.ErrBadInput, f.Kappa0, f.Shape0, f.Rate0)
 		}
-		if len(f.Kappa) != R || len(f.Shape) != R || len(f.Rate) != R || len(f.ElogP) != R {
-			return fmt.Errorf("%w: bias-precision parameters: learned posteriors for %d, %d, %d, %d annotators, the model has %d", framework.ErrBadInput, len(f.Kappa), len(f.Shape), len(f.Rate), len(f.ElogP), R)
+		if len(f.Kappa) != R || len(f.Shape) != R || len(f.Rate) != R {
+			return fmt.Errorf("%w: bias-precision parameters: learned posteriors for %d, %d, %d annotators, the model has %d", framework.ErrBadInput, len(f.Kappa), len(f.Shape), len(f.Rate), R)
 		}
 		for r := range R {
-			if !pos(f.Kappa[r]) || !pos(f.Shape[r]) || !pos(f.Rate[r]) || math.IsNaN(f.ElogP[r]) || math.IsInf(f.ElogP[r], 0) {
-				return fmt.Errorf("%w: bias-precision parameters: the learned posterior of %q is κ = %v, a = %v, β = %v, E[log p] = %v", framework.ErrBadInput, p.Annotators[r], f.Kappa[r], f.Shape[r], f.Rate[r], f.ElogP[r])
+			if !pos(f.Kappa[r]) || !pos(f.Shape[r]) || !pos(f.Rate[r]) {
+				return fmt.Errorf("%w: bias-precision parameters: the learned posterior of %q is κ = %v, a = %v, β = %v, want finite numbers > 0", framework.ErrBadInput, p.Annotators[r], f.Kappa[r], f.Shape[r], f.Rate[r])
 			}
 		}
-		l = &learned{k0: f.Kappa0, a0: f.Shape0, b0: f.Rate0, kap: f.Kappa, shape: f.Shape, rate: f.Rate, elogp: f.ElogP}
+		l = &learned{k0: f.Kappa0, a0: f.Shape0, b0: f.Rate0, kap: f.Kappa, shape: f.Shape, rate: f.Rate, elogp: make([]float64, R)}
+		for r := range R {
+			l.elogp[r] = elogGamma(f.Shape[r], f.Rate[r])
+		}
 	}
 	m.learn = l
 	copy(m.Bias, p.Bias)

@@ -40,7 +40,7 @@ type learned struct {
 	kap        []float64 // κ_r (unused with bias = "none")
 	shape      []float64 // a_r
 	rate       []float64 // β_r
-	elogp      []float64 // E[log p_r] = ψ(a_r) − ln β_r
+	elogp      []float64 // E[log p_r] = ψ(a_r) − ln β_r (elogGamma), kept for the E-step; not saved
 }
 
 // newLearned starts the hyperparameters at the fixed prior's: a₀ = 1 +
@@ -52,7 +52,7 @@ func newLearned(p Params, s0 float64, R int) *learned {
 		kap: make([]float64, R), shape: make([]float64, R), rate: make([]float64, R), elogp: make([]float64, R)}
 	for r := range R {
 		l.kap[r], l.shape[r], l.rate[r] = l.k0, l.a0, l.b0
-		l.elogp[r] = mathext.Digamma(l.a0) - math.Log(l.b0)
+		l.elogp[r] = elogGamma(l.a0, l.b0)
 	}
 	return l
 }
@@ -301,7 +301,7 @@ func (m *Model) posterior(n, sy, sq []float64) {
 			rate = l.b0 + 0.5*math.Max(0, sq[r]-sy[r]*mu)
 		}
 		l.kap[r], l.shape[r], l.rate[r] = kr, a, rate
-		l.elogp[r] = mathext.Digamma(a) - math.Log(rate)
+		l.elogp[r] = elogGamma(a, rate)
 		m.Bias[r], m.Prec[r] = mu, a/rate
 	}
 }
@@ -339,3 +339,6 @@ func (m *Model) learnedKL() float64 {
 	}
 	return e
 }
+
+// elogGamma is E[log p] under Gamma(shape a, rate β): ψ(a) − ln β.
+func elogGamma(a, rate float64) float64 { return mathext.Digamma(a) - math.Log(rate) }
