@@ -146,8 +146,9 @@
 // Given the statistics the optimal q is the conjugate posterior (κ_r = κ₀ +
 // n, μ_r = SY/κ_r, a_r = a₀ + n/2, β_r = β₀ + ½(SQ − SY²/κ_r)), where the
 // annotators' part of the bound is the log marginal likelihood Σ_r log Z_r
-// of the statistics; (κ₀, a₀, β₀) maximise it (coordinate search, then
-// Newton steps), so an update never lowers the bound
+// of the statistics; (κ₀, a₀, β₀) maximise it (Newton steps from the
+// previous values, a bounded coordinate search first when they do not
+// converge), so an update never lowers the bound
 // (TestLearnedBoundIsMarginal checks the identity and the stationarity).
 // The evidence uses E[p_r] and μ_r; the document's bound adds
 // ½E[log p_r] and −½/κ_r per answer. A crowd of alike annotators drives a₀

@@ -35,32 +35,26 @@ func spamCounts(R, C, n int, seed uint64) []float64 {
 	return counts
 }
 
-func BenchmarkCommunitiesUpdate(b *testing.B) {
-	const R, C = 100, 4
-	counts := spamCounts(R, C, 60, 1)
+// BenchmarkCommunitiesUpdate: 100 annotators of spamCounts with 60
+// answers each, C 4, from Init.
+func BenchmarkCommunitiesUpdate(b *testing.B) { benchCommunities(b, 100, 4, 60, 0) }
+
+// BenchmarkCommunitiesBig: 300 annotators with 8 answers each, C 6, from
+// the state after 3 updates.
+func BenchmarkCommunitiesBig(b *testing.B) { benchCommunities(b, 300, 6, 8, 3) }
+
+// benchCommunities times one batch update of R annotators with n answers
+// each (spamCounts) over C classes, after warm updates.
+func benchCommunities(b *testing.B, R, C, n, warm int) {
+	counts := spamCounts(R, C, n, 1)
 	cfg := Defaults()
 	cfg.Init, cfg.Prior = InitUniform, PriorCommunities
 	m := newModel(b, cfg, R, C, nil)
 	s := statsOf(m, counts)
-	b.ResetTimer()
-	for range b.N {
+	for range warm {
 		if err := m.Update(context.Background(), s, framework.BatchStep(1)); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// BenchmarkCommunitiesBig: 300 annotators with 8 answers per true class, C 6,
-// from the state after 3 updates.
-func BenchmarkCommunitiesBig(b *testing.B) {
-	const R, C = 300, 6
-	counts := spamCounts(R, C, 8, 1)
-	cfg := Defaults()
-	cfg.Init, cfg.Prior = InitUniform, PriorCommunities
-	m := newModel(b, cfg, R, C, nil)
-	s := statsOf(m, counts)
-	for range 3 {
-		m.Update(context.Background(), s, framework.BatchStep(1))
 	}
 	b.ResetTimer()
 	for range b.N {

@@ -123,8 +123,6 @@ func (m *Model) fitCommunities(counts []float64, sc float64) ([]float64, *commun
 		}
 	}
 	setXi()
-	score := make([]float64, M)
-	norms := make([]float64, M*C)
 	prev := make([]float64, len(xi))
 	for it := 0; ; it++ {
 		copy(prev, xi)
@@ -134,35 +132,7 @@ func (m *Model) fitCommunities(counts []float64, sc float64) ([]float64, *commun
 				elog[i+l] = mathext.Digamma(x) - ps
 			}
 		}
-		// q given ξ, w and α.
-		for k := range M {
-			for c := range C {
-				norms[k*C+c] = dirNorm(st.alpha[(k*C+c)*C:][:C])
-			}
-		}
-		for r := range R {
-			e := elog[r*C*C:][:C*C]
-			top := math.Inf(-1)
-			for k := range M {
-				s := math.Log(st.w[k])
-				for c := range C {
-					s += norms[k*C+c]
-				}
-				for i, a := range st.alpha[k*C*C:][:C*C] {
-					s += (a - 1) * e[i]
-				}
-				score[k] = s
-				top = max(top, s)
-			}
-			z := 0.0
-			for k, s := range score {
-				score[k] = math.Exp(s - top)
-				z += score[k]
-			}
-			for k := range M {
-				st.q[r*M+k] = score[k] / z
-			}
-		}
+		m.memberships(st, elog) // q given ξ, w and α
 		// w given q.
 		for k := range M {
 			s := 0.0
@@ -348,3 +318,41 @@ var _ framework.Ascender = (*Model)(nil)
 // after at most communitiesMaxIter rounds and the bound in memberships has
 // several local maxima; the other priors are maximised exactly.
 func (m *Model) Ascends() bool { return m.cfg.Prior == PriorCommunities }
+
+// memberships sets st.q, every annotator's q(z_r), to its maximiser given
+// E[log π] (elog, laid out as ξ), the weights and the priors:
+//
+//	q_rm ∝ w_m exp(Σ_c [N(α_mc) + Σ_l (α_mcl − 1) E[log π^r_cl]]).
+func (m *Model) memberships(st *communities, elog []float64) {
+	R, C, M := m.nr, m.nc, st.m
+	score := make([]float64, M)
+	norms := make([]float64, M*C)
+	for k := range M {
+		for c := range C {
+			norms[k*C+c] = dirNorm(st.alpha[(k*C+c)*C:][:C])
+		}
+	}
+	for r := range R {
+		e := elog[r*C*C:][:C*C]
+		top := math.Inf(-1)
+		for k := range M {
+			s := math.Log(st.w[k])
+			for c := range C {
+				s += norms[k*C+c]
+			}
+			for i, a := range st.alpha[k*C*C:][:C*C] {
+				s += (a - 1) * e[i]
+			}
+			score[k] = s
+			top = max(top, s)
+		}
+		z := 0.0
+		for k, s := range score {
+			score[k] = math.Exp(s - top)
+			z += score[k]
+		}
+		for k := range M {
+			st.q[r*M+k] = score[k] / z
+		}
+	}
+}

@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/maslda/maslda/framework"
+	"gonum.org/v1/gonum/mathext"
 )
 
 // statsOf returns statistics holding counts (every annotator touched).
@@ -256,5 +258,117 @@ func TestCommunitiesPriorRate(t *testing.T) {
 	cfg.PriorRate = 0.1
 	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
 		t.Errorf("prior_rate without communities: %v, want ErrBadInput", err)
+	}
+}
+
+// communitiesState is a model with M communities whose priors, weights,
+// memberships and ξ are set at random (soft memberships), with ξ and the
+// derived terms refreshed.
+func communitiesState(t *testing.T, R, C, M int, seed uint64) *Model {
+	t.Helper()
+	cfg := Defaults()
+	cfg.Init, cfg.Prior, cfg.Communities, cfg.PriorRate = InitUniform, PriorCommunities, M, 0.3
+	m := newModel(t, cfg, R, C, nil)
+	rng := rand.New(rand.NewPCG(seed, 11))
+	cm := m.comm
+	for i := range cm.alpha {
+		cm.alpha[i] = 0.5 + 3*rng.Float64()
+	}
+	z := 0.0
+	for k := range cm.w {
+		cm.w[k] = 0.2 + rng.Float64()
+		z += cm.w[k]
+	}
+	for k := range cm.w {
+		cm.w[k] /= z
+	}
+	for r := range R {
+		copy(cm.q[r*M:], randSimplex(rng, M))
+	}
+	for i := range m.xi {
+		m.xi[i] = 0.3 + 5*rng.Float64()
+	}
+	cm.mix(R, C)
+	m.refresh()
+	return m
+}
+
+// TestCommunitiesBoundByHand: the communities' global terms of the bound
+// (GlobalELBO) are, written out from docs/design.md,
+//
+//	Σ_{r,m} q_rm (log w_m − log q_rm) + Σ_{r,c} [Σ_m q_rm N(α_mc) − N(ξ^r_c) + Σ_l (ᾱ^r_cl − ξ^r_cl) E[log π^r_cl]] − b·Σ α,
+//
+// at random soft memberships.
+func TestCommunitiesBoundByHand(t *testing.T) {
+	const R, C, M = 5, 3, 2
+	m := communitiesState(t, R, C, M, 1)
+	cm := m.comm
+	want := 0.0
+	for r := range R {
+		for k := range M {
+			q := cm.q[r*M+k]
+			want += q * (math.Log(cm.w[k]) - math.Log(q))
+		}
+		for c := range C {
+			xi := m.xi[(r*C+c)*C:][:C]
+			abar := make([]float64, C)
+			for k := range M {
+				a := cm.alpha[(k*C+c)*C:][:C]
+				want += cm.q[r*M+k] * dirNorm(a)
+				for l := range C {
+					abar[l] += cm.q[r*M+k] * a[l]
+				}
+			}
+			want -= dirNorm(xi)
+			s := sumOf(xi)
+			for l := range C {
+				want += (abar[l] - xi[l]) * (mathext.Digamma(xi[l]) - mathext.Digamma(s))
+			}
+		}
+	}
+	want -= m.cfg.PriorRate * sumOf(cm.alpha)
+	if got := m.GlobalELBO(); math.Abs(got-want) > 1e-10*math.Abs(want) {
+		t.Errorf("GlobalELBO %.15g, by hand %.15g", got, want)
+	}
+}
+
+// TestMembershipsMaximise: the membership step sets each q(z_r) where the
+// bound, as a function of q_r on the simplex (ξ, w, α fixed), is
+// stationary: moving mass between two communities changes GlobalELBO by
+// nothing to first order.
+func TestMembershipsMaximise(t *testing.T) {
+	const R, C, M = 4, 3, 3
+	m := communitiesState(t, R, C, M, 2)
+	cm := m.comm
+	elog := make([]float64, len(m.xi))
+	for i := 0; i < len(m.xi); i += C {
+		s := sumOf(m.xi[i : i+C])
+		for l, x := range m.xi[i : i+C] {
+			elog[i+l] = mathext.Digamma(x) - mathext.Digamma(s)
+		}
+	}
+	m.memberships(cm, elog)
+	at := func(q []float64) float64 {
+		old := append([]float64(nil), cm.q...)
+		copy(cm.q, q)
+		cm.mix(R, C)
+		m.refresh()
+		v := m.GlobalELBO()
+		copy(cm.q, old)
+		cm.mix(R, C)
+		m.refresh()
+		return v
+	}
+	q0 := append([]float64(nil), cm.q...)
+	for r := range R {
+		for k := 1; k < M; k++ {
+			const h = 1e-6
+			up, dn := append([]float64(nil), q0...), append([]float64(nil), q0...)
+			up[r*M], up[r*M+k] = up[r*M]-h, up[r*M+k]+h
+			dn[r*M], dn[r*M+k] = dn[r*M]+h, dn[r*M+k]-h
+			if d := (at(up) - at(dn)) / (2 * h); math.Abs(d) > 1e-5 {
+				t.Errorf("annotator %d: moving membership from community 0 to %d changes the bound at rate %g: not its maximiser", r, k, d)
+			}
+		}
 	}
 }

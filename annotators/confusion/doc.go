@@ -11,6 +11,7 @@
 //	  estimate      = "variational"  # or "point": MAP π̂ (Dawid–Skene, Raykar et al. 2010)
 //	  prior         = "fixed"    # or "learned" (one shared Dirichlet), "communities"
 //	  communities   = 3          # M, with prior = "communities"
+//	  prior_rate    = 0          # b: hyperprior −b·Σα on the communities' priors
 //	}
 //
 // Annotator r answers y_dr ~ Cat(π^r_{c_d}) about document d of true class
