@@ -25,7 +25,7 @@ mutations=(
   'sweepdoc-fallback-term|topics/layer.go|s/s\.logit\[k\] = logf\[k\] \+ lb\[k\]/s.logit[k] = d.ElogTheta[k] + lb[k]/|./topics'
   'restarts-keep-lowest|models/build.go|s/if res\.ELBO > bestELBO \{/if res.ELBO < bestELBO {/; s/best, bestELBO := r\.Model, math\.Inf\(-1\)/best, bestELBO := r.Model, math.Inf(1)/|./models'
   'restored-phi-counts|models/model.go|s/ds\.Gamma\[k\] \+= n \* p\n/ds.Gamma[k] += p + 0*n\n/|./models'
-  'softmax-backtrack-gain|likelihoods/softmax/local.go|s/if n\*\(t\*lin\+ht-hOld\)-\(logSumExp\(lb\)-lc\.logZ\) >= -tol \{/if (t*lin+ht-hOld)-(logSumExp(lb)-lc.logZ) >= -tol {/|./likelihoods/softmax'
+  'softmax-backtrack-gain|likelihoods/softmax/local.go|s/if n\*\(t\*lin\+ht-hOld\)-\(special\.LogSumExp\(lb\)-lc\.logZ\) >= -tol \{/if (t*lin+ht-hOld)-(special.LogSumExp(lb)-lc.logZ) >= -tol {/|./likelihoods/softmax'
   'svi-rho-without-delay|optim/schedule.go|s/return math\.Pow\(float64\(t\)\+s\.Delay, -s\.Kappa\)/return math.Pow(float64(t), -s.Kappa)/|./optim'
   'svi-scale-nominal-batch|optim/schedule.go|s/Scale: float64\(D\) \/ float64\(len\(batch\)\)/Scale: float64(D) \/ float64(bs)/|./optim'
   'softmax-blend-ignores-rho|likelihoods/softmax/softmax.go|s/r := step\.Rho\n/r := 1.0 + 0*step.Rho\n/|./likelihoods/softmax'
