@@ -7,7 +7,9 @@ import (
 	"strconv"
 
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/special"
 	"github.com/maslda/maslda/framework/synth"
+	"gonum.org/v1/gonum/floats"
 )
 
 // Planted is a planted problem with its truth: training documents with
@@ -18,6 +20,11 @@ type Planted struct {
 	Truth       []float64         // the true class (as a number) or value of every training document
 	TestTruth   []float64         // of every held-out document
 	Classes     []string          // class names (categorical)
+	// TestBayes is the expected held-out accuracy of the Bayes classifier
+	// that knows the planted η and every held-out document's planted z̄:
+	// the mean over held-out documents of max_c Softmax(η z̄_d)_c
+	// (NewSupervised, categorical; 0 when unknown).
+	TestBayes float64
 }
 
 // Supervised describes a planted supervised topic model with one exact
@@ -46,9 +53,11 @@ func NewSupervised(s Supervised, seed uint64) (*Planted, error) {
 		for l := 0; l < s.Classes; l++ {
 			p.Classes = append(p.Classes, "c"+strconv.Itoa(l))
 		}
-		for d, c := range synth.Classes(pl.ZBar, synth.PlantedEta(s.Classes, s.K, s.EtaScale, rng), rng) {
+		eta := synth.PlantedEta(s.Classes, s.K, s.EtaScale, rng)
+		for d, c := range synth.Classes(pl.ZBar, eta, rng) {
 			truth[d] = float64(c)
 		}
+		p.TestBayes = bayesAccuracy(pl.ZBar[s.D:], eta)
 	} else {
 		eta := synth.PlantedEta(1, s.K, s.EtaScale, rng)[0]
 		truth = synth.Targets(pl.ZBar, eta, s.Sigma2, rng)
@@ -196,4 +205,22 @@ func RMSE(a, b []float64) float64 {
 		s += (a[i] - b[i]) * (a[i] - b[i])
 	}
 	return math.Sqrt(s / float64(len(a)))
+}
+
+// bayesAccuracy is the mean over documents of max_c Softmax(η z̄_d)_c: the
+// expected accuracy of the classifier that knows η and each z̄_d, on
+// classes drawn as synth.Classes draws them.
+func bayesAccuracy(zbar, eta [][]float64) float64 {
+	if len(zbar) == 0 {
+		return 0
+	}
+	score := make([]float64, len(eta))
+	acc := 0.0
+	for _, z := range zbar {
+		for l, row := range eta {
+			score[l] = floats.Dot(row, z)
+		}
+		acc += math.Exp(floats.Max(score) - special.LogSumExp(score))
+	}
+	return acc / float64(len(zbar))
 }
