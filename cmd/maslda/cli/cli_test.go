@@ -551,9 +551,10 @@ func TestErrors(t *testing.T) {
 		{"missing --docs", []string{"train", "--out", out}, ExitUsage, `^maslda train: missing --docs$`},
 		{"missing --docs and --out", []string{"train"}, ExitUsage, `^maslda train: missing --docs, --out$`},
 		{"predict missing flags", []string{"predict"}, ExitUsage, `missing --docs, --model, --out$`},
-		{"unknown flag", []string{"train", "--docs", f.docs, "--out", out, "--frobnicate"}, ExitUsage, `^maslda train: flag provided but not defined: -frobnicate$`},
+		{"unknown flag", []string{"train", "--docs", f.docs, "--out", out, "--frobnicate"}, ExitUsage, `^maslda train: unknown flag --frobnicate; 'maslda train --help' lists the flags$`},
+		{"mistyped flag", []string{"train", "--docs", f.docs, "--out", out, "--anwsers", "a.csv"}, ExitUsage, `^maslda train: unknown flag --anwsers \(did you mean --answers\?\); 'maslda train --help' lists the flags$`},
 		{"extra argument", []string{"topics", "--model", model, "extra"}, ExitUsage, `unexpected argument "extra"`},
-		{"unknown command", []string{"trian"}, ExitUsage, `^maslda: unknown command "trian"; commands: (\w+, )*train, (\w+, )*components$`},
+		{"unknown command", []string{"trian"}, ExitUsage, `^maslda: unknown command "trian" \(did you mean train\?\); 'maslda help' lists the commands$`},
 		{"--log-level nonsense", []string{"train", "--docs", f.docs, "--out", out, "--log-level", "nonsense"}, ExitUsage, `--log-level "nonsense"; valid: trace, debug, info, warn, error, off$`},
 		{"--progress nonsense", []string{"train", "--docs", f.docs, "--out", out, "--progress", "sometimes"}, ExitUsage, `--progress "sometimes"; valid: auto, always, never$`},
 		{"both answer flags", []string{"train", "--docs", f.docs, "--out", out, "--answers", "a.csv", "--answers-wide", "a.txt"}, ExitUsage, `--answers or --answers-wide, not both`},
@@ -602,10 +603,13 @@ func TestHelp(t *testing.T) {
 			t.Errorf("maslda %v: exit %d (want %d), stdout:\n%s", tc.args, r.code, tc.code, r.stdout)
 		}
 	}
-	// A command's -h prints its flags to stderr and exits 0.
-	r := run(t, "train", "-h")
-	if r.code != ExitOK || !strings.Contains(r.stderr, "Usage: maslda train [--docs FILE] --out DIR") || !strings.Contains(r.stderr, "-vocab string") {
-		t.Errorf("train -h: exit %d, stderr:\n%s", r.code, r.stderr)
+	// A command's -h, --help and `maslda help CMD` print its flags to
+	// stdout and exit 0.
+	for _, args := range [][]string{{"train", "-h"}, {"train", "--help"}, {"help", "train"}, {"train", "-help"}} {
+		r := run(t, args...)
+		if r.code != ExitOK || !strings.Contains(r.stdout, "maslda train [--docs FILE] --out DIR") || !strings.Contains(r.stdout, "--vocab string") || r.stderr != "" {
+			t.Errorf("%v: exit %d, stdout:\n%s\nstderr:\n%s", args, r.code, r.stdout, r.stderr)
+		}
 	}
 }
 

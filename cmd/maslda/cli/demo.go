@@ -14,90 +14,89 @@ import (
 	"github.com/maslda/maslda/framework/corpus"
 	"github.com/maslda/maslda/framework/synth"
 	"github.com/maslda/maslda/models"
+	"github.com/spf13/pflag"
 )
 
 // The demo's planted corpus: big enough to be a real test of recovery,
 // small enough to train in seconds on two cores.
 var demoSpec = synth.LDASpec{D: 2000, V: 1000, K: 10, DocLen: 120, Alpha: 0.1, TopicConc: 0.05, NamedVocab: true}
 
-func runDemo(ctx context.Context, e *env, args []string) error {
-	fs, level := e.flags("demo", "[--case crowd|lda] [--out DIR] [--inference batch|svi] [--seed N]")
+func defineDemo(fs *pflag.FlagSet) runFunc {
 	demoCase := fs.String("case", "crowd", "crowd: MA-sLDAc on documents labelled by five simulated annotators, one answer each; lda: plain LDA topic recovery")
 	out := fs.String("out", "", "also write the generated corpus (corpus/) and the trained model (model/) here")
 	inference := fs.String("inference", "batch", "schedule: batch or svi")
 	seed := fs.Uint64("seed", 1, "seed of the generator and of training")
 	workers := fs.Int("workers", 0, "E-step goroutines (0 = all cores)")
 	progress := fs.String("progress", "auto", "progress bar: auto (on a terminal), always, never")
-	if err := e.parse(fs, level, args); err != nil {
-		return err
-	}
-	if err := checkProgress(*progress); err != nil {
-		return err
-	}
-	if *out != "" {
-		if err := models.CheckOutDir(*out, isDemoDir); err != nil {
+	return func(ctx context.Context, e *env, args []string) error {
+		if err := checkProgress(*progress); err != nil {
 			return err
 		}
-	}
-	start := time.Now()
-	switch *demoCase {
-	case "lda":
-	case "crowd":
-		return demoCrowd(ctx, e, *inference, *seed, *workers, *progress, *out)
-	default:
-		return fmt.Errorf("%w: --case %q; valid: crowd, lda", errUsage, *demoCase)
-	}
-	c, planted, err := synth.LDA(demoSpec, models.NewRand(*seed+1000))
-	if err != nil {
-		return err
-	}
-	src := fmt.Sprintf("seed = %d\nworkers = %d\nrestarts = 8\ntopics {\n  k = %d\n  alpha = 0.1\n  tau = 0.05\n}\n", *seed, *workers, demoSpec.K)
-	switch *inference {
-	case "batch":
-		src += "inference \"batch\" {\n  max_iters = 100\n  tol = 1e-5\n}\n"
-	case "svi":
-		src += "inference \"svi\" {\n  batch_size = 200\n  kappa = 0.6\n  delay = 1\n  epochs = 20\n}\n"
-	default:
-		return fmt.Errorf("%w: --inference %q; valid: batch, svi", errUsage, *inference)
-	}
-	cfg, err := models.ParseConfig([]byte(src), "demo.hcl")
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "Planted corpus: %d documents, %d words, %d topics, %.0f tokens (α = %g, topics ~ Dir(%g)).\n",
-		len(c.Docs), c.V, demoSpec.K, c.Tokens(), demoSpec.Alpha, demoSpec.TopicConc)
-	fmt.Fprintf(e.stdout, "Training plain LDA, %s inference, seed %d...\n", *inference, *seed)
-	run, err := models.Build(cfg, nil, c)
-	if err != nil {
-		return err
-	}
-	hist := &history{}
-	obs := e.observer(*progress, run, hist)
-	res, err := run.Fit(ctx, obs.observe)
-	obs.finish()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "Done: best of %d restarts, then %d updates; ELBO %.6g, converged %v, %.1f s in all.\n\n", run.Config.Restarts, res.Iters, res.ELBO, res.Converged, time.Since(start).Seconds())
-	est := run.Model.Topics.Beta()
-	match := matchTopics(est, planted.Beta)
-	fmt.Fprintln(e.stdout, "Planted topic → found topic: total-variation distance (0 = identical, 1 = disjoint), top words")
-	worst, sum := 0.0, 0.0
-	for k, m := range match {
-		worst = math.Max(worst, m.tv)
-		sum += m.tv
-		fmt.Fprintf(e.stdout, "  planted %2d → found %2d  TV %.3f   planted: %s\n", k, m.found, m.tv, words(planted.Beta[k], c.Vocab, 5))
-		fmt.Fprintf(e.stdout, "  %29s found: %s\n", "", words(est[m.found], c.Vocab, 5))
-	}
-	fmt.Fprintf(e.stdout, "\nMean TV %.3f, worst %.3f. A random pair of planted topics is at TV %.3f.\n", sum/float64(len(match)), worst, meanPairTV(planted.Beta))
-	if *out != "" {
-		if err := writeDemo(*out, c, run, hist); err != nil {
+		if *out != "" {
+			if err := models.CheckOutDir(*out, isDemoDir); err != nil {
+				return err
+			}
+		}
+		start := time.Now()
+		switch *demoCase {
+		case "lda":
+		case "crowd":
+			return demoCrowd(ctx, e, *inference, *seed, *workers, *progress, *out)
+		default:
+			return fmt.Errorf("%w: --case %q; valid: crowd, lda", errUsage, *demoCase)
+		}
+		c, planted, err := synth.LDA(demoSpec, models.NewRand(*seed+1000))
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Wrote %s/corpus (train.ldac, vocab.txt) and %s/model; try: maslda topics --model %s\n", *out, *out, filepath.Join(*out, "model"))
+		src := fmt.Sprintf("seed = %d\nworkers = %d\nrestarts = 8\ntopics {\n  k = %d\n  alpha = 0.1\n  tau = 0.05\n}\n", *seed, *workers, demoSpec.K)
+		switch *inference {
+		case "batch":
+			src += "inference \"batch\" {\n  max_iters = 100\n  tol = 1e-5\n}\n"
+		case "svi":
+			src += "inference \"svi\" {\n  batch_size = 200\n  kappa = 0.6\n  delay = 1\n  epochs = 20\n}\n"
+		default:
+			return fmt.Errorf("%w: --inference %q; valid: batch, svi", errUsage, *inference)
+		}
+		cfg, err := models.ParseConfig([]byte(src), "demo.hcl")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Planted corpus: %d documents, %d words, %d topics, %.0f tokens (α = %g, topics ~ Dir(%g)).\n",
+			len(c.Docs), c.V, demoSpec.K, c.Tokens(), demoSpec.Alpha, demoSpec.TopicConc)
+		fmt.Fprintf(e.stdout, "Training plain LDA, %s inference, seed %d...\n", *inference, *seed)
+		run, err := models.Build(cfg, nil, c)
+		if err != nil {
+			return err
+		}
+		hist := &history{}
+		obs := e.observer(*progress, run, hist)
+		res, err := run.Fit(ctx, obs.observe)
+		obs.finish()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Done: best of %d restarts, then %d updates; ELBO %.6g, converged %v, %.1f s in all.\n\n", run.Config.Restarts, res.Iters, res.ELBO, res.Converged, time.Since(start).Seconds())
+		est := run.Model.Topics.Beta()
+		match := matchTopics(est, planted.Beta)
+		fmt.Fprintln(e.stdout, "Planted topic → found topic: total-variation distance (0 = identical, 1 = disjoint), top words")
+		worst, sum := 0.0, 0.0
+		for k, m := range match {
+			worst = math.Max(worst, m.tv)
+			sum += m.tv
+			fmt.Fprintf(e.stdout, "  planted %2d → found %2d  TV %.3f   planted: %s\n", k, m.found, m.tv, words(planted.Beta[k], c.Vocab, 5))
+			fmt.Fprintf(e.stdout, "  %29s found: %s\n", "", words(est[m.found], c.Vocab, 5))
+		}
+		fmt.Fprintf(e.stdout, "\nMean TV %.3f, worst %.3f. A random pair of planted topics is at TV %.3f.\n", sum/float64(len(match)), worst, meanPairTV(planted.Beta))
+		if *out != "" {
+			if err := writeDemo(*out, c, run, hist); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "Wrote %s/corpus (train.ldac, vocab.txt) and %s/model; try: maslda topics --model %s\n", *out, *out, filepath.Join(*out, "model"))
+		}
+		e.log.Debug("demo finished", "seconds", time.Since(start).Seconds())
+		return nil
 	}
-	e.log.Debug("demo finished", "seconds", time.Since(start).Seconds())
-	return nil
 }
 
 func writeDemo(out string, c *framework.Corpus, run *models.Run, hist *history) error {

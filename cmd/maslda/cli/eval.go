@@ -13,69 +13,68 @@ import (
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/corpus"
 	"github.com/maslda/maslda/framework/targets"
+	"github.com/spf13/pflag"
 )
 
-func runEval(_ context.Context, e *env, args []string) error {
-	fs, level := e.flags("eval", "--pred FILE (--truth FILE | --truth-column FILE) [--kind NAME] [--classes FILE] [--json]")
+func defineEval(fs *pflag.FlagSet) runFunc {
 	predPath := fs.String("pred", "", "predictions or posterior CSV (task,label,...) from predict or train (required)")
 	truthPath := fs.String("truth", "", "ground truth CSV task,label")
 	truthCol := fs.String("truth-column", "", "ground truth, one label per line; task = line number from 0")
 	kindName := fs.String("kind", "", "the kind of target of --pred: "+strings.Join(framework.Default.Names(framework.KindTarget), ", ")+" (default: the one whose columns the file has)")
 	classesPath := fs.String("classes", "", "the classes, one per line, in order: the confusion matrix follows it, and a label outside it is an error (default: the labels that occur, sorted)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := e.parse(fs, level, args); err != nil {
-		return err
-	}
-	if err := need(map[string]string{"pred": *predPath}); err != nil {
-		return err
-	}
-	pred, cols, err := readPredLabels(*predPath)
-	if err != nil {
-		return err
-	}
-	kind, err := evalKind(*kindName, cols, *predPath)
-	if err != nil {
-		return err
-	}
-	var classes []string
-	if *classesPath != "" {
-		if !kind.HasClasses() {
-			return fmt.Errorf("%w: --classes applies to a kind of target with classes; %s is of kind %q", errUsage, *predPath, kind.Name())
-		}
-		if classes, err = readClasses(*classesPath); err != nil {
+	return func(_ context.Context, e *env, args []string) error {
+		if err := need(map[string]string{"pred": *predPath}); err != nil {
 			return err
 		}
-		if len(classes) == 0 {
-			return framework.Errorf(*classesPath, 0, "no classes (one per line)")
+		pred, cols, err := readPredLabels(*predPath)
+		if err != nil {
+			return err
 		}
-	}
-	tt, err := readTruthTable(*truthPath, *truthCol)
-	if err != nil {
-		return err
-	}
-	if tt == nil {
-		return fmt.Errorf("%w: missing --truth or --truth-column", errUsage)
-	}
-	in := &framework.EvalInput{PredFile: *predPath, TruthFile: tt.Name, Classes: classes, Columns: cols}
-	for _, r := range tt.Rows {
-		if row, ok := pred[r.Task]; ok {
-			in.Pred = append(in.Pred, row[0])
-			in.Rows = append(in.Rows, row)
-			in.Truth = append(in.Truth, r.Label)
-			in.Lines = append(in.Lines, r.Line)
+		kind, err := evalKind(*kindName, cols, *predPath)
+		if err != nil {
+			return err
 		}
+		var classes []string
+		if *classesPath != "" {
+			if !kind.HasClasses() {
+				return fmt.Errorf("%w: --classes applies to a kind of target with classes; %s is of kind %q", errUsage, *predPath, kind.Name())
+			}
+			if classes, err = readClasses(*classesPath); err != nil {
+				return err
+			}
+			if len(classes) == 0 {
+				return framework.Errorf(*classesPath, 0, "no classes (one per line)")
+			}
+		}
+		tt, err := readTruthTable(*truthPath, *truthCol)
+		if err != nil {
+			return err
+		}
+		if tt == nil {
+			return fmt.Errorf("%w: missing --truth or --truth-column", errUsage)
+		}
+		in := &framework.EvalInput{PredFile: *predPath, TruthFile: tt.Name, Classes: classes, Columns: cols}
+		for _, r := range tt.Rows {
+			if row, ok := pred[r.Task]; ok {
+				in.Pred = append(in.Pred, row[0])
+				in.Rows = append(in.Rows, row)
+				in.Truth = append(in.Truth, r.Label)
+				in.Lines = append(in.Lines, r.Line)
+			}
+		}
+		if len(in.Pred) == 0 {
+			return fmt.Errorf("%w: no task of %s is in the truth file", framework.ErrBadInput, *predPath)
+		}
+		m, err := kind.Evaluate(in)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(e.stdout).Encode(m)
+		}
+		return m.WriteText(e.stdout)
 	}
-	if len(in.Pred) == 0 {
-		return fmt.Errorf("%w: no task of %s is in the truth file", framework.ErrBadInput, *predPath)
-	}
-	m, err := kind.Evaluate(in)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return json.NewEncoder(e.stdout).Encode(m)
-	}
-	return m.WriteText(e.stdout)
 }
 
 // evalKind is the kind of target named by --kind, or else the one

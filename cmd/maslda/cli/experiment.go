@@ -9,6 +9,7 @@ import (
 
 	"github.com/maslda/maslda/cmd/maslda/experiment"
 	"github.com/maslda/maslda/models"
+	"github.com/spf13/pflag"
 )
 
 // experimentEnv is added to the environment of the children of `maslda
@@ -16,54 +17,52 @@ import (
 // act as maslda by a variable of this environment).
 var experimentEnv []string
 
-func runExperiment(ctx context.Context, e *env, args []string) error {
-	fs, level := e.flags("experiment", "--spec FILE.hcl [--out DIR] [--cores N] [--data DIR] [--dry-run]")
+func defineExperiment(fs *pflag.FlagSet) runFunc {
 	specPath := fs.String("spec", "", "experiment spec, HCL (required; docs/experiments.md)")
 	out := fs.String("out", "", "output directory (default: results/<experiment name>); running again resumes it")
 	cores := fs.Int("cores", runtime.NumCPU(), "core budget: at most cores / workers runs at once (workers: the spec's, per run)")
 	data := fs.String("data", "", "the directory ${data} stands for in the spec (default: the spec's data_root, relative to the spec file)")
 	dry := fs.Bool("dry-run", false, "print the steps and cells with their status and run nothing")
-	if err := e.parse(fs, level, args); err != nil {
-		return err
-	}
-	if err := need(map[string]string{"spec": *specPath}); err != nil {
-		return err
-	}
-	if *cores < 1 {
-		return fmt.Errorf("%w: --cores %d, want ≥ 1", errUsage, *cores)
-	}
-	if *out != "" {
-		if err := checkOverlap("out", *out, inPath{"spec", *specPath}); err != nil {
+	return func(ctx context.Context, e *env, args []string) error {
+		if err := need(map[string]string{"spec": *specPath}); err != nil {
 			return err
 		}
+		if *cores < 1 {
+			return fmt.Errorf("%w: --cores %d, want ≥ 1", errUsage, *cores)
+		}
+		if *out != "" {
+			if err := checkOverlap("out", *out, inPath{"spec", *specPath}); err != nil {
+				return err
+			}
+		}
+		spec, err := experiment.LoadSpec(*specPath, experiment.Options{DataRoot: *data, Out: *out})
+		if err != nil {
+			return err
+		}
+		// Before any work: an --out that holds what this experiment did not
+		// write is refused, as train's (running again resumes one it wrote).
+		if err := checkOverlap("out", spec.Out, inPath{"spec", *specPath}); err != nil {
+			return err
+		}
+		if err := models.CheckOutDir(spec.Out, experimentOwner(spec)); err != nil {
+			return err
+		}
+		r := &experiment.Runner{Spec: spec, Env: experimentEnv, Cores: *cores, Log: e.log}
+		if *dry {
+			return printPlan(ctx, e, r)
+		}
+		rep, err := r.Run(ctx)
+		if err != nil {
+			return err
+		}
+		e.log.Info("experiment finished", "cells", len(rep.Cells), "ran", rep.Ran, "done_before", rep.Skipped, "failed", rep.Failed,
+			"results", rep.CSV, "summary", rep.Summary)
+		if rep.Failed > 0 {
+			return fmt.Errorf("%d of %d runs failed; %s and %s were written (the error column says why; running again retries the failed cells)",
+				rep.Failed, len(rep.Cells), rep.CSV, rep.Summary)
+		}
+		return nil
 	}
-	spec, err := experiment.LoadSpec(*specPath, experiment.Options{DataRoot: *data, Out: *out})
-	if err != nil {
-		return err
-	}
-	// Before any work: an --out that holds what this experiment did not
-	// write is refused, as train's (running again resumes one it wrote).
-	if err := checkOverlap("out", spec.Out, inPath{"spec", *specPath}); err != nil {
-		return err
-	}
-	if err := models.CheckOutDir(spec.Out, experimentOwner(spec)); err != nil {
-		return err
-	}
-	r := &experiment.Runner{Spec: spec, Env: experimentEnv, Cores: *cores, Log: e.log}
-	if *dry {
-		return printPlan(ctx, e, r)
-	}
-	rep, err := r.Run(ctx)
-	if err != nil {
-		return err
-	}
-	e.log.Info("experiment finished", "cells", len(rep.Cells), "ran", rep.Ran, "done_before", rep.Skipped, "failed", rep.Failed,
-		"results", rep.CSV, "summary", rep.Summary)
-	if rep.Failed > 0 {
-		return fmt.Errorf("%d of %d runs failed; %s and %s were written (the error column says why; running again retries the failed cells)",
-			rep.Failed, len(rep.Cells), rep.CSV, rep.Summary)
-	}
-	return nil
 }
 
 // printPlan prints what a run would do.

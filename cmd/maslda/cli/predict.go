@@ -11,10 +11,10 @@ import (
 
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/models"
+	"github.com/spf13/pflag"
 )
 
-func runPredict(ctx context.Context, e *env, args []string) error {
-	fs, level := e.flags("predict", "--model DIR --docs FILE --out FILE.csv [--ids FILE]")
+func definePredict(fs *pflag.FlagSet) runFunc {
 	modelDir := fs.String("model", "", "trained model directory (required)")
 	docsPath := fs.String("docs", "", "documents to predict, LDA-C, with the model's word ids (required)")
 	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
@@ -22,68 +22,67 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	out := fs.String("out", "", "output CSV (required; written atomically)")
 	workers := fs.Int("workers", -1, "E-step goroutines (default: the model's configuration; 0 = all cores)")
 	strict := fs.Bool("strict", false, "fail on word ids outside the model's vocabulary instead of dropping them (with a warning and counts)")
-	if err := e.parse(fs, level, args); err != nil {
-		return err
-	}
-	if err := need(map[string]string{"model": *modelDir, "docs": *docsPath, "out": *out}); err != nil {
-		return err
-	}
-	if *workers < -1 {
-		return fmt.Errorf("%w: --workers %d, want ≥ 0 (0 = all cores)", errUsage, *workers)
-	}
-	if err := checkOverlap("out", *out, inPath{"model", *modelDir}, inPath{"docs", *docsPath}, inPath{"ids", *idsPath}, inPath{"vocab", *vocabPath}); err != nil {
-		return err
-	}
-	if err := checkOutFile("out", *out); err != nil {
-		return err
-	}
-	s, err := models.Load(*modelDir, nil)
-	if err != nil {
-		return err
-	}
-	if *workers >= 0 {
-		s.Model.SetWorkers(*workers)
-	}
-	c, err := loadDocs(*docsPath, *idsPath, *vocabPath, 0)
-	if err != nil {
-		return err
-	}
-	if c.Vocab != nil {
-		switch {
-		case s.Vocab == nil:
-			return fmt.Errorf("%w: --vocab %s given but the model %s was trained without a vocabulary: its word ids cannot be checked against terms (drop --vocab if the documents use the training ids)", framework.ErrBadInput, *vocabPath, *modelDir)
-		case !slices.Equal(c.Vocab, s.Vocab):
-			types, tokens := remapByTerm(c, s.Vocab)
-			if *strict && tokens > 0 {
-				return fmt.Errorf("%w: %s: %d terms (%d tokens) of --vocab %s are not in the model's vocabulary", framework.ErrBadInput, *docsPath, types, tokens, *vocabPath)
+	return func(ctx context.Context, e *env, args []string) error {
+		if err := need(map[string]string{"model": *modelDir, "docs": *docsPath, "out": *out}); err != nil {
+			return err
+		}
+		if *workers < -1 {
+			return fmt.Errorf("%w: --workers %d, want ≥ 0 (0 = all cores)", errUsage, *workers)
+		}
+		if err := checkOverlap("out", *out, inPath{"model", *modelDir}, inPath{"docs", *docsPath}, inPath{"ids", *idsPath}, inPath{"vocab", *vocabPath}); err != nil {
+			return err
+		}
+		if err := checkOutFile("out", *out); err != nil {
+			return err
+		}
+		s, err := models.Load(*modelDir, nil)
+		if err != nil {
+			return err
+		}
+		if *workers >= 0 {
+			s.Model.SetWorkers(*workers)
+		}
+		c, err := loadDocs(*docsPath, *idsPath, *vocabPath, 0)
+		if err != nil {
+			return err
+		}
+		if c.Vocab != nil {
+			switch {
+			case s.Vocab == nil:
+				return fmt.Errorf("%w: --vocab %s given but the model %s was trained without a vocabulary: its word ids cannot be checked against terms (drop --vocab if the documents use the training ids)", framework.ErrBadInput, *vocabPath, *modelDir)
+			case !slices.Equal(c.Vocab, s.Vocab):
+				types, tokens := remapByTerm(c, s.Vocab)
+				if *strict && tokens > 0 {
+					return fmt.Errorf("%w: %s: %d terms (%d tokens) of --vocab %s are not in the model's vocabulary", framework.ErrBadInput, *docsPath, types, tokens, *vocabPath)
+				}
+				e.log.Warn("the documents' vocabulary differs from the model's: words mapped to the model's ids by term", "vocab", *vocabPath,
+					"unknown_terms", types, "unknown_tokens", tokens)
 			}
-			e.log.Warn("the documents' vocabulary differs from the model's: words mapped to the model's ids by term", "vocab", *vocabPath,
-				"unknown_terms", types, "unknown_tokens", tokens)
 		}
-	}
-	if c.V > s.Manifest.V {
-		if *strict {
-			return fmt.Errorf("%w: %s uses word id %d but the model's vocabulary has %d words (ids 0..%d)", framework.ErrBadInput, *docsPath, c.V-1, s.Manifest.V, s.Manifest.V-1)
+		if c.V > s.Manifest.V {
+			if *strict {
+				return fmt.Errorf("%w: %s uses word id %d but the model's vocabulary has %d words (ids 0..%d)", framework.ErrBadInput, *docsPath, c.V-1, s.Manifest.V, s.Manifest.V-1)
+			}
+			types, tokens := dropUnknown(c, s.Manifest.V)
+			e.log.Warn("dropped words outside the model's vocabulary", "ids_from", s.Manifest.V, "distinct_ids", types, "tokens", tokens)
 		}
-		types, tokens := dropUnknown(c, s.Manifest.V)
-		e.log.Warn("dropped words outside the model's vocabulary", "ids_from", s.Manifest.V, "distinct_ids", types, "tokens", tokens)
-	}
-	c.V = s.Manifest.V
-	var kind framework.TargetKind // nil for plain LDA
-	if s.Model.Response != nil {
-		if kind, err = framework.Default.KindOf(s.Model.Response); err != nil {
-			return fmt.Errorf("%s: %w", *modelDir, err)
+		c.V = s.Manifest.V
+		var kind framework.TargetKind // nil for plain LDA
+		if s.Model.Response != nil {
+			if kind, err = framework.Default.KindOf(s.Model.Response); err != nil {
+				return fmt.Errorf("%s: %w", *modelDir, err)
+			}
 		}
+		preds, err := s.Model.Predict(ctx, c)
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(*out, func(w io.Writer) error { return writePredictions(w, c, preds, kind, s.Classes()) }); err != nil {
+			return err
+		}
+		e.log.Info("predicted", "docs", len(preds), "out", *out)
+		return nil
 	}
-	preds, err := s.Model.Predict(ctx, c)
-	if err != nil {
-		return err
-	}
-	if err := writeFileAtomic(*out, func(w io.Writer) error { return writePredictions(w, c, preds, kind, s.Classes()) }); err != nil {
-		return err
-	}
-	e.log.Info("predicted", "docs", len(preds), "out", *out)
-	return nil
 }
 
 // remapByTerm rewrites every document's word ids from c.Vocab's to
@@ -189,25 +188,23 @@ func writeTargets(w io.Writer, c *framework.Corpus, preds []models.Prediction, k
 	return cw.Error()
 }
 
-func runTopics(_ context.Context, e *env, args []string) error {
-	fs, level := e.flags("topics", "--model DIR [--top N]")
+func defineTopics(fs *pflag.FlagSet) runFunc {
 	modelDir := fs.String("model", "", "trained model directory (required)")
 	top := fs.Int("top", 10, "words per topic")
-	if err := e.parse(fs, level, args); err != nil {
-		return err
+	return func(_ context.Context, e *env, args []string) error {
+		if err := need(map[string]string{"model": *modelDir}); err != nil {
+			return err
+		}
+		if *top < 1 {
+			return fmt.Errorf("%w: --top %d, want ≥ 1", errUsage, *top)
+		}
+		s, err := models.Load(*modelDir, nil)
+		if err != nil {
+			return err
+		}
+		printTopics(e.stdout, s.Model.Topics.Beta(), s.Vocab, *top)
+		return nil
 	}
-	if err := need(map[string]string{"model": *modelDir}); err != nil {
-		return err
-	}
-	if *top < 1 {
-		return fmt.Errorf("%w: --top %d, want ≥ 1", errUsage, *top)
-	}
-	s, err := models.Load(*modelDir, nil)
-	if err != nil {
-		return err
-	}
-	printTopics(e.stdout, s.Model.Topics.Beta(), s.Vocab, *top)
-	return nil
 }
 
 // printTopics prints each topic's top words with their probabilities.
@@ -236,38 +233,36 @@ func topWords(b []float64, n int) []int {
 	return idx[:min(n, len(idx))]
 }
 
-func runImport(ctx context.Context, e *env, args []string) error {
-	fs, level := e.flags("import", "--wide FILE --out FILE.csv [--missing S]")
+func defineImport(fs *pflag.FlagSet) runFunc {
 	wide := fs.String("wide", "", "wide answer matrix: one row per document, one column per annotator (required)")
 	missing := fs.String("missing", "999999999", "missing-value sentinel")
 	out := fs.String("out", "", "output answers CSV (required; written atomically)")
-	if err := e.parse(fs, level, args); err != nil {
-		return err
-	}
-	if err := need(map[string]string{"wide": *wide, "out": *out}); err != nil {
-		return err
-	}
-	if err := checkOverlap("out", *out, inPath{"wide", *wide}); err != nil {
-		return err
-	}
-	if err := checkOutFile("out", *out); err != nil {
-		return err
-	}
-	t, err := loadAnswers(ctx, e, "", *wide, *missing)
-	if err != nil {
-		return err
-	}
-	if err := writeFileAtomic(*out, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		cw.Write([]string{"task", "worker", "label"})
-		for _, r := range t.Rows {
-			cw.Write([]string{r.Task, r.Worker, r.Label})
+	return func(ctx context.Context, e *env, args []string) error {
+		if err := need(map[string]string{"wide": *wide, "out": *out}); err != nil {
+			return err
 		}
-		cw.Flush()
-		return cw.Error()
-	}); err != nil {
-		return err
+		if err := checkOverlap("out", *out, inPath{"wide", *wide}); err != nil {
+			return err
+		}
+		if err := checkOutFile("out", *out); err != nil {
+			return err
+		}
+		t, err := loadAnswers(ctx, e, "", *wide, *missing)
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(*out, func(w io.Writer) error {
+			cw := csv.NewWriter(w)
+			cw.Write([]string{"task", "worker", "label"})
+			for _, r := range t.Rows {
+				cw.Write([]string{r.Task, r.Worker, r.Label})
+			}
+			cw.Flush()
+			return cw.Error()
+		}); err != nil {
+			return err
+		}
+		e.log.Info("imported", "answers", len(t.Rows), "out", *out)
+		return nil
 	}
-	e.log.Info("imported", "answers", len(t.Rows), "out", *out)
-	return nil
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/maslda/maslda/framework/textprep"
 	"github.com/maslda/maslda/models"
 	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/pflag"
 )
 
 // stringList is a repeatable string flag.
@@ -19,9 +19,9 @@ type stringList []string
 
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+func (s *stringList) Type() string       { return "glob" }
 
-func runPrepare(ctx context.Context, e *env, args []string) error {
-	fs, level := e.flags("prepare", "--input PATH --format csv|jsonl|dir|lines --out DIR [flags]")
+func definePrepare(fs *pflag.FlagSet) runFunc {
 	input := fs.String("input", "", "documents: a CSV, JSONL or lines file, or for dir a directory tree or a .tar/.tar.gz archive (required)")
 	format := fs.String("format", "", "input format: csv, jsonl, dir or lines (required)")
 	out := fs.String("out", "", "output directory (required; replaced atomically)")
@@ -53,159 +53,158 @@ func runPrepare(ctx context.Context, e *env, args []string) error {
 	seed := fs.Uint64("seed", 0, "seed of --split")
 	workers := fs.Int("workers", 0, "tokenizing goroutines (0: all cores)")
 	progress := fs.String("progress", "auto", "progress bar: auto (on a terminal), always, never")
-	if err := e.parse(fs, level, args); err != nil {
-		return err
-	}
-	if err := need(map[string]string{"input": *input, "format": *format, "out": *out}); err != nil {
-		return err
-	}
-	if err := checkProgress(*progress); err != nil {
-		return err
-	}
-	in := textprep.InputOptions{Path: *input, Format: textprep.Format(*format), Encoding: textprep.Encoding(*encoding)}
-	only := func(formats string, flags ...string) error {
-		for _, f := range flags {
-			if flagSet(fs, f) && !strings.Contains(formats, *format) {
-				return fmt.Errorf("%w: --%s applies to --format %s only", errUsage, f, formats)
+	return func(ctx context.Context, e *env, args []string) error {
+		if err := need(map[string]string{"input": *input, "format": *format, "out": *out}); err != nil {
+			return err
+		}
+		if err := checkProgress(*progress); err != nil {
+			return err
+		}
+		in := textprep.InputOptions{Path: *input, Format: textprep.Format(*format), Encoding: textprep.Encoding(*encoding)}
+		only := func(formats string, flags ...string) error {
+			for _, f := range flags {
+				if flagSet(fs, f) && !strings.Contains(formats, *format) {
+					return fmt.Errorf("%w: --%s applies to --format %s only", errUsage, f, formats)
+				}
+			}
+			return nil
+		}
+		switch in.Format {
+		case textprep.CSV, textprep.JSONL:
+			in.IDColumn, in.TextColumn, in.LabelColumn = *idCol, *textCol, *labelCol
+			if *textCol == "" {
+				return fmt.Errorf("%w: --text-column is empty", errUsage)
+			}
+		case textprep.Lines:
+			in.LineFields = strings.Split(*lineFields, ",")
+		case textprep.Dir:
+			in.LabelDir, in.Include = *labelDir, include
+		default:
+			return fmt.Errorf("%w: --format %q; valid: csv, jsonl, dir, lines", errUsage, *format)
+		}
+		if err := only("csv, jsonl", "id-column", "text-column", "label-column"); err != nil {
+			return err
+		}
+		if err := only("lines", "line-fields"); err != nil {
+			return err
+		}
+		if err := only("dir", "label-dir", "include"); err != nil {
+			return err
+		}
+		if in.Encoding != textprep.UTF8 && in.Encoding != textprep.Latin1 {
+			return fmt.Errorf("%w: --encoding %q; valid: utf8, latin1", errUsage, *encoding)
+		}
+		switch {
+		case *stopPath != "" && *noStop:
+			return fmt.Errorf("%w: give --stopwords or --no-stopwords, not both", errUsage)
+		case *minDF < 1:
+			return fmt.Errorf("%w: --min-df %d, want ≥ 1", errUsage, *minDF)
+		case !(*maxDF > 0 && *maxDF <= 1):
+			return fmt.Errorf("%w: --max-df %v, want a fraction in (0, 1]", errUsage, *maxDF)
+		case *maxVocab < 0:
+			return fmt.Errorf("%w: --max-vocab %d, want ≥ 0", errUsage, *maxVocab)
+		case *minLen < 0 || *maxLen < 0 || (*maxLen > 0 && *maxLen < *minLen):
+			return fmt.Errorf("%w: --min-length %d --max-length %d: want 0 ≤ min ≤ max (max 0: no limit)", errUsage, *minLen, *maxLen)
+		case *workers < 0:
+			return fmt.Errorf("%w: --workers %d, want ≥ 0", errUsage, *workers)
+		case flagSet(fs, "split") && !(*split > 0 && *split < 1):
+			return fmt.Errorf("%w: --split %v, want a fraction in (0, 1)", errUsage, *split)
+		case flagSet(fs, "seed") && !flagSet(fs, "split"):
+			return fmt.Errorf("%w: --seed needs --split", errUsage)
+		case *vocabPath != "" && (flagSet(fs, "min-df") || flagSet(fs, "max-df") || flagSet(fs, "max-vocab")):
+			return fmt.Errorf("%w: --vocab fixes the vocabulary: --min-df, --max-df and --max-vocab do not apply", errUsage)
+		case *labelMap != "" && !in.Labeled():
+			return fmt.Errorf("%w: --label-map needs labels (--label-column, --label-dir or a label line field)", errUsage)
+		}
+		if err := checkOverlap("out", *out, inPath{"input", *input}, inPath{"stopwords", *stopPath}, inPath{"label-map", *labelMap}, inPath{"vocab", *vocabPath}); err != nil {
+			return err
+		}
+		if err := models.CheckOutDir(*out, textprep.IsPrepared); err != nil {
+			return err
+		}
+
+		cfg := textprep.DefaultConfig()
+		cfg.Tokens = textprep.TokenOptions{
+			StripHeaders: *stripHeaders, StripQuotes: *stripQuotes, StripFooters: *stripFooters,
+			Lowercase: !*noLower, KeepNumbers: *keepNumbers, MinLength: *minLen, MaxLength: *maxLen,
+			Stem: !*noStem, Bigrams: *bigrams,
+		}
+		switch {
+		case *noStop:
+			cfg.StopWordsSource = "none"
+		case *stopPath != "":
+			words, f, err := textprep.ReadFile(*stopPath, "stopwords", textprep.ReadStopWords)
+			if err != nil {
+				return err
+			}
+			cfg.Tokens.StopWords, cfg.StopWordsSource = words, *stopPath
+			cfg.Files = append(cfg.Files, f)
+		default:
+			cfg.Tokens.StopWords = textprep.EnglishStopWords()
+		}
+		if *labelMap != "" {
+			rules, f, err := textprep.ReadFile(*labelMap, "label-map", textprep.ReadLabelMap)
+			if err != nil {
+				return err
+			}
+			cfg.LabelMap = rules
+			cfg.Files = append(cfg.Files, f)
+		}
+		if *vocabPath != "" {
+			vocab, f, err := textprep.ReadFile(*vocabPath, "vocab", corpus.ReadVocab)
+			if err != nil {
+				return err
+			}
+			if len(vocab) == 0 {
+				return framework.Errorf(*vocabPath, 0, "empty vocabulary")
+			}
+			cfg.Vocab = vocab
+			cfg.Files = append(cfg.Files, f)
+		}
+		cfg.MinDF, cfg.MaxDF, cfg.MaxVocab = *minDF, *maxDF, *maxVocab
+		cfg.Split, cfg.Seed, cfg.Workers = *split, *seed, *workers
+
+		src, err := textprep.Open(in)
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		pr := e.prepareProgress(*progress)
+		cfg.Progress = pr.report
+		var man *textprep.Manifest
+		err = models.PublishDir(*out, textprep.IsPrepared, func(tmp string) error {
+			var err error
+			man, err = textprep.Prepare(ctx, src, cfg, tmp)
+			return err
+		})
+		pr.finish()
+		if err != nil {
+			return err
+		}
+		r := man.Read
+		e.log.Info("read", "documents", r.DocumentsRead, "dropped_by_label_map", r.DroppedByLabelMap, "kept", r.Documents, "tokens", r.Tokens, "distinct_terms", r.DistinctTerms)
+		logCounts := func(part string, c *textprep.Counts) {
+			kv := []any{"documents", c.Documents, "tokens", c.Tokens, "vocabulary", c.Vocabulary,
+				"out_of_vocabulary_tokens", c.DroppedTokens, "empty_documents", c.EmptyDocuments, "emptied_by_vocabulary", c.EmptiedDocuments}
+			if part != "" {
+				kv = append([]any{"part", part}, kv...)
+			}
+			e.log.Info("prepared", kv...)
+			if len(c.Labels) > 0 {
+				e.log.Debug("labels", "part", part, "documents_per_label", fmt.Sprint(c.Labels))
 			}
 		}
+		if man.Counts != nil {
+			logCounts("", man.Counts)
+		}
+		for _, part := range []string{"train", "test"} {
+			if c := man.Parts[part]; c != nil {
+				logCounts(part, c)
+			}
+		}
+		e.log.Info("saved", "dir", *out)
 		return nil
 	}
-	switch in.Format {
-	case textprep.CSV, textprep.JSONL:
-		in.IDColumn, in.TextColumn, in.LabelColumn = *idCol, *textCol, *labelCol
-		if *textCol == "" {
-			return fmt.Errorf("%w: --text-column is empty", errUsage)
-		}
-	case textprep.Lines:
-		in.LineFields = strings.Split(*lineFields, ",")
-	case textprep.Dir:
-		in.LabelDir, in.Include = *labelDir, include
-	default:
-		return fmt.Errorf("%w: --format %q; valid: csv, jsonl, dir, lines", errUsage, *format)
-	}
-	if err := only("csv, jsonl", "id-column", "text-column", "label-column"); err != nil {
-		return err
-	}
-	if err := only("lines", "line-fields"); err != nil {
-		return err
-	}
-	if err := only("dir", "label-dir", "include"); err != nil {
-		return err
-	}
-	if in.Encoding != textprep.UTF8 && in.Encoding != textprep.Latin1 {
-		return fmt.Errorf("%w: --encoding %q; valid: utf8, latin1", errUsage, *encoding)
-	}
-	switch {
-	case *stopPath != "" && *noStop:
-		return fmt.Errorf("%w: give --stopwords or --no-stopwords, not both", errUsage)
-	case *minDF < 1:
-		return fmt.Errorf("%w: --min-df %d, want ≥ 1", errUsage, *minDF)
-	case !(*maxDF > 0 && *maxDF <= 1):
-		return fmt.Errorf("%w: --max-df %v, want a fraction in (0, 1]", errUsage, *maxDF)
-	case *maxVocab < 0:
-		return fmt.Errorf("%w: --max-vocab %d, want ≥ 0", errUsage, *maxVocab)
-	case *minLen < 0 || *maxLen < 0 || (*maxLen > 0 && *maxLen < *minLen):
-		return fmt.Errorf("%w: --min-length %d --max-length %d: want 0 ≤ min ≤ max (max 0: no limit)", errUsage, *minLen, *maxLen)
-	case *workers < 0:
-		return fmt.Errorf("%w: --workers %d, want ≥ 0", errUsage, *workers)
-	case flagSet(fs, "split") && !(*split > 0 && *split < 1):
-		return fmt.Errorf("%w: --split %v, want a fraction in (0, 1)", errUsage, *split)
-	case flagSet(fs, "seed") && !flagSet(fs, "split"):
-		return fmt.Errorf("%w: --seed needs --split", errUsage)
-	case *vocabPath != "" && (flagSet(fs, "min-df") || flagSet(fs, "max-df") || flagSet(fs, "max-vocab")):
-		return fmt.Errorf("%w: --vocab fixes the vocabulary: --min-df, --max-df and --max-vocab do not apply", errUsage)
-	case *labelMap != "" && !in.Labeled():
-		return fmt.Errorf("%w: --label-map needs labels (--label-column, --label-dir or a label line field)", errUsage)
-	}
-	if err := checkOverlap("out", *out, inPath{"input", *input}, inPath{"stopwords", *stopPath}, inPath{"label-map", *labelMap}, inPath{"vocab", *vocabPath}); err != nil {
-		return err
-	}
-	if err := models.CheckOutDir(*out, textprep.IsPrepared); err != nil {
-		return err
-	}
-
-	cfg := textprep.DefaultConfig()
-	cfg.Tokens = textprep.TokenOptions{
-		StripHeaders: *stripHeaders, StripQuotes: *stripQuotes, StripFooters: *stripFooters,
-		Lowercase: !*noLower, KeepNumbers: *keepNumbers, MinLength: *minLen, MaxLength: *maxLen,
-		Stem: !*noStem, Bigrams: *bigrams,
-	}
-	switch {
-	case *noStop:
-		cfg.StopWordsSource = "none"
-	case *stopPath != "":
-		words, f, err := textprep.ReadFile(*stopPath, "stopwords", textprep.ReadStopWords)
-		if err != nil {
-			return err
-		}
-		cfg.Tokens.StopWords, cfg.StopWordsSource = words, *stopPath
-		cfg.Files = append(cfg.Files, f)
-	default:
-		cfg.Tokens.StopWords = textprep.EnglishStopWords()
-	}
-	if *labelMap != "" {
-		rules, f, err := textprep.ReadFile(*labelMap, "label-map", textprep.ReadLabelMap)
-		if err != nil {
-			return err
-		}
-		cfg.LabelMap = rules
-		cfg.Files = append(cfg.Files, f)
-	}
-	if *vocabPath != "" {
-		vocab, f, err := textprep.ReadFile(*vocabPath, "vocab", corpus.ReadVocab)
-		if err != nil {
-			return err
-		}
-		if len(vocab) == 0 {
-			return framework.Errorf(*vocabPath, 0, "empty vocabulary")
-		}
-		cfg.Vocab = vocab
-		cfg.Files = append(cfg.Files, f)
-	}
-	cfg.MinDF, cfg.MaxDF, cfg.MaxVocab = *minDF, *maxDF, *maxVocab
-	cfg.Split, cfg.Seed, cfg.Workers = *split, *seed, *workers
-
-	src, err := textprep.Open(in)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	pr := e.prepareProgress(*progress)
-	cfg.Progress = pr.report
-	var man *textprep.Manifest
-	err = models.PublishDir(*out, textprep.IsPrepared, func(tmp string) error {
-		var err error
-		man, err = textprep.Prepare(ctx, src, cfg, tmp)
-		return err
-	})
-	pr.finish()
-	if err != nil {
-		return err
-	}
-	r := man.Read
-	e.log.Info("read", "documents", r.DocumentsRead, "dropped_by_label_map", r.DroppedByLabelMap, "kept", r.Documents, "tokens", r.Tokens, "distinct_terms", r.DistinctTerms)
-	logCounts := func(part string, c *textprep.Counts) {
-		kv := []any{"documents", c.Documents, "tokens", c.Tokens, "vocabulary", c.Vocabulary,
-			"out_of_vocabulary_tokens", c.DroppedTokens, "empty_documents", c.EmptyDocuments, "emptied_by_vocabulary", c.EmptiedDocuments}
-		if part != "" {
-			kv = append([]any{"part", part}, kv...)
-		}
-		e.log.Info("prepared", kv...)
-		if len(c.Labels) > 0 {
-			e.log.Debug("labels", "part", part, "documents_per_label", fmt.Sprint(c.Labels))
-		}
-	}
-	if man.Counts != nil {
-		logCounts("", man.Counts)
-	}
-	for _, part := range []string{"train", "test"} {
-		if c := man.Parts[part]; c != nil {
-			logCounts(part, c)
-		}
-	}
-	e.log.Info("saved", "dir", *out)
-	return nil
 }
 
 // prepProgress shows the phases of prepare as progress bars on a
@@ -260,4 +259,4 @@ func (p *prepProgress) finish() {
 	}
 }
 
-var _ flag.Value = (*stringList)(nil)
+var _ pflag.Value = (*stringList)(nil)

@@ -22,6 +22,7 @@ import (
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/corpus"
 	"github.com/maslda/maslda/models"
+	"github.com/spf13/pflag"
 )
 
 // runReport writes one self-contained HTML page describing a trained
@@ -30,50 +31,48 @@ import (
 // saved files (model.json, history.csv, annotators.json/csv,
 // response.params) or through the framework's capabilities (Reporter):
 // cmd knows no plug-in.
-func runReport(_ context.Context, e *env, args []string) error {
-	fs, level := e.flags("report", "--model DIR --out report.html [--top N] [--max-annotators N]")
+func defineReport(fs *pflag.FlagSet) runFunc {
 	modelDir := fs.String("model", "", "trained model directory (required)")
 	out := fs.String("out", "", "the HTML file to write (required; written atomically; an existing file is replaced only if it is HTML)")
 	top := fs.Int("top", 10, "words per topic")
 	maxAnn := fs.Int("max-annotators", 500, "annotators listed in the table (the most reliable first); the rest are counted")
-	if err := e.parse(fs, level, args); err != nil {
-		return err
+	return func(_ context.Context, e *env, args []string) error {
+		if err := need(map[string]string{"model": *modelDir, "out": *out}); err != nil {
+			return err
+		}
+		if *top < 1 {
+			return fmt.Errorf("%w: --top %d, want ≥ 1", errUsage, *top)
+		}
+		if *maxAnn < 1 {
+			return fmt.Errorf("%w: --max-annotators %d, want ≥ 1", errUsage, *maxAnn)
+		}
+		if err := checkOverlap("out", *out, inPath{"model", *modelDir}); err != nil {
+			return err
+		}
+		if err := checkOutFile("out", *out); err != nil {
+			return err
+		}
+		if err := checkHTMLTarget(*out); err != nil {
+			return err
+		}
+		s, err := models.Load(*modelDir, nil)
+		if err != nil {
+			return err
+		}
+		page, err := buildReport(s, *modelDir, *top, *maxAnn)
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		if err := reportTemplate.Execute(&buf, page); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(*out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+			return err
+		}
+		e.log.Info("wrote", "file", *out, "bytes", buf.Len())
+		return nil
 	}
-	if err := need(map[string]string{"model": *modelDir, "out": *out}); err != nil {
-		return err
-	}
-	if *top < 1 {
-		return fmt.Errorf("%w: --top %d, want ≥ 1", errUsage, *top)
-	}
-	if *maxAnn < 1 {
-		return fmt.Errorf("%w: --max-annotators %d, want ≥ 1", errUsage, *maxAnn)
-	}
-	if err := checkOverlap("out", *out, inPath{"model", *modelDir}); err != nil {
-		return err
-	}
-	if err := checkOutFile("out", *out); err != nil {
-		return err
-	}
-	if err := checkHTMLTarget(*out); err != nil {
-		return err
-	}
-	s, err := models.Load(*modelDir, nil)
-	if err != nil {
-		return err
-	}
-	page, err := buildReport(s, *modelDir, *top, *maxAnn)
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if err := reportTemplate.Execute(&buf, page); err != nil {
-		return err
-	}
-	if err := writeFileAtomic(*out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
-		return err
-	}
-	e.log.Info("wrote", "file", *out, "bytes", buf.Len())
-	return nil
 }
 
 // checkHTMLTarget refuses to replace an existing file that is not an HTML

@@ -16,10 +16,10 @@ import (
 	"github.com/maslda/maslda/framework/corpus"
 	"github.com/maslda/maslda/framework/targets"
 	"github.com/maslda/maslda/models"
+	"github.com/spf13/pflag"
 )
 
-func runSimulate(_ context.Context, e *env, args []string) error {
-	fs, level := e.flags("simulate", "(--truth FILE | --truth-column FILE) --out answers.csv (--annotators FILE.hcl | --accuracies A,B,... | --confusions FILE.json | --bias B,... --precision P,...) [--per-doc N] [--seed N]")
+func defineSimulate(fs *pflag.FlagSet) runFunc {
 	truthPath := fs.String("truth", "", "true labels, CSV task,label")
 	truthCol := fs.String("truth-column", "", "true labels, one per line; task = line number from 0")
 	out := fs.String("out", "", "answers CSV to write: task,worker,label (required; written atomically)")
@@ -31,145 +31,144 @@ func runSimulate(_ context.Context, e *env, args []string) error {
 	precList := fs.String("precision", "", "regression: one precision per annotator (e.g. the paper's 10,3,10,0.5,0.25)")
 	perDoc := fs.Int("per-doc", 1, "answers per document, from distinct annotators chosen at random (0 = every annotator)")
 	seed := fs.Uint64("seed", 1, "random seed")
-	if err := e.parse(fs, level, args); err != nil {
-		return err
-	}
-	if err := need(map[string]string{"out": *out}); err != nil {
-		return err
-	}
-	if err := checkOverlap("out", *out, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"confusions", *confPath}, inPath{"annotators", *annPath}, inPath{"classes", *classesPath}); err != nil {
-		return err
-	}
-	if err := checkOutFile("out", *out); err != nil {
-		return err
-	}
-	tt, err := readTruthTable(*truthPath, *truthCol)
-	if err != nil {
-		return err
-	}
-	if tt == nil {
-		return fmt.Errorf("%w: missing --truth or --truth-column", errUsage)
-	}
-	if *perDoc < 0 {
-		return fmt.Errorf("%w: --per-doc %d, want ≥ 0", errUsage, *perDoc)
-	}
-	ids := make([]string, len(tt.Rows))
-	for i, r := range tt.Rows {
-		ids[i] = r.Task
-	}
-	rng := models.NewRand(*seed)
-	// The simulated annotators: a block, from --annotators or from the
-	// shorthand flags; subject is what the messages call them.
-	classification := *accs != "" || *confPath != ""
-	regression := *biasList != "" || *precList != ""
-	var (
-		blk     *simBlock
-		subject string
-	)
-	switch {
-	case *annPath != "" && (classification || regression):
-		return fmt.Errorf("%w: give --annotators or the shorthands --accuracies, --confusions, --bias/--precision, not both", errUsage)
-	case *annPath != "":
-		if blk, err = readSimBlock(*annPath); err != nil {
+	return func(_ context.Context, e *env, args []string) error {
+		if err := need(map[string]string{"out": *out}); err != nil {
 			return err
 		}
-		subject = fmt.Sprintf("annotators %q", blk.Name)
-	case classification && regression:
-		return fmt.Errorf("%w: give classification (--accuracies/--confusions) or regression (--bias/--precision) annotators, not both", errUsage)
-	case classification:
-		if *confPath != "" && *accs != "" {
-			return fmt.Errorf("%w: give --accuracies or --confusions, not both", errUsage)
+		if err := checkOverlap("out", *out, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"confusions", *confPath}, inPath{"annotators", *annPath}, inPath{"classes", *classesPath}); err != nil {
+			return err
 		}
-		src := "confusions_file = " + hclString(*confPath)
-		if *accs != "" {
-			a, err := floatList("--accuracies", *accs)
+		if err := checkOutFile("out", *out); err != nil {
+			return err
+		}
+		tt, err := readTruthTable(*truthPath, *truthCol)
+		if err != nil {
+			return err
+		}
+		if tt == nil {
+			return fmt.Errorf("%w: missing --truth or --truth-column", errUsage)
+		}
+		if *perDoc < 0 {
+			return fmt.Errorf("%w: --per-doc %d, want ≥ 0", errUsage, *perDoc)
+		}
+		ids := make([]string, len(tt.Rows))
+		for i, r := range tt.Rows {
+			ids[i] = r.Task
+		}
+		rng := models.NewRand(*seed)
+		// The simulated annotators: a block, from --annotators or from the
+		// shorthand flags; subject is what the messages call them.
+		classification := *accs != "" || *confPath != ""
+		regression := *biasList != "" || *precList != ""
+		var (
+			blk     *simBlock
+			subject string
+		)
+		switch {
+		case *annPath != "" && (classification || regression):
+			return fmt.Errorf("%w: give --annotators or the shorthands --accuracies, --confusions, --bias/--precision, not both", errUsage)
+		case *annPath != "":
+			if blk, err = readSimBlock(*annPath); err != nil {
+				return err
+			}
+			subject = fmt.Sprintf("annotators %q", blk.Name)
+		case classification && regression:
+			return fmt.Errorf("%w: give classification (--accuracies/--confusions) or regression (--bias/--precision) annotators, not both", errUsage)
+		case classification:
+			if *confPath != "" && *accs != "" {
+				return fmt.Errorf("%w: give --accuracies or --confusions, not both", errUsage)
+			}
+			src := "confusions_file = " + hclString(*confPath)
+			if *accs != "" {
+				a, err := floatList("--accuracies", *accs)
+				if err != nil {
+					return err
+				}
+				src = "accuracies = " + hclNumbers(a)
+			}
+			if blk, err = parseSimBlock([]byte("annotators \"confusion\" {\n  "+src+"\n}\n"), "<flags>"); err != nil {
+				return err
+			}
+			subject = "--accuracies and --confusions"
+		case regression:
+			b, err := floatList("--bias", *biasList)
 			if err != nil {
 				return err
 			}
-			src = "accuracies = " + hclNumbers(a)
-		}
-		if blk, err = parseSimBlock([]byte("annotators \"confusion\" {\n  "+src+"\n}\n"), "<flags>"); err != nil {
-			return err
-		}
-		subject = "--accuracies and --confusions"
-	case regression:
-		b, err := floatList("--bias", *biasList)
-		if err != nil {
-			return err
-		}
-		p, err := floatList("--precision", *precList)
-		if err != nil {
-			return err
-		}
-		if blk, err = parseSimBlock([]byte("annotators \"bias-precision\" {\n  bias = "+hclNumbers(b)+"\n  precision = "+hclNumbers(p)+"\n}\n"), "<flags>"); err != nil {
-			return err
-		}
-		subject = "--bias and --precision"
-	default:
-		return fmt.Errorf("%w: say how annotators answer: --annotators FILE, or --accuracies, --confusions, or --bias with --precision", errUsage)
-	}
-	sampler, err := samplerOf(blk)
-	if err != nil {
-		return err
-	}
-	kind, err := framework.Default.TargetKind(sampler.SampleKind())
-	if err != nil {
-		return fmt.Errorf("%s: %w", subject, err)
-	}
-	var classes []string
-	switch {
-	case kind.HasClasses() && *classesPath != "":
-		if classes, err = readClasses(*classesPath); err != nil {
-			return err
-		}
-		if len(classes) < 2 {
-			return framework.Errorf(*classesPath, 0, "%d classes, want at least 2 (one per line)", len(classes))
-		}
-	case kind.HasClasses():
-		all := make([]string, len(tt.Rows))
-		for i, r := range tt.Rows {
-			all[i] = r.Label
-		}
-		if targets.LooksNumeric(all) {
-			hint := "for numbers use --bias and --precision"
-			if blk.where != "" {
-				hint = "for numbers use annotators that answer numbers"
+			p, err := floatList("--precision", *precList)
+			if err != nil {
+				return err
 			}
-			return framework.Errorf(tt.Name, tt.Rows[0].Line, "the truth looks numeric (%d distinct numbers, e.g. %q): %s simulate answers to classes; %s, or name the classes with --classes", len(corpus.SortLabels(all)), tt.Rows[0].Label, subject, hint)
+			if blk, err = parseSimBlock([]byte("annotators \"bias-precision\" {\n  bias = "+hclNumbers(b)+"\n  precision = "+hclNumbers(p)+"\n}\n"), "<flags>"); err != nil {
+				return err
+			}
+			subject = "--bias and --precision"
+		default:
+			return fmt.Errorf("%w: say how annotators answer: --annotators FILE, or --accuracies, --confusions, or --bias with --precision", errUsage)
 		}
-		classes = kind.Classes(all)
-	case *classesPath != "":
-		return fmt.Errorf("%w: --classes names classes, but %s answer targets of kind %q, without classes", errUsage, subject, kind.Name())
-	}
-	truth, err := tt.Resolve(ids, kind, classes)
-	if err != nil {
-		return err
-	}
-	if w := classTwins(tt.Name, truth.Classes); w != "" {
-		e.log.Warn(w)
-	}
-	for i, h := range truth.Has {
-		if !h {
-			return fmt.Errorf("%w: task %q has no true value", framework.ErrBadInput, ids[i])
+		sampler, err := samplerOf(blk)
+		if err != nil {
+			return err
 		}
+		kind, err := framework.Default.TargetKind(sampler.SampleKind())
+		if err != nil {
+			return fmt.Errorf("%s: %w", subject, err)
+		}
+		var classes []string
+		switch {
+		case kind.HasClasses() && *classesPath != "":
+			if classes, err = readClasses(*classesPath); err != nil {
+				return err
+			}
+			if len(classes) < 2 {
+				return framework.Errorf(*classesPath, 0, "%d classes, want at least 2 (one per line)", len(classes))
+			}
+		case kind.HasClasses():
+			all := make([]string, len(tt.Rows))
+			for i, r := range tt.Rows {
+				all[i] = r.Label
+			}
+			if targets.LooksNumeric(all) {
+				hint := "for numbers use --bias and --precision"
+				if blk.where != "" {
+					hint = "for numbers use annotators that answer numbers"
+				}
+				return framework.Errorf(tt.Name, tt.Rows[0].Line, "the truth looks numeric (%d distinct numbers, e.g. %q): %s simulate answers to classes; %s, or name the classes with --classes", len(corpus.SortLabels(all)), tt.Rows[0].Label, subject, hint)
+			}
+			classes = kind.Classes(all)
+		case *classesPath != "":
+			return fmt.Errorf("%w: --classes names classes, but %s answer targets of kind %q, without classes", errUsage, subject, kind.Name())
+		}
+		truth, err := tt.Resolve(ids, kind, classes)
+		if err != nil {
+			return err
+		}
+		if w := classTwins(tt.Name, truth.Classes); w != "" {
+			e.log.Warn(w)
+		}
+		for i, h := range truth.Has {
+			if !h {
+				return fmt.Errorf("%w: task %q has no true value", framework.ErrBadInput, ids[i])
+			}
+		}
+		sim, err := sampler.Simulate(blk.params(), truth)
+		if err != nil {
+			return blk.at(err)
+		}
+		if *perDoc > sim.Annotators() {
+			return fmt.Errorf("%w: --per-doc %d but only %d annotators", errUsage, *perDoc, sim.Annotators())
+		}
+		byDoc, err := sim.Sample(*perDoc, rng)
+		if err != nil {
+			return blk.at(err)
+		}
+		ans := &framework.Answers{Annotators: workerNames(sim.Annotators()), Classes: truth.Classes, ByDoc: byDoc}
+		if err := writeFileAtomic(*out, func(w io.Writer) error { return corpus.WriteAnswers(w, ans, ids) }); err != nil {
+			return err
+		}
+		e.log.Info("simulated", "documents", len(ids), "annotators", len(ans.Annotators), "answers", ans.Count(), "out", *out)
+		return nil
 	}
-	sim, err := sampler.Simulate(blk.params(), truth)
-	if err != nil {
-		return blk.at(err)
-	}
-	if *perDoc > sim.Annotators() {
-		return fmt.Errorf("%w: --per-doc %d but only %d annotators", errUsage, *perDoc, sim.Annotators())
-	}
-	byDoc, err := sim.Sample(*perDoc, rng)
-	if err != nil {
-		return blk.at(err)
-	}
-	ans := &framework.Answers{Annotators: workerNames(sim.Annotators()), Classes: truth.Classes, ByDoc: byDoc}
-	if err := writeFileAtomic(*out, func(w io.Writer) error { return corpus.WriteAnswers(w, ans, ids) }); err != nil {
-		return err
-	}
-	e.log.Info("simulated", "documents", len(ids), "annotators", len(ans.Annotators), "answers", ans.Count(), "out", *out)
-	return nil
 }
 
 // simBlock is an `annotators "NAME" { … }` block of simulated annotators

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/csv"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -19,10 +18,10 @@ import (
 	"github.com/maslda/maslda/models"
 	"github.com/maslda/maslda/optim"
 	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/pflag"
 )
 
-func runTrain(ctx context.Context, e *env, args []string) error {
-	fs, level := e.flags("train", "[--docs FILE] --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--classes FILE] [--vocab FILE] [--ids FILE] [--init-model DIR] [--holdout-answers SHARE] [--checkpoint-every N] [--resume]")
+func defineTrain(fs *pflag.FlagSet) runFunc {
 	cfgPath := fs.String("config", "", "configuration file (HCL, or HCL's JSON syntax for .json); default: plain LDA, batch EM")
 	docsPath := fs.String("docs", "", "training documents, LDA-C (required unless the response ignores the documents, e.g. model = \"dawid-skene\": then the answers alone)")
 	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
@@ -43,327 +42,326 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	every := fs.Int("checkpoint-every", 0, "save the run's state to OUT.checkpoint every N iterations and when interrupted (Ctrl-C), for --resume; 0 (default): no checkpoints. batch, SVI and two-stage schedules (N counts SVI updates)")
 	holdout := fs.Float64("holdout-answers", 0, "hold out this share of the answers (0 ≤ share < 1, drawn from the seed), train on the rest and score the model on them: the mean log predictive probability of the held-out answers, logged, saved in model.json and per answer in heldout-answers.csv (a criterion to compare models on a crowd without gold labels)")
 	resume := fs.Bool("resume", false, "continue the interrupted run whose checkpoint is OUT.checkpoint (same configuration, seed and inputs); it ends as the uninterrupted run would")
-	if err := e.parse(fs, level, args); err != nil {
-		return err
-	}
-	if *every < 0 {
-		return fmt.Errorf("%w: --checkpoint-every %d, want ≥ 0 (0: no checkpoints)", errUsage, *every)
-	}
-	if !(*holdout >= 0 && *holdout < 1) {
-		return fmt.Errorf("%w: --holdout-answers %v, want a share 0 ≤ share < 1 (0: keep every answer)", errUsage, *holdout)
-	}
-	required := map[string]string{"docs": *docsPath, "out": *out}
-	if *ansPath != "" || *widePath != "" {
-		delete(required, "docs") // answers alone, if the response allows (answersOnly)
-	}
-	if err := need(required); err != nil {
-		return err
-	}
-	if err := checkProgress(*progress); err != nil {
-		return err
-	}
-	dup, err := corpus.ParseDuplicates(*dupFlag)
-	if err != nil {
-		return fmt.Errorf("%w: --duplicates %q; valid: keep, first, last, error", errUsage, *dupFlag)
-	}
-	if *workers < -1 {
-		return fmt.Errorf("%w: --workers %d, want ≥ 0 (0 = all cores)", errUsage, *workers)
-	}
-	// --init-model may be --out itself (continue a run in place: it is read
-	// before the output is replaced), but not inside or around it.
-	initIn := *initModel
-	if initIn != "" && resolvePath(initIn) == resolvePath(*out) {
-		initIn = ""
-	}
-	if err := checkOverlap("out", *out, inPath{"docs", *docsPath}, inPath{"ids", *idsPath}, inPath{"vocab", *vocabPath}, inPath{"config", *cfgPath},
-		inPath{"answers", *ansPath}, inPath{"answers-wide", *widePath}, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"classes", *classesPath}, inPath{"init-model", initIn}); err != nil {
-		return err
-	}
-	if err := models.CheckOutDir(*out, models.IsModelDir); err != nil {
-		return err
-	}
-	// One run at a time into --out and its checkpoint: a second is
-	// refused naming the holder's pid; a lock left by a killed run (the
-	// kernel released it) is taken over.
-	lock, err := lockOut("out", *out)
-	if err != nil {
-		return err
-	}
-	defer lock.release()
-	if lock != nil && lock.prev != 0 {
-		e.log.Warn("taking over the lock of an earlier run that ended without releasing it", "lock", lock.path, "pid", lock.prev)
-	}
-	cp := checkpoints{dir: checkpointDir(*out), every: *every}
-	if *every > 0 || *resume {
-		if err := checkOverlap("out", cp.dir, inPath{"docs", *docsPath}, inPath{"ids", *idsPath}, inPath{"vocab", *vocabPath}, inPath{"config", *cfgPath},
-			inPath{"answers", *ansPath}, inPath{"answers-wide", *widePath}, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"classes", *classesPath}, inPath{"init-model", *initModel}); err != nil {
+	return func(ctx context.Context, e *env, args []string) error {
+		if *every < 0 {
+			return fmt.Errorf("%w: --checkpoint-every %d, want ≥ 0 (0: no checkpoints)", errUsage, *every)
+		}
+		if !(*holdout >= 0 && *holdout < 1) {
+			return fmt.Errorf("%w: --holdout-answers %v, want a share 0 ≤ share < 1 (0: keep every answer)", errUsage, *holdout)
+		}
+		required := map[string]string{"docs": *docsPath, "out": *out}
+		if *ansPath != "" || *widePath != "" {
+			delete(required, "docs") // answers alone, if the response allows (answersOnly)
+		}
+		if err := need(required); err != nil {
 			return err
 		}
-		if *resume {
-			// A save killed between its two renames left the checkpoint aside.
-			did, err := models.Recover(cp.dir)
-			if err != nil {
+		if err := checkProgress(*progress); err != nil {
+			return err
+		}
+		dup, err := corpus.ParseDuplicates(*dupFlag)
+		if err != nil {
+			return fmt.Errorf("%w: --duplicates %q; valid: keep, first, last, error", errUsage, *dupFlag)
+		}
+		if *workers < -1 {
+			return fmt.Errorf("%w: --workers %d, want ≥ 0 (0 = all cores)", errUsage, *workers)
+		}
+		// --init-model may be --out itself (continue a run in place: it is read
+		// before the output is replaced), but not inside or around it.
+		initIn := *initModel
+		if initIn != "" && resolvePath(initIn) == resolvePath(*out) {
+			initIn = ""
+		}
+		if err := checkOverlap("out", *out, inPath{"docs", *docsPath}, inPath{"ids", *idsPath}, inPath{"vocab", *vocabPath}, inPath{"config", *cfgPath},
+			inPath{"answers", *ansPath}, inPath{"answers-wide", *widePath}, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"classes", *classesPath}, inPath{"init-model", initIn}); err != nil {
+			return err
+		}
+		if err := models.CheckOutDir(*out, models.IsModelDir); err != nil {
+			return err
+		}
+		// One run at a time into --out and its checkpoint: a second is
+		// refused naming the holder's pid; a lock left by a killed run (the
+		// kernel released it) is taken over.
+		lock, err := lockOut("out", *out)
+		if err != nil {
+			return err
+		}
+		defer lock.release()
+		if lock != nil && lock.prev != 0 {
+			e.log.Warn("taking over the lock of an earlier run that ended without releasing it", "lock", lock.path, "pid", lock.prev)
+		}
+		cp := checkpoints{dir: checkpointDir(*out), every: *every}
+		if *every > 0 || *resume {
+			if err := checkOverlap("out", cp.dir, inPath{"docs", *docsPath}, inPath{"ids", *idsPath}, inPath{"vocab", *vocabPath}, inPath{"config", *cfgPath},
+				inPath{"answers", *ansPath}, inPath{"answers-wide", *widePath}, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"classes", *classesPath}, inPath{"init-model", *initModel}); err != nil {
 				return err
 			}
-			for _, r := range did {
-				e.log.Warn("leftover of an interrupted checkpoint", "action", r)
+			if *resume {
+				// A save killed between its two renames left the checkpoint aside.
+				did, err := models.Recover(cp.dir)
+				if err != nil {
+					return err
+				}
+				for _, r := range did {
+					e.log.Warn("leftover of an interrupted checkpoint", "action", r)
+				}
+			}
+			if err := cp.check(*out); err != nil {
+				return err
 			}
 		}
-		if err := cp.check(*out); err != nil {
-			return err
-		}
-	}
-	cfg := models.DefaultConfig()
-	if *cfgPath != "" {
-		var err error
-		if cfg, err = models.LoadConfig(*cfgPath); err != nil {
-			return err
-		}
-		if err := cfg.Check(nil); err != nil {
-			return err
-		}
-	}
-	if flagSet(fs, "seed") {
-		cfg.Seed = *seed
-	}
-	if *workers >= 0 {
-		cfg.Workers = *workers
-	}
-	if *vocabSize < 0 || (*vocabSize > 0 && *vocabPath != "") {
-		return fmt.Errorf("%w: --vocab-size must be positive and cannot be combined with --vocab", errUsage)
-	}
-	var c *framework.Corpus
-	if *docsPath != "" {
-		if c, err = loadDocs(*docsPath, *idsPath, *vocabPath, 0); err != nil {
-			return err
-		}
-		if *vocabSize > 0 {
-			if *vocabSize < c.V {
-				return fmt.Errorf("%w: --vocab-size %d but %s uses word id %d", framework.ErrBadInput, *vocabSize, *docsPath, c.V-1)
+		cfg := models.DefaultConfig()
+		if *cfgPath != "" {
+			var err error
+			if cfg, err = models.LoadConfig(*cfgPath); err != nil {
+				return err
 			}
-			c.V = *vocabSize
+			if err := cfg.Check(nil); err != nil {
+				return err
+			}
 		}
-	} else {
-		if *vocabPath != "" || *vocabSize > 0 {
-			return fmt.Errorf("%w: --vocab and --vocab-size describe --docs, which is not given", errUsage)
+		if flagSet(fs, "seed") {
+			cfg.Seed = *seed
 		}
-		if err := answersOnly(cfg); err != nil {
-			return err
+		if *workers >= 0 {
+			cfg.Workers = *workers
 		}
-	}
-	table, err := loadTrainAnswers(ctx, e, *ansPath, *widePath, *missing, dup)
-	if err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil { // Ctrl-C while the inputs loaded
-		return err
-	}
-	if c == nil {
-		if c, err = answerDocs(table, *idsPath); err != nil {
-			return err
+		if *vocabSize < 0 || (*vocabSize > 0 && *vocabPath != "") {
+			return fmt.Errorf("%w: --vocab-size must be positive and cannot be combined with --vocab", errUsage)
 		}
-		e.log.Info("no --docs: one document without words per task", "tasks", len(c.Docs))
-	}
-	if table != nil && table.Repeats > 0 {
-		e.log.Info("repeated answers", "file", table.Name, "repeats", table.Repeats, "duplicates", dup.String())
-	}
-	var classes []string
-	if *classesPath != "" {
-		if table == nil || cfg.Response == nil {
-			return fmt.Errorf("%w: --classes needs answers and a configuration with a categorical response", errUsage)
-		}
-		if classes, err = readClasses(*classesPath); err != nil {
-			return err
-		}
-		if len(classes) < 2 {
-			return framework.Errorf(*classesPath, 0, "%d classes, want at least 2 (one per line)", len(classes))
-		}
-	}
-	var warmFrom *models.Manifest
-	if *initModel != "" && table != nil && cfg.Response != nil {
-		if warmFrom, err = models.ReadManifest(*initModel); err != nil {
-			return err
-		}
-		// A warm start continues the saved model: its classes, in its
-		// order, are the declared ones (an answer outside them is an
-		// error naming its line, a class nobody chose here is kept).
-		if classes == nil && len(warmFrom.Classes) > 0 {
-			classes = warmFrom.Classes
-			e.log.Info("classes from --init-model", "model", *initModel, "classes", len(classes))
-		}
-	}
-	if table != nil {
-		if cfg.Response == nil {
-			e.log.Warn("answers given but the configuration has no response block: training plain LDA and ignoring them")
+		var c *framework.Corpus
+		if *docsPath != "" {
+			if c, err = loadDocs(*docsPath, *idsPath, *vocabPath, 0); err != nil {
+				return err
+			}
+			if *vocabSize > 0 {
+				if *vocabSize < c.V {
+					return fmt.Errorf("%w: --vocab-size %d but %s uses word id %d", framework.ErrBadInput, *vocabSize, *docsPath, c.V-1)
+				}
+				c.V = *vocabSize
+			}
 		} else {
-			var warning string
-			if c.Answers, warning, err = resolveAnswers(cfg, table, docIDs(c), classes); err != nil {
+			if *vocabPath != "" || *vocabSize > 0 {
+				return fmt.Errorf("%w: --vocab and --vocab-size describe --docs, which is not given", errUsage)
+			}
+			if err := answersOnly(cfg); err != nil {
 				return err
 			}
-			if warning != "" {
-				e.log.Warn(warning)
-			}
-			from := table.Name
-			if *classesPath != "" {
-				from = *classesPath
-			}
-			if w := classTwins(from, c.Answers.Classes); w != "" {
-				e.log.Warn(w)
-			}
-			if err := ctx.Err(); err != nil {
+		}
+		table, err := loadTrainAnswers(ctx, e, *ansPath, *widePath, *missing, dup)
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil { // Ctrl-C while the inputs loaded
+			return err
+		}
+		if c == nil {
+			if c, err = answerDocs(table, *idsPath); err != nil {
 				return err
 			}
-			if warmFrom != nil && len(warmFrom.AnnotatorNames) > 0 {
-				// and its annotators, in its order (the answers number
-				// them in order of first appearance).
-				if err := c.Answers.OrderAnnotators(warmFrom.AnnotatorNames); err != nil {
-					return fmt.Errorf("%s: --init-model %s: %w", table.Name, *initModel, err)
+			e.log.Info("no --docs: one document without words per task", "tasks", len(c.Docs))
+		}
+		if table != nil && table.Repeats > 0 {
+			e.log.Info("repeated answers", "file", table.Name, "repeats", table.Repeats, "duplicates", dup.String())
+		}
+		var classes []string
+		if *classesPath != "" {
+			if table == nil || cfg.Response == nil {
+				return fmt.Errorf("%w: --classes needs answers and a configuration with a categorical response", errUsage)
+			}
+			if classes, err = readClasses(*classesPath); err != nil {
+				return err
+			}
+			if len(classes) < 2 {
+				return framework.Errorf(*classesPath, 0, "%d classes, want at least 2 (one per line)", len(classes))
+			}
+		}
+		var warmFrom *models.Manifest
+		if *initModel != "" && table != nil && cfg.Response != nil {
+			if warmFrom, err = models.ReadManifest(*initModel); err != nil {
+				return err
+			}
+			// A warm start continues the saved model: its classes, in its
+			// order, are the declared ones (an answer outside them is an
+			// error naming its line, a class nobody chose here is kept).
+			if classes == nil && len(warmFrom.Classes) > 0 {
+				classes = warmFrom.Classes
+				e.log.Info("classes from --init-model", "model", *initModel, "classes", len(classes))
+			}
+		}
+		if table != nil {
+			if cfg.Response == nil {
+				e.log.Warn("answers given but the configuration has no response block: training plain LDA and ignoring them")
+			} else {
+				var warning string
+				if c.Answers, warning, err = resolveAnswers(cfg, table, docIDs(c), classes); err != nil {
+					return err
+				}
+				if warning != "" {
+					e.log.Warn(warning)
+				}
+				from := table.Name
+				if *classesPath != "" {
+					from = *classesPath
+				}
+				if w := classTwins(from, c.Answers.Classes); w != "" {
+					e.log.Warn(w)
+				}
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if warmFrom != nil && len(warmFrom.AnnotatorNames) > 0 {
+					// and its annotators, in its order (the answers number
+					// them in order of first appearance).
+					if err := c.Answers.OrderAnnotators(warmFrom.AnnotatorNames); err != nil {
+						return fmt.Errorf("%s: --init-model %s: %w", table.Name, *initModel, err)
+					}
 				}
 			}
 		}
-	}
-	var held [][]framework.Answer
-	if *holdout > 0 {
-		if c.Answers == nil {
-			return fmt.Errorf("%w: --holdout-answers needs answers and a configuration with a response", errUsage)
+		var held [][]framework.Answer
+		if *holdout > 0 {
+			if c.Answers == nil {
+				return fmt.Errorf("%w: --holdout-answers needs answers and a configuration with a response", errUsage)
+			}
+			all := c.Answers
+			if c.Answers, held, err = models.SplitAnswers(all, *holdout, cfg.Seed); err != nil {
+				return err
+			}
+			e.log.Info("held out answers", "answers", all.Count()-c.Answers.Count(), "of", all.Count(), "seed", cfg.Seed)
 		}
-		all := c.Answers
-		if c.Answers, held, err = models.SplitAnswers(all, *holdout, cfg.Seed); err != nil {
-			return err
+		e.log.Info("corpus", "docs", len(c.Docs), "vocabulary", c.V, "tokens", int64(c.Tokens()))
+		if c.Answers != nil {
+			e.log.Info("answers", "answers", c.Answers.Count(), "annotators", len(c.Answers.Annotators), "classes", len(c.Answers.Classes))
 		}
-		e.log.Info("held out answers", "answers", all.Count()-c.Answers.Count(), "of", all.Count(), "seed", cfg.Seed)
-	}
-	e.log.Info("corpus", "docs", len(c.Docs), "vocabulary", c.V, "tokens", int64(c.Tokens()))
-	if c.Answers != nil {
-		e.log.Info("answers", "answers", c.Answers.Count(), "annotators", len(c.Answers.Annotators), "classes", len(c.Answers.Classes))
-	}
-	tr, err := loadTruth(*truthPath, *truthCol, c, cfg)
-	if err != nil {
-		return err
-	}
-	var choice *models.Choice
-	if cfg.Unresolved() {
-		if choice, err = choose(ctx, e, cfg, c, *initModel); err != nil {
-			return err
-		}
-		cfg = choice.Config
-	}
-	run, err := models.Build(cfg, nil, c)
-	if err != nil {
-		return err
-	}
-	run.Choice = choice
-	if choice != nil {
-		if err := choice.Start(run); err != nil {
-			return err
-		}
-	}
-	if _, ok := run.Model.Noise.(framework.AnswerPredictor); held != nil && !ok {
-		return fmt.Errorf("%w: --holdout-answers: annotators %q cannot score held-out answers (no predictive probability of an answer; confusion, one-coin and bias-precision have one)", errUsage, cfg.Annotators.Name)
-	}
-	if *initModel != "" {
-		if err := run.WarmStart(*initModel); err != nil {
-			return err
-		}
-		e.log.Info("warm start", "from", *initModel)
-	}
-	if *every > 0 || *resume {
-		if err := run.Checkpointable(); err != nil {
-			return fmt.Errorf("%w: --checkpoint-every and --resume: %v", errUsage, err)
-		}
-		if cp.fingerprint, err = trainFingerprint(run, *truthPath, *truthCol); err != nil {
-			return err
-		}
-	}
-	var resumed *models.Position
-	if *resume {
-		if resumed, err = run.LoadCheckpoint(cp.dir, cp.fingerprint); err != nil {
-			return err
-		}
-		e.log.Info("resuming", "checkpoint", cp.dir, "after update", resumed.Iter)
-	}
-	// The output is staged now, before training: this checks that it can
-	// be written, and history.csv grows in the staging directory as the
-	// run goes.
-	st, err := models.Stage(*out, models.IsModelDir)
-	if err != nil {
-		return err
-	}
-	defer st.Abort()
-	for _, r := range st.Recovered {
-		e.log.Warn("leftover of an interrupted run", "action", r)
-	}
-	hist := &history{full: evaluatesFull(run.Schedule)}
-	if tr != nil {
-		hist.metric = tr.metric
-	}
-	if err := hist.open(filepath.Join(st.Tmp, "history.csv")); err != nil {
-		return err
-	}
-	defer hist.close()
-	if resumed != nil {
-		if err := hist.resume(filepath.Join(cp.dir, "history.csv")); err != nil {
-			return err
-		}
-	}
-	e.log.Info("history", "file", hist.path)
-	obs := e.observer(*progress, run, hist)
-	obs.truth = tr
-	if *every > 0 {
-		var stop func()
-		ctx, stop = cp.watch(ctx, e, run, hist)
-		defer stop()
-	}
-	res, err := run.Fit(ctx, obs.observe)
-	obs.finish()
-	if err != nil {
-		return err
-	}
-	if err := hist.close(); err != nil {
-		return err
-	}
-	e.log.Info("trained", "iterations", res.Iters, "epochs", res.Epochs, "elbo", res.ELBO, "converged", res.Converged, "seconds", res.Elapsed.Seconds())
-	var post []models.Prediction
-	if run.Model.Response != nil {
-		if post, err = run.Model.Posterior(ctx); err != nil {
-			return err
-		}
-		if tr != nil {
-			e.log.Info("truth inference", tr.metric, tr.score(func(i int) framework.Target { return post[i].Target }))
-		}
-	}
-	if post != nil {
-		kind, err := framework.Default.KindOf(run.Model.Response)
+		tr, err := loadTruth(*truthPath, *truthCol, c, cfg)
 		if err != nil {
-			return fmt.Errorf("posterior.csv: %w", err)
-		}
-		if err := writeFileAtomic(filepath.Join(st.Tmp, "posterior.csv"), func(w io.Writer) error {
-			return writePosterior(w, c, post, kind, run.Classes)
-		}); err != nil {
 			return err
 		}
-	}
-	if held != nil {
-		if err := scoreHeldOut(ctx, e, run, c, held, *holdout, cfg.Seed, st.Tmp); err != nil {
+		var choice *models.Choice
+		if cfg.Unresolved() {
+			if choice, err = choose(ctx, e, cfg, c, *initModel); err != nil {
+				return err
+			}
+			cfg = choice.Config
+		}
+		run, err := models.Build(cfg, nil, c)
+		if err != nil {
 			return err
 		}
-	}
-	if run.Model.Noise != nil {
-		if err := writeAnnotators(st.Tmp, run.Model.Noise); err != nil {
+		run.Choice = choice
+		if choice != nil {
+			if err := choice.Start(run); err != nil {
+				return err
+			}
+		}
+		if _, ok := run.Model.Noise.(framework.AnswerPredictor); held != nil && !ok {
+			return fmt.Errorf("%w: --holdout-answers: annotators %q cannot score held-out answers (no predictive probability of an answer; confusion, one-coin and bias-precision have one)", errUsage, cfg.Annotators.Name)
+		}
+		if *initModel != "" {
+			if err := run.WarmStart(*initModel); err != nil {
+				return err
+			}
+			e.log.Info("warm start", "from", *initModel)
+		}
+		if *every > 0 || *resume {
+			if err := run.Checkpointable(); err != nil {
+				return fmt.Errorf("%w: --checkpoint-every and --resume: %v", errUsage, err)
+			}
+			if cp.fingerprint, err = trainFingerprint(run, *truthPath, *truthCol); err != nil {
+				return err
+			}
+		}
+		var resumed *models.Position
+		if *resume {
+			if resumed, err = run.LoadCheckpoint(cp.dir, cp.fingerprint); err != nil {
+				return err
+			}
+			e.log.Info("resuming", "checkpoint", cp.dir, "after update", resumed.Iter)
+		}
+		// The output is staged now, before training: this checks that it can
+		// be written, and history.csv grows in the staging directory as the
+		// run goes.
+		st, err := models.Stage(*out, models.IsModelDir)
+		if err != nil {
 			return err
 		}
+		defer st.Abort()
+		for _, r := range st.Recovered {
+			e.log.Warn("leftover of an interrupted run", "action", r)
+		}
+		hist := &history{full: evaluatesFull(run.Schedule)}
+		if tr != nil {
+			hist.metric = tr.metric
+		}
+		if err := hist.open(filepath.Join(st.Tmp, "history.csv")); err != nil {
+			return err
+		}
+		defer hist.close()
+		if resumed != nil {
+			if err := hist.resume(filepath.Join(cp.dir, "history.csv")); err != nil {
+				return err
+			}
+		}
+		e.log.Info("history", "file", hist.path)
+		obs := e.observer(*progress, run, hist)
+		obs.truth = tr
+		if *every > 0 {
+			var stop func()
+			ctx, stop = cp.watch(ctx, e, run, hist)
+			defer stop()
+		}
+		res, err := run.Fit(ctx, obs.observe)
+		obs.finish()
+		if err != nil {
+			return err
+		}
+		if err := hist.close(); err != nil {
+			return err
+		}
+		e.log.Info("trained", "iterations", res.Iters, "epochs", res.Epochs, "elbo", res.ELBO, "converged", res.Converged, "seconds", res.Elapsed.Seconds())
+		var post []models.Prediction
+		if run.Model.Response != nil {
+			if post, err = run.Model.Posterior(ctx); err != nil {
+				return err
+			}
+			if tr != nil {
+				e.log.Info("truth inference", tr.metric, tr.score(func(i int) framework.Target { return post[i].Target }))
+			}
+		}
+		if post != nil {
+			kind, err := framework.Default.KindOf(run.Model.Response)
+			if err != nil {
+				return fmt.Errorf("posterior.csv: %w", err)
+			}
+			if err := writeFileAtomic(filepath.Join(st.Tmp, "posterior.csv"), func(w io.Writer) error {
+				return writePosterior(w, c, post, kind, run.Classes)
+			}); err != nil {
+				return err
+			}
+		}
+		if held != nil {
+			if err := scoreHeldOut(ctx, e, run, c, held, *holdout, cfg.Seed, st.Tmp); err != nil {
+				return err
+			}
+		}
+		if run.Model.Noise != nil {
+			if err := writeAnnotators(st.Tmp, run.Model.Noise); err != nil {
+				return err
+			}
+		}
+		if err := run.WriteFiles(st.Tmp); err != nil {
+			return err
+		}
+		if err := st.Publish(); err != nil {
+			return err
+		}
+		e.log.Info("saved", "dir", *out)
+		if *every > 0 || *resume {
+			cp.remove(e)
+		}
+		return nil
 	}
-	if err := run.WriteFiles(st.Tmp); err != nil {
-		return err
-	}
-	if err := st.Publish(); err != nil {
-		return err
-	}
-	e.log.Info("saved", "dir", *out)
-	if *every > 0 || *resume {
-		cp.remove(e)
-	}
-	return nil
 }
 
 // choose runs the configuration's select block (models.Choose): every
@@ -439,13 +437,6 @@ func answerDocs(t *corpus.AnswerTable, idsPath string) (*framework.Corpus, error
 		docs[d].ID = id
 	}
 	return &framework.Corpus{Docs: docs, V: 1}, nil
-}
-
-// flagSet reports whether the flag was given on the command line.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
 
 // checkProgress validates a --progress value.
