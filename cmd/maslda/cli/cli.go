@@ -54,7 +54,10 @@ func commands() []command {
 			values:   map[string]func() []string{"format": fixed("csv", "jsonl", "dir", "lines"), "encoding": fixed("utf8", "latin1")}},
 		{name: "train", summary: "fit a model on documents (and answers) and save it", define: defineTrain,
 			synopsis: "[--docs FILE] --out DIR [--config FILE] [--answers FILE | --answers-wide FILE] [--classes FILE] [--vocab FILE] [--ids FILE] [--init-model DIR] [--holdout-answers SHARE] [--checkpoint-every N] [--resume]",
-			values:   map[string]func() []string{"duplicates": fixed("keep", "first", "last", "error")}},
+			values:   map[string]func() []string{"duplicates": fixed("keep", "first", "last", "error"), "model": models.PresetNames}},
+		{name: "aggregate", summary: "infer each task's label from the answers alone (Dawid–Skene, MACE, majority vote, ...)", define: defineAggregate,
+			synopsis: "[--method NAME] [--out FILE.csv] ANSWERS.csv", args: cobra.ArbitraryArgs,
+			values: map[string]func() []string{"method": answerPresets, "duplicates": fixed("keep", "first", "last", "error")}},
 		{name: "predict", summary: "predict topic proportions (and targets) of new documents", define: definePredict,
 			synopsis: "--model DIR --docs FILE --out FILE.csv [--ids FILE]"},
 		{name: "topics", summary: "print the top words of each topic of a trained model", define: defineTopics,
@@ -234,7 +237,7 @@ func completeValues(c *cobra.Command, values map[string]func() []string) {
 			fn = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 				return get(), cobra.ShellCompDirectiveNoFileComp
 			}
-		case dirFlags[f.Name] || f.Name == "model":
+		case dirFlags[f.Name] || f.Name == "model" && c.Name() != "train":
 			fn = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 				return nil, cobra.ShellCompDirectiveFilterDirs
 			}

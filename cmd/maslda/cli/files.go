@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -257,4 +258,35 @@ func checkOutFile(outFlag, path string) error {
 	f.Close()
 	os.Remove(f.Name())
 	return nil
+}
+
+// stdoutPath is the --out of a command writing one table that means
+// standard output.
+const stdoutPath = "-"
+
+// checkOutTable checks the --out of a command that writes one table: not
+// an input (checkOverlap) and writable (checkOutFile); standard output
+// ("-") always is.
+func checkOutTable(outFlag, out string, inputs ...inPath) error {
+	if out == stdoutPath {
+		return nil
+	}
+	if err := checkOverlap(outFlag, out, inputs...); err != nil {
+		return err
+	}
+	return checkOutFile(outFlag, out)
+}
+
+// writeTable writes a table to path atomically, or to standard output when
+// path is "-" (whole: nothing is printed when fill fails).
+func (e *env) writeTable(path string, fill func(w io.Writer) error) error {
+	if path != stdoutPath {
+		return writeFileAtomic(path, fill)
+	}
+	var buf bytes.Buffer
+	if err := fill(&buf); err != nil {
+		return err
+	}
+	_, err := e.stdout.Write(buf.Bytes())
+	return err
 }

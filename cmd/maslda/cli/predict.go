@@ -19,7 +19,7 @@ func definePredict(fs *pflag.FlagSet) runFunc {
 	docsPath := fs.String("docs", "", "documents to predict, LDA-C, with the model's word ids (required)")
 	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
 	vocabPath := fs.String("vocab", "", "the documents' vocabulary: compared with the model's terms, and words mapped to the model's ids by term when they differ (with a warning counting unknown words)")
-	out := fs.String("out", "", "output CSV (required; written atomically)")
+	out := fs.String("out", "", "output CSV (required; written atomically; - for standard output)")
 	workers := fs.Int("workers", -1, "E-step goroutines (default: the model's configuration; 0 = all cores)")
 	strict := fs.Bool("strict", false, "fail on word ids outside the model's vocabulary instead of dropping them (with a warning and counts)")
 	return func(ctx context.Context, e *env, args []string) error {
@@ -29,10 +29,7 @@ func definePredict(fs *pflag.FlagSet) runFunc {
 		if *workers < -1 {
 			return fmt.Errorf("%w: --workers %d, want ≥ 0 (0 = all cores)", errUsage, *workers)
 		}
-		if err := checkOverlap("out", *out, inPath{"model", *modelDir}, inPath{"docs", *docsPath}, inPath{"ids", *idsPath}, inPath{"vocab", *vocabPath}); err != nil {
-			return err
-		}
-		if err := checkOutFile("out", *out); err != nil {
+		if err := checkOutTable("out", *out, inPath{"model", *modelDir}, inPath{"docs", *docsPath}, inPath{"ids", *idsPath}, inPath{"vocab", *vocabPath}); err != nil {
 			return err
 		}
 		s, err := models.Load(*modelDir, nil)
@@ -77,7 +74,7 @@ func definePredict(fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(*out, func(w io.Writer) error { return writePredictions(w, c, preds, kind, s.Classes()) }); err != nil {
+		if err := e.writeTable(*out, func(w io.Writer) error { return writePredictions(w, c, preds, kind, s.Classes()) }); err != nil {
 			return err
 		}
 		e.log.Info("predicted", "docs", len(preds), "out", *out)
@@ -236,22 +233,19 @@ func topWords(b []float64, n int) []int {
 func defineImport(fs *pflag.FlagSet) runFunc {
 	wide := fs.String("wide", "", "wide answer matrix: one row per document, one column per annotator (required)")
 	missing := fs.String("missing", "999999999", "missing-value sentinel")
-	out := fs.String("out", "", "output answers CSV (required; written atomically)")
+	out := fs.String("out", "", "output answers CSV (required; written atomically; - for standard output)")
 	return func(ctx context.Context, e *env, args []string) error {
 		if err := need(map[string]string{"wide": *wide, "out": *out}); err != nil {
 			return err
 		}
-		if err := checkOverlap("out", *out, inPath{"wide", *wide}); err != nil {
-			return err
-		}
-		if err := checkOutFile("out", *out); err != nil {
+		if err := checkOutTable("out", *out, inPath{"wide", *wide}); err != nil {
 			return err
 		}
 		t, err := loadAnswers(ctx, e, "", *wide, *missing)
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(*out, func(w io.Writer) error {
+		if err := e.writeTable(*out, func(w io.Writer) error {
 			cw := csv.NewWriter(w)
 			cw.Write([]string{"task", "worker", "label"})
 			for _, r := range t.Rows {

@@ -22,7 +22,7 @@ import (
 func defineSimulate(fs *pflag.FlagSet) runFunc {
 	truthPath := fs.String("truth", "", "true labels, CSV task,label")
 	truthCol := fs.String("truth-column", "", "true labels, one per line; task = line number from 0")
-	out := fs.String("out", "", "answers CSV to write: task,worker,label (required; written atomically)")
+	out := fs.String("out", "", "answers CSV to write: task,worker,label (required; written atomically; - for standard output)")
 	annPath := fs.String("annotators", "", "the simulated annotators: a file with one annotators \"NAME\" { … } block of a noise model that can simulate (maslda components); the flags below are shorthands for the confusion and bias-precision blocks")
 	accs := fs.String("accuracies", "", "classification: one accuracy per annotator; the rest of each row spread evenly (MODEL.md §7; e.g. the paper's 0.737,0.468,0.284,0.278,0.260)")
 	confPath := fs.String("confusions", "", "classification: JSON list of C×C row-stochastic confusion matrices, one per annotator")
@@ -35,10 +35,7 @@ func defineSimulate(fs *pflag.FlagSet) runFunc {
 		if err := need(map[string]string{"out": *out}); err != nil {
 			return err
 		}
-		if err := checkOverlap("out", *out, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"confusions", *confPath}, inPath{"annotators", *annPath}, inPath{"classes", *classesPath}); err != nil {
-			return err
-		}
-		if err := checkOutFile("out", *out); err != nil {
+		if err := checkOutTable("out", *out, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"confusions", *confPath}, inPath{"annotators", *annPath}, inPath{"classes", *classesPath}); err != nil {
 			return err
 		}
 		tt, err := readTruthTable(*truthPath, *truthCol)
@@ -163,7 +160,7 @@ func defineSimulate(fs *pflag.FlagSet) runFunc {
 			return blk.at(err)
 		}
 		ans := &framework.Answers{Annotators: workerNames(sim.Annotators()), Classes: truth.Classes, ByDoc: byDoc}
-		if err := writeFileAtomic(*out, func(w io.Writer) error { return corpus.WriteAnswers(w, ans, ids) }); err != nil {
+		if err := e.writeTable(*out, func(w io.Writer) error { return corpus.WriteAnswers(w, ans, ids) }); err != nil {
 			return err
 		}
 		e.log.Info("simulated", "documents", len(ids), "annotators", len(ans.Annotators), "answers", ans.Count(), "out", *out)

@@ -23,6 +23,7 @@ import (
 
 func defineTrain(fs *pflag.FlagSet) runFunc {
 	cfgPath := fs.String("config", "", "configuration file (HCL, or HCL's JSON syntax for .json); default: plain LDA, batch EM")
+	modelName := fs.String("model", "", "a preset, as model = \"NAME\" in the configuration (maslda components lists them; with --config, the file's blocks override the preset's)")
 	docsPath := fs.String("docs", "", "training documents, LDA-C (required unless the response ignores the documents, e.g. model = \"dawid-skene\": then the answers alone)")
 	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
 	vocabPath := fs.String("vocab", "", "vocabulary, one term per line (fixes V; enables words in maslda topics)")
@@ -110,15 +111,9 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 				return err
 			}
 		}
-		cfg := models.DefaultConfig()
-		if *cfgPath != "" {
-			var err error
-			if cfg, err = models.LoadConfig(*cfgPath); err != nil {
-				return err
-			}
-			if err := cfg.Check(nil); err != nil {
-				return err
-			}
+		cfg, err := trainConfig(*cfgPath, *modelName)
+		if err != nil {
+			return err
 		}
 		if flagSet(fs, "seed") {
 			cfg.Seed = *seed
@@ -362,6 +357,35 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 		}
 		return nil
 	}
+}
+
+// trainConfig is train's configuration: the file, with `model = "NAME"`
+// for --model; the preset alone without a file; plain LDA without both.
+func trainConfig(path, model string) (*models.Config, error) {
+	var cfg *models.Config
+	switch {
+	case path == "" && model == "":
+		return models.DefaultConfig(), nil
+	case path == "":
+		return presetConfig(model, "--model")
+	default:
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading configuration: %w", err)
+		}
+		if model != "" {
+			if src, err = withModel(src, path, model); err != nil {
+				return nil, err
+			}
+		}
+		if cfg, err = models.ParseConfig(src, path); err != nil {
+			if model != "" && strings.Contains(err.Error(), "Attribute redefined") && strings.Contains(err.Error(), `"model"`) {
+				return nil, fmt.Errorf("%w: --model %q and model = … in %s: give the preset once", errUsage, model, path)
+			}
+			return nil, err
+		}
+	}
+	return cfg, cfg.Check(nil)
 }
 
 // choose runs the configuration's select block (models.Choose): every
