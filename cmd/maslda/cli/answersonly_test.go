@@ -174,7 +174,7 @@ func TestTrainAnswersOnlyErrors(t *testing.T) {
 	}{
 		{"softmax needs documents", []string{"--config", w("c.hcl", "model = \"ma-sldac\"\n"), "--answers", csvPath},
 			ExitUsage, `missing --docs: response "softmax" models the documents' topics`},
-		{"plain LDA needs documents", []string{"--answers", csvPath},
+		{"plain LDA needs documents", []string{"--config", w("lda.hcl", "seed = 1\n"), "--answers", csvPath},
 			ExitUsage, `missing --docs: the configuration has no response block`},
 		{"no answers, no documents", []string{"--config", w("ds.hcl", "model = \"dawid-skene\"\n")},
 			ExitUsage, `missing --docs$`},

@@ -20,7 +20,7 @@ func defineEval(fs *pflag.FlagSet) runFunc {
 	predPath := fs.String("pred", "", "predictions or posterior CSV (task,label,...) from predict or train (required)")
 	truthPath := fs.String("truth", "", "ground truth CSV task,label")
 	truthCol := fs.String("truth-column", "", "ground truth, one label per line; task = line number from 0")
-	kindName := fs.String("kind", "", "the kind of target of --pred: "+strings.Join(framework.Default.Names(framework.KindTarget), ", ")+" (default: the one whose columns the file has)")
+	kindName := fs.String("kind", "", "the kind of target of --pred: "+strings.Join(framework.Default.Names(framework.KindTarget), ", ")+" (default: the one whose columns the file has; numeric for a task,label file of numbers with a fraction or more than 20 distinct values)")
 	classesPath := fs.String("classes", "", "the classes, one per line, in order: the confusion matrix follows it, and a label outside it is an error (default: the labels that occur, sorted)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	return func(_ context.Context, e *env, args []string) error {
@@ -34,6 +34,14 @@ func defineEval(fs *pflag.FlagSet) runFunc {
 		kind, err := evalKind(*kindName, cols, *predPath)
 		if err != nil {
 			return err
+		}
+		if *kindName == "" && len(cols) == 1 && kind.HasClasses() && numericLabels(pred) {
+			// task,label of measurements: a regression's predictions, which
+			// a classification would score as one class per number.
+			if g, err := framework.Default.TargetKind("gaussian"); err == nil {
+				e.log.Info("the predictions are numbers: scoring them as numeric (--kind "+kind.Name()+" scores them as classes)", "file", *predPath, "kind", g.Name())
+				kind = g
+			}
 		}
 		var classes []string
 		if *classesPath != "" {
@@ -107,6 +115,16 @@ func evalKind(name string, cols []string, predPath string) (framework.TargetKind
 		return nil, framework.Errorf(predPath, 1, "columns %q after task are those of no kind of target (kinds: %s); say which with --kind", strings.Join(cols, ","), strings.Join(all, ", "))
 	}
 	return nil, framework.Errorf(predPath, 1, "columns %q after task fit several kinds of target (%s); say which with --kind", strings.Join(cols, ","), strings.Join(names, ", "))
+}
+
+// numericLabels reports whether the predicted labels look like
+// measurements (targets.LooksNumeric).
+func numericLabels(pred map[string][]string) bool {
+	labels := make([]string, 0, len(pred))
+	for _, row := range pred {
+		labels = append(labels, row[0])
+	}
+	return targets.LooksNumeric(labels)
 }
 
 // readPredLabels reads task → the cells after task (the label first) from

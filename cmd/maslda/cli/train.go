@@ -111,7 +111,21 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 				return err
 			}
 		}
-		cfg, err := trainConfig(*cfgPath, *modelName)
+		// Answers without --config or --model: the crowd model they call
+		// for, said in the log, never plain LDA.
+		model := *modelName
+		var table *corpus.AnswerTable
+		if *cfgPath == "" && model == "" && (*ansPath != "" || *widePath != "") {
+			if table, err = loadTrainAnswers(ctx, e, *ansPath, *widePath, *missing, dup); err != nil {
+				return err
+			}
+			var why string
+			if model, why, err = defaultModel(table, *docsPath != "", *classesPath != ""); err != nil {
+				return err
+			}
+			e.log.Info("no --config or --model: training model = \""+model+"\"", "because", why)
+		}
+		cfg, err := trainConfig(*cfgPath, model)
 		if err != nil {
 			return err
 		}
@@ -143,9 +157,10 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 				return err
 			}
 		}
-		table, err := loadTrainAnswers(ctx, e, *ansPath, *widePath, *missing, dup)
-		if err != nil {
-			return err
+		if table == nil {
+			if table, err = loadTrainAnswers(ctx, e, *ansPath, *widePath, *missing, dup); err != nil {
+				return err
+			}
 		}
 		if err := ctx.Err(); err != nil { // Ctrl-C while the inputs loaded
 			return err
@@ -359,6 +374,35 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 	}
 }
 
+// numericAnswersPreset is the preset for numeric answers alone (a response
+// that ignores the documents, for numeric targets).
+const numericAnswersPreset = "bias-precision"
+
+// defaultModel is the preset train runs on answers given without --config
+// or --model: MA-sLDAc for class labels and MA-sLDAr for numbers
+// (targets.LooksNumeric: some has a fraction, or more than 20 distinct)
+// with documents; Dawid–Skene, or the numeric answers-only preset, without.
+// why says which in words for the log.
+func defaultModel(t *corpus.AnswerTable, docs, declared bool) (name, why string, err error) {
+	labels := make([]string, len(t.Rows))
+	for i, r := range t.Rows {
+		labels[i] = r.Label
+	}
+	numeric := !declared && targets.LooksNumeric(labels)
+	switch {
+	case docs && numeric:
+		return "ma-sldar", "the answers are numbers (MA-sLDAr: Gaussian response, bias/precision annotators)", nil
+	case docs:
+		return "ma-sldac", "the answers are class labels (MA-sLDAc: softmax response, confusion-matrix annotators; --model ma-sldar for numbers)", nil
+	case numeric:
+		if _, ok := models.LookupPreset(numericAnswersPreset); !ok {
+			return "", "", fmt.Errorf("%w: numeric answers without --docs and no preset for them linked in (%q); give --config", errUsage, numericAnswersPreset)
+		}
+		return numericAnswersPreset, "the answers are numbers and there are no documents (each annotator's bias and precision, documents ignored)", nil
+	}
+	return "dawid-skene", "the answers are class labels and there are no documents (Dawid–Skene, documents ignored)", nil
+}
+
 // trainConfig is train's configuration: the file, with `model = "NAME"`
 // for --model; the preset alone without a file; plain LDA without both.
 func trainConfig(path, model string) (*models.Config, error) {
@@ -500,6 +544,12 @@ func resolveAnswers(cfg *models.Config, t *corpus.AnswerTable, ids []string, cla
 		return a, "", err
 	}
 	warning := ""
+	if mixed := mixedLabels(t); mixed != "" {
+		if classes == nil {
+			return nil, "", fmt.Errorf("%w: %s; a typo or two files joined? Declare the classes with --classes to use these labels as they are", framework.ErrBadInput, mixed)
+		}
+		warning = mixed + " (used as classes, as --classes declares)"
+	}
 	if classes == nil {
 		labels := make([]string, len(t.Rows))
 		for i, r := range t.Rows {
@@ -517,6 +567,26 @@ func resolveAnswers(cfg *models.Config, t *corpus.AnswerTable, ids []string, cla
 	}
 	a, err := t.Resolve(ids, kind, classes)
 	return a, warning, err
+}
+
+// mixedLabels describes answers whose labels mix numbers and words (the
+// first line of each), or is "".
+func mixedLabels(t *corpus.AnswerTable) string {
+	var num, word *corpus.RawAnswer
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		if _, ok := corpus.ParseNumber(strings.TrimSpace(r.Label)); ok {
+			if num == nil {
+				num = r
+			}
+		} else if word == nil {
+			word = r
+		}
+		if num != nil && word != nil {
+			return fmt.Sprintf("%s: the labels mix numbers (line %d: %q) and words (line %d: %q)", t.Name, num.Line, num.Label, word.Line, word.Label)
+		}
+	}
+	return ""
 }
 
 // history is the per-update trace written to history.csv.
