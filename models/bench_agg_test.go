@@ -1,0 +1,390 @@
+package models_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/synth"
+	"github.com/maslda/maslda/models"
+)
+
+// aggCrowds are the simulated crowds of TestExploreAggregators (issue 16,
+// docs/results.md): synth.CrowdBase's truth (1,500 tasks, 4 classes), 5
+// answers a task from each kind of synth.AggregatorAnswers, seed 1, as
+// documents without words (train --answers without --docs).
+var aggCrowds = sync.OnceValues(func() (map[string]*framework.Corpus, error) {
+	cr, err := aggTruth()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*framework.Corpus{}
+	for _, kind := range synth.AggregatorKinds {
+		a, _, err := synth.AggregatorAnswers(kind, cr.Truth, cr.Train.Answers.Classes, 5, rand.New(rand.NewPCG(1, 17)))
+		if err != nil {
+			return nil, err
+		}
+		c := &framework.Corpus{V: 1, Docs: make([]framework.Doc, len(a.ByDoc)), Answers: a}
+		for d := range c.Docs {
+			c.Docs[d].ID = strconv.Itoa(d)
+		}
+		out[kind] = c
+	}
+	return out, nil
+})
+
+// aggTruth is the crowd problem behind aggCrowds (its Truth).
+var aggTruth = sync.OnceValues(func() (*synth.Crowd, error) {
+	return synth.NewCrowd(synth.CrowdBase(), rand.New(rand.NewPCG(1, 16)))
+})
+
+// BenchmarkAggregatorFit is one whole fit of each label aggregator preset
+// (Build and Fit, workers = 1) on each simulated crowd; iters/op is the
+// schedule's iterations.
+//
+//	go test ./models -run '^$' -bench AggregatorFit -benchtime 5x
+func BenchmarkAggregatorFit(b *testing.B) {
+	crowds, err := aggCrowds()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, kind := range synth.AggregatorKinds {
+		for _, m := range []string{"majority-vote", "wawa", "dawid-skene", "dawid-skene(bayes)", "one-coin", "mace", "glad"} {
+			b.Run(fmt.Sprintf("crowd=%s/model=%s", kind, m), func(b *testing.B) {
+				cfg, err := models.ParseConfig([]byte("model = \""+m+"\"\nworkers = 1\n"), m+".hcl")
+				if err != nil {
+					b.Fatal(err)
+				}
+				iters := 0
+				for b.Loop() {
+					run, err := models.Build(cfg, nil, crowds[kind])
+					if err != nil {
+						b.Fatal(err)
+					}
+					res, err := run.Fit(context.Background(), nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					iters += res.Iters
+				}
+				b.ReportMetric(float64(iters)/float64(b.N), "iters/op")
+			})
+		}
+	}
+}
+
+// inlineGLAD is a minimal EM of GLAD's model (Whitehill et al. 2009, the
+// MAP objective of annotators/glad: a_r ~ N(1, 1), b_d = log β_d ~ N(1,
+// 1), an answer right with probability σ(a_r e^{b_d}), each wrong class
+// with the rest over C − 1; a point-estimated class prior), written on
+// flat arrays as block coordinate ascent of the one objective
+//
+//	J = Σ_d [log Σ_l π_l exp(M_l(b_d)) + log N(b_d)] + Σ_r log N(a_r),
+//
+// one block per pass: λ_d given (a, b, π) with J's value (the E-step),
+// then π, one Newton step per b_d (a safeguarded 1-D step) and one
+// Newton step per a_r (concave given b): a generalised EM, stopped as
+// batch EM stops (relative change of J ≤ 1e-5, at least 2 iterations, at
+// most 100). It starts as the glad plug-in does, from a one-coin fit (50
+// iterations) with b_d = μ_b. The floor a GLAD fit is measured against.
+type inlineGLAD struct {
+	C, R, D       int
+	off           []int32 // task d's answers are [off[d], off[d+1])
+	ann, cls      []int32 // by task
+	byR           []int32 // answers by annotator: byR[rOff[r]:rOff[r+1]] index the arrays above
+	rOff          []int32
+	taskOf        []int32
+	a, b, pi, lam []float64 // abilities, log inverse difficulties, class prior, D×C posteriors
+	pRight, lsBuf []float64
+	logC1         float64
+	iters         int
+	objective     float64
+}
+
+func newInlineGLAD(c *framework.Corpus) *inlineGLAD {
+	as := c.Answers
+	g := &inlineGLAD{C: len(as.Classes), R: len(as.Annotators), D: len(as.ByDoc)}
+	g.off = make([]int32, g.D+1)
+	for d, xs := range as.ByDoc {
+		for _, x := range xs {
+			g.ann = append(g.ann, x.Annotator)
+			g.cls = append(g.cls, x.Class)
+			g.taskOf = append(g.taskOf, int32(d))
+		}
+		g.off[d+1] = int32(len(g.ann))
+	}
+	g.rOff = make([]int32, g.R+1)
+	for _, r := range g.ann {
+		g.rOff[r+1]++
+	}
+	for r := range g.R {
+		g.rOff[r+1] += g.rOff[r]
+	}
+	next := append([]int32(nil), g.rOff[:g.R]...)
+	g.byR = make([]int32, len(g.ann))
+	for j, r := range g.ann {
+		g.byR[next[r]] = int32(j)
+		next[r]++
+	}
+	g.a, g.b, g.pi = make([]float64, g.R), make([]float64, g.D), make([]float64, g.C)
+	g.lam, g.pRight = make([]float64, g.D*g.C), make([]float64, len(g.ann))
+	g.logC1 = math.Log(float64(g.C - 1))
+	return g
+}
+
+// start is the one-coin start of the glad plug-in: accuracies from 50
+// EM iterations of one-coin (flat class prior, Beta(2, 2)), a_r =
+// logit(acc_r)/e^{μ_b}; b_d = μ_b; π uniform.
+func (g *inlineGLAD) start() {
+	acc := make([]float64, g.R)
+	for r := range acc {
+		acc[r] = 0.7
+	}
+	right, wrong, cor, n, lp := make([]float64, g.R), make([]float64, g.R), make([]float64, g.R), make([]float64, g.R), make([]float64, g.C)
+	for range 50 {
+		for r := range acc {
+			right[r], wrong[r] = math.Log(acc[r]), math.Log((1-acc[r])/float64(g.C-1))
+		}
+		clear(cor)
+		clear(n)
+		for d := range g.D {
+			clear(lp)
+			for j := g.off[d]; j < g.off[d+1]; j++ {
+				r := g.ann[j]
+				for l := range lp {
+					if int32(l) == g.cls[j] {
+						lp[l] += right[r]
+					} else {
+						lp[l] += wrong[r]
+					}
+				}
+			}
+			mx := math.Inf(-1)
+			for _, x := range lp {
+				mx = math.Max(mx, x)
+			}
+			z := 0.0
+			for l := range lp {
+				lp[l] = math.Exp(lp[l] - mx)
+				z += lp[l]
+			}
+			for j := g.off[d]; j < g.off[d+1]; j++ {
+				cor[g.ann[j]] += lp[g.cls[j]] / z
+				n[g.ann[j]]++
+			}
+		}
+		for r := range acc {
+			acc[r] = (cor[r] + 1) / (n[r] + 2)
+		}
+	}
+	for r, x := range acc {
+		g.a[r] = math.Log(x/(1-x)) / math.E
+	}
+	for d := range g.b {
+		g.b[d] = 1
+	}
+	for l := range g.pi {
+		g.pi[l] = 1 / float64(g.C)
+	}
+}
+
+// logSig returns log σ(t), log σ(−t) and σ(t).
+func logSig(t float64) (ls, lsn, s float64) {
+	e := math.Exp(-math.Abs(t))
+	l := math.Log1p(e)
+	if t >= 0 {
+		return -l, -t - l, 1 / (1 + e)
+	}
+	return t - l, -l, e / (1 + e)
+}
+
+// estep sets λ and the probabilities that each answer is right, and
+// returns J.
+func (g *inlineGLAD) estep() float64 {
+	C := g.C
+	lp := make([]float64, C)
+	logPi := make([]float64, C)
+	for l, p := range g.pi {
+		logPi[l] = math.Log(p)
+	}
+	J := 0.0
+	for d := range g.D {
+		copy(lp, logPi)
+		eb := math.Exp(g.b[d])
+		for j := g.off[d]; j < g.off[d+1]; j++ {
+			ls, lsn, _ := logSig(g.a[g.ann[j]] * eb)
+			lsn -= g.logC1
+			for l := range lp {
+				if int32(l) == g.cls[j] {
+					lp[l] += ls
+				} else {
+					lp[l] += lsn
+				}
+			}
+		}
+		mx := math.Inf(-1)
+		for _, x := range lp {
+			mx = math.Max(mx, x)
+		}
+		z := 0.0
+		lam := g.lam[d*C : (d+1)*C]
+		for l, x := range lp {
+			lam[l] = math.Exp(x - mx)
+			z += lam[l]
+		}
+		for l := range lam {
+			lam[l] /= z
+		}
+		for j := g.off[d]; j < g.off[d+1]; j++ {
+			g.pRight[j] = lam[g.cls[j]]
+		}
+		zb := g.b[d] - 1
+		J += mx + math.Log(z) - 0.5*zb*zb
+	}
+	for _, x := range g.a {
+		za := x - 1
+		J -= 0.5 * za * za
+	}
+	return J
+}
+
+// mstep updates π, then each b_d (one safeguarded Newton step), then
+// each a_r (one Newton step).
+func (g *inlineGLAD) mstep() {
+	clear(g.pi)
+	for d := range g.D {
+		for l := range g.C {
+			g.pi[l] += g.lam[d*g.C+l]
+		}
+	}
+	for l := range g.pi {
+		g.pi[l] /= float64(g.D)
+	}
+	for d := range g.D {
+		eb := math.Exp(g.b[d])
+		d1, d2 := -(g.b[d] - 1), -1.0
+		for j := g.off[d]; j < g.off[d+1]; j++ {
+			t := g.a[g.ann[j]] * eb
+			_, _, s := logSig(t)
+			gr := t * (g.pRight[j] - s)
+			d1 += gr
+			d2 += gr - t*t*s*(1-s)
+		}
+		step := 2 * math.Copysign(1, d1)
+		if d2 < 0 {
+			step = math.Max(-2, math.Min(2, -d1/d2))
+		}
+		g.b[d] += step
+	}
+	for r := range g.R {
+		d1, d2 := -(g.a[r] - 1), -1.0
+		for _, j := range g.byR[g.rOff[r]:g.rOff[r+1]] {
+			eb := math.Exp(g.b[g.taskOf[j]])
+			_, _, s := logSig(g.a[r] * eb)
+			d1 += eb * (g.pRight[j] - s)
+			d2 -= eb * eb * s * (1 - s)
+		}
+		g.a[r] -= d1 / d2
+	}
+}
+
+// fit runs the EM from the start to convergence.
+func (g *inlineGLAD) fit() {
+	g.start()
+	prev := math.Inf(-1)
+	for g.iters = 1; g.iters <= 100; g.iters++ {
+		J := g.estep()
+		g.objective = J
+		if g.iters >= 2 && math.Abs(J-prev) <= 1e-5*math.Abs(prev) {
+			return
+		}
+		prev = J
+		g.mstep()
+	}
+}
+
+// accuracy is the share of tasks whose argmax λ_d is the truth.
+func (g *inlineGLAD) accuracy(truth []int) float64 {
+	right := 0
+	for d, tr := range truth {
+		lam := g.lam[d*g.C : (d+1)*g.C]
+		best := 0
+		for l := range lam {
+			if lam[l] > lam[best] {
+				best = l
+			}
+		}
+		if best == tr {
+			right++
+		}
+	}
+	return float64(right) / float64(len(truth))
+}
+
+// BenchmarkGLAD is one whole GLAD fit (the `glad` preset, workers = 1,
+// Build and Fit) against inlineGLAD on the same answers, on each
+// simulated crowd of aggCrowds; acc is the truth accuracy each reaches and
+// iters/op the iterations:
+//
+//	go test ./models -run '^$' -bench GLAD -count 3
+func BenchmarkGLAD(b *testing.B) {
+	crowds, err := aggCrowds()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cr, err := aggTruth()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, kind := range synth.AggregatorKinds {
+		b.Run("crowd="+kind+"/impl=maslda", func(b *testing.B) {
+			cfg, err := models.ParseConfig([]byte("model = \"glad\"\nworkers = 1\n"), "glad.hcl")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var run *models.Run
+			iters := 0
+			for b.Loop() {
+				if run, err = models.Build(cfg, nil, crowds[kind]); err != nil {
+					b.Fatal(err)
+				}
+				res, err := run.Fit(context.Background(), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				iters += res.Iters
+			}
+			right := 0
+			for d, tr := range cr.Truth {
+				p := run.Model.Target(d).(*framework.Categorical).P
+				best := 0
+				for l := range p {
+					if p[l] > p[best] {
+						best = l
+					}
+				}
+				if best == tr {
+					right++
+				}
+			}
+			b.ReportMetric(float64(iters)/float64(b.N), "iters/op")
+			b.ReportMetric(float64(right)/float64(len(cr.Truth)), "acc")
+		})
+		b.Run("crowd="+kind+"/impl=inline", func(b *testing.B) {
+			var g *inlineGLAD
+			iters := 0
+			for b.Loop() {
+				g = newInlineGLAD(crowds[kind])
+				g.fit()
+				iters += g.iters
+			}
+			b.ReportMetric(float64(iters)/float64(b.N), "iters/op")
+			b.ReportMetric(g.accuracy(cr.Truth), "acc")
+		})
+	}
+}
