@@ -17,12 +17,23 @@ import (
 func definePredict(fs *pflag.FlagSet) runFunc {
 	modelDir := fs.String("model", "", "trained model directory (required)")
 	docsPath := fs.String("docs", "", "documents to predict, LDA-C, with the model's word ids (required)")
+	corpusPath := fs.String("corpus", "", "a directory maslda prepare wrote (its test/ part for a split corpus): its docs.ldac, ids.txt and vocab.txt, instead of --docs, --ids and --vocab")
 	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
 	vocabPath := fs.String("vocab", "", "the documents' vocabulary: compared with the model's terms, and words mapped to the model's ids by term when they differ (with a warning counting unknown words)")
 	out := fs.String("out", "", "output CSV (required; written atomically; - for standard output)")
 	workers := fs.Int("workers", -1, "E-step goroutines (default: the model's configuration; 0 = all cores)")
 	strict := fs.Bool("strict", false, "fail on word ids outside the model's vocabulary instead of dropping them (with a warning and counts)")
 	return func(ctx context.Context, e *env, args []string) error {
+		if *corpusPath != "" {
+			cd, err := openCorpusDir(*corpusPath, "test")
+			if err != nil {
+				return err
+			}
+			if err := cd.apply(docsPath, idsPath, vocabPath); err != nil {
+				return err
+			}
+			e.log.Info("corpus", "dir", cd.dir, "ids", cd.ids != "", "vocabulary", cd.vocab != "")
+		}
 		if err := need(map[string]string{"model": *modelDir, "docs": *docsPath, "out": *out}); err != nil {
 			return err
 		}

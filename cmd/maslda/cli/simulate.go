@@ -22,6 +22,7 @@ import (
 func defineSimulate(fs *pflag.FlagSet) runFunc {
 	truthPath := fs.String("truth", "", "true labels, CSV task,label")
 	truthCol := fs.String("truth-column", "", "true labels, one per line; task = line number from 0")
+	corpusPath := fs.String("corpus", "", "a directory maslda prepare wrote with labels (its train/ part for a split corpus): its labels.csv as --truth, so the answers' tasks are its ids")
 	out := fs.String("out", "", "answers CSV to write: task,worker,label (required; written atomically; - for standard output)")
 	annPath := fs.String("annotators", "", "the simulated annotators: a file with one annotators \"NAME\" { … } block of a noise model that can simulate (maslda components); the flags below are shorthands for the confusion and bias-precision blocks")
 	accs := fs.String("accuracies", "", "classification: one accuracy per annotator; the rest of each row spread evenly (MODEL.md §7; e.g. the paper's 0.737,0.468,0.284,0.278,0.260)")
@@ -32,6 +33,19 @@ func defineSimulate(fs *pflag.FlagSet) runFunc {
 	perDoc := fs.Int("per-doc", 1, "answers per document, from distinct annotators chosen at random (0 = every annotator)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	return func(_ context.Context, e *env, args []string) error {
+		if *corpusPath != "" {
+			if *truthPath != "" || *truthCol != "" {
+				return fmt.Errorf("%w: --corpus gives the truth (its labels.csv): not with --truth or --truth-column", errUsage)
+			}
+			cd, err := openCorpusDir(*corpusPath, "train")
+			if err != nil {
+				return err
+			}
+			if cd.labels == "" {
+				return fmt.Errorf("%w: --corpus %s has no %s: prepare it with labels (--label-column, --label-dir or a label line field)", framework.ErrBadInput, cd.dir, "labels.csv")
+			}
+			*truthPath = cd.labels
+		}
 		if err := need(map[string]string{"out": *out}); err != nil {
 			return err
 		}

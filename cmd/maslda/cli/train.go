@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -25,6 +26,7 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 	cfgPath := fs.String("config", "", "configuration file (HCL, or HCL's JSON syntax for .json); default: plain LDA, batch EM")
 	modelName := fs.String("model", "", "a preset, as model = \"NAME\" in the configuration (maslda components lists them; with --config, the file's blocks override the preset's)")
 	docsPath := fs.String("docs", "", "training documents, LDA-C (required unless the response ignores the documents, e.g. model = \"dawid-skene\": then the answers alone)")
+	corpusPath := fs.String("corpus", "", "a directory maslda prepare wrote (its train/ part for a split corpus): its docs.ldac, ids.txt and vocab.txt, instead of --docs, --ids and --vocab, and its labels.csv as --truth when there is no --truth or --truth-column")
 	idsPath := fs.String("ids", "", "document ids, one per line (default: the line number from 0)")
 	vocabPath := fs.String("vocab", "", "vocabulary, one term per line (fixes V; enables words in maslda topics)")
 	vocabSize := fs.Int("vocab-size", 0, "vocabulary size V when there is no --vocab (default: 1 + the largest word id); set it to cover test documents' ids")
@@ -44,6 +46,18 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 	holdout := fs.Float64("holdout-answers", 0, "hold out this share of the answers (0 ≤ share < 1, drawn from the seed), train on the rest and score the model on them: the mean log predictive probability of the held-out answers, logged, saved in model.json and per answer in heldout-answers.csv (a criterion to compare models on a crowd without gold labels)")
 	resume := fs.Bool("resume", false, "continue the interrupted run whose checkpoint is OUT.checkpoint (same configuration, seed and inputs); it ends as the uninterrupted run would")
 	return func(ctx context.Context, e *env, args []string) error {
+		truthFromCorpus := false
+		if *corpusPath != "" {
+			cd, err := openCorpusDir(*corpusPath, "train")
+			if err != nil {
+				return err
+			}
+			if err := cd.apply(docsPath, idsPath, vocabPath, truthPath, truthCol); err != nil {
+				return err
+			}
+			truthFromCorpus = *truthPath != "" && *truthPath == cd.labels
+			e.log.Info("corpus", "dir", cd.dir, "ids", cd.ids != "", "vocabulary", cd.vocab != "", "labels", cd.labels != "")
+		}
 		if *every < 0 {
 			return fmt.Errorf("%w: --checkpoint-every %d, want ≥ 0 (0: no checkpoints)", errUsage, *every)
 		}
@@ -205,7 +219,7 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 			} else {
 				var warning string
 				if c.Answers, warning, err = resolveAnswers(cfg, table, docIDs(c), classes); err != nil {
-					return err
+					return idsHint(err, *docsPath, *idsPath)
 				}
 				if warning != "" {
 					e.log.Warn(warning)
@@ -245,6 +259,11 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 			e.log.Info("answers", "answers", c.Answers.Count(), "annotators", len(c.Answers.Annotators), "classes", len(c.Answers.Classes))
 		}
 		tr, err := loadTruth(*truthPath, *truthCol, c, cfg)
+		if err != nil && truthFromCorpus && !errors.Is(err, context.Canceled) {
+			// The corpus's labels are the truth only when they fit the model.
+			e.log.Warn("the corpus's labels are not the truth of this model: training without a truth metric", "reason", oneLine(err))
+			tr, err = nil, nil
+		}
 		if err != nil {
 			return err
 		}
