@@ -37,6 +37,7 @@ type Position struct {
 	BatchIter int           `json:"batch_iter"` // iterations (SVI: updates) done by the current run of the schedule
 	Prev      float64       `json:"-"`          // its convergence state (optim.BatchState)
 	PrevScale float64       `json:"-"`
+	PrevPart  float64       `json:"-"` // optim.BatchState.PrevPart
 	Elapsed   time.Duration `json:"elapsed_ns"`
 
 	// SVI is the SVI schedule's state (nil under batch EM): its epoch,
@@ -66,11 +67,11 @@ type Position struct {
 }
 
 func newPosition(bs optim.BatchState) Position {
-	return Position{Iter: bs.Iter, BatchIter: bs.Iter, Prev: bs.Prev, PrevScale: bs.PrevScale, Elapsed: bs.Elapsed}
+	return Position{Iter: bs.Iter, BatchIter: bs.Iter, Prev: bs.Prev, PrevScale: bs.PrevScale, PrevPart: bs.PrevPart, Elapsed: bs.Elapsed}
 }
 
 func (p *Position) batch() optim.BatchState {
-	return optim.BatchState{Iter: p.BatchIter, Prev: p.Prev, PrevScale: p.PrevScale, Elapsed: p.Elapsed}
+	return optim.BatchState{Iter: p.BatchIter, Prev: p.Prev, PrevScale: p.PrevScale, PrevPart: p.PrevPart, Elapsed: p.Elapsed}
 }
 
 // checkpointManifest is checkpoint.json.
@@ -82,6 +83,7 @@ type checkpointManifest struct {
 	// Floats as IEEE-754 bits (exact, and NaN survives).
 	Prev         uint64            `json:"prev_bits"`
 	PrevScale    uint64            `json:"prev_scale_bits"`
+	PrevPart     uint64            `json:"prev_part_bits"`
 	RestartELBOs []uint64          `json:"restart_elbo_bits,omitempty"`
 	Rand         []byte            `json:"rand"` // the run's PCG state (MarshalBinary)
 	SVI          *sviManifest      `json:"svi,omitempty"`
@@ -312,7 +314,7 @@ func (r *Run) SaveCheckpoint(dir, fingerprint string, p Position, extra func(tmp
 			return err
 		}
 		man := checkpointManifest{Format: CheckpointFormat, Version: CheckpointVersion, Fingerprint: fingerprint, Position: p,
-			Prev: math.Float64bits(p.Prev), PrevScale: math.Float64bits(p.PrevScale), Rand: rs, SVI: newSVIManifest(p.SVI)}
+			Prev: math.Float64bits(p.Prev), PrevScale: math.Float64bits(p.PrevScale), PrevPart: math.Float64bits(p.PrevPart), Rand: rs, SVI: newSVIManifest(p.SVI)}
 		for _, e := range r.RestartELBOs {
 			man.RestartELBOs = append(man.RestartELBOs, math.Float64bits(e))
 		}
@@ -432,7 +434,7 @@ func (r *Run) LoadCheckpoint(dir, fingerprint string) (*Position, error) {
 		r.RestartELBOs = append(r.RestartELBOs, math.Float64frombits(b))
 	}
 	p := man.Position
-	p.Prev, p.PrevScale = math.Float64frombits(man.Prev), math.Float64frombits(man.PrevScale)
+	p.Prev, p.PrevScale, p.PrevPart = math.Float64frombits(man.Prev), math.Float64frombits(man.PrevScale), math.Float64frombits(man.PrevPart)
 	p.SVI = man.SVI.state(p.Elapsed)
 	r.resume = &p
 	return &p, nil

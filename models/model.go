@@ -803,6 +803,31 @@ func (m *Model) ConvergenceScale(s framework.Stats, st framework.Step) (float64,
 	return math.Abs(m.weight * sup), true
 }
 
+var _ framework.ConvergencePart = (*Model)(nil)
+
+// ConvergencePart is the supervised part of the bound, w·(response +
+// annotators), which the batch schedule also requires to settle
+// (framework.ConvergencePart): with k > 1 the topic layer's part is
+// orders of magnitude larger and its relative tolerance alone stopped EM
+// while the crowd's part was still moving. ok is false without topics,
+// with one topic (ConvergenceScale then judges the whole change against
+// this part already) or without a response and annotators (plain LDA, a
+// two-stage phase of one part).
+func (m *Model) ConvergencePart(s framework.Stats, st framework.Step) (float64, bool) {
+	t := s.(*stats)
+	if t.topics == nil || m.Topics.K == 1 || (t.resp == nil && t.noise == nil) {
+		return 0, false
+	}
+	sup := 0.0
+	if t.resp != nil {
+		sup += m.Response.ELBO(t.resp, st)
+	}
+	if t.noise != nil {
+		sup += m.Noise.ELBO(t.noise, st)
+	}
+	return m.weight * sup, true
+}
+
 var _ framework.Evaluator = (*Model)(nil)
 
 // EvalELBO is the bound over every training document at the current global

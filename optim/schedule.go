@@ -38,7 +38,9 @@ type Batch struct {
 // The batch schedule stops when |L_t − L_{t−1}| ≤ tol·scale_{t−1}, where
 // the scale is |L_{t−1}|, or for a model with
 // framework.ConvergenceScaler the magnitude of the part of its bound that
-// moves (the supervised part when k = 1).
+// moves (the supervised part when k = 1); and, for a model with
+// framework.ConvergencePart, when also |P_t − P_{t−1}| ≤ tol·|P_{t−1}| for
+// that part P (the supervised part, which the words' part would hide).
 
 // DefaultBatch returns the documented defaults.
 func DefaultBatch() Batch { return Batch{MaxIters: 100, MinIters: 2, Tol: 1e-5} }
@@ -69,6 +71,7 @@ type BatchState struct {
 	Iter      int           // iterations done (0: none)
 	Prev      float64       // the bound after iteration Iter (ignored when Iter is 0)
 	PrevScale float64       // the scale of its convergence test (framework.ConvergenceScaler)
+	PrevPart  float64       // the part of the bound judged on its own after iteration Iter (framework.ConvergencePart; NaN: none)
 	Elapsed   time.Duration // time spent so far, added to Progress.Elapsed and Result.Elapsed
 }
 
@@ -86,12 +89,13 @@ func (b *Batch) FitFrom(ctx context.Context, m framework.Model, obs framework.Ob
 		all[i] = i
 	}
 	res := &framework.Result{ELBO: math.NaN()}
-	prev, prevScale := math.NaN(), math.NaN()
+	prev, prevScale, prevPart := math.NaN(), math.NaN(), math.NaN()
 	if from.Iter > 0 {
-		prev, prevScale = from.Prev, from.PrevScale
+		prev, prevScale, prevPart = from.Prev, from.PrevScale, from.PrevPart
 		res.Iters, res.Epochs = from.Iter, from.Iter
 	}
 	scaler, _ := m.(framework.ConvergenceScaler)
+	parter, _ := m.(framework.ConvergencePart)
 	for it := from.Iter + 1; it <= b.MaxIters; it++ {
 		s, err := m.EStep(ctx, all)
 		if err != nil {
@@ -116,13 +120,21 @@ func (b *Batch) FitFrom(ctx context.Context, m framework.Model, obs framework.Ob
 				scale = v
 			}
 		}
-		if it >= max(b.MinIters, 2) && convergedAt(prev, e, b.Tol, prevScale) {
+		part, hasPart := math.NaN(), false
+		if parter != nil {
+			part, hasPart = parter.ConvergencePart(s, st)
+		}
+		if it >= max(b.MinIters, 2) && convergedAt(prev, e, b.Tol, prevScale) &&
+			(!hasPart || convergedAt(prevPart, part, b.Tol, math.Abs(prevPart))) {
 			res.Converged = true
 			break
 		}
-		prev, prevScale = e, scale
+		prev, prevScale, prevPart = e, scale, part
+		if !hasPart {
+			prevPart = math.NaN()
+		}
 		if after != nil && it < b.MaxIters {
-			if err := after(BatchState{Iter: it, Prev: prev, PrevScale: prevScale, Elapsed: time.Since(start)}); err != nil {
+			if err := after(BatchState{Iter: it, Prev: prev, PrevScale: prevScale, PrevPart: prevPart, Elapsed: time.Since(start)}); err != nil {
 				return res, err
 			}
 		}
