@@ -12,8 +12,10 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/corpus"
@@ -54,11 +56,50 @@ func (e errCheckpointed) Error() string {
 
 func (e errCheckpointed) Unwrap() error { return context.Canceled }
 
-// checkpoints saves the run's state every `every` updates and when the
-// run is interrupted.
+// checkpointPolicy is when train saves its state (--checkpoint-every).
+type checkpointPolicy struct {
+	iters    int           // every this many updates (0: not by count)
+	interval time.Duration // every this much training time (0: not by time)
+	// minRun: an interrupt saves only after this much training (the
+	// default's: a checkpoint is worth it for long runs only).
+	minRun   time.Duration
+	explicit bool // the user gave --checkpoint-every
+}
+
+func (p checkpointPolicy) on() bool { return p.iters > 0 || p.interval > 0 }
+
+// defaultCheckpointInterval and defaultCheckpointMinRun are the policy of
+// a run without --checkpoint-every: every 10 minutes of training, and when
+// interrupted after a minute (tests shorten them).
+var (
+	defaultCheckpointInterval = 10 * time.Minute
+	defaultCheckpointMinRun   = time.Minute
+)
+
+// parseCheckpointEvery reads --checkpoint-every: 0 (off), a number of
+// updates, or a duration; the default (not given) is the time policy above.
+func parseCheckpointEvery(s string, given bool) (checkpointPolicy, error) {
+	if !given {
+		return checkpointPolicy{interval: defaultCheckpointInterval, minRun: defaultCheckpointMinRun}, nil
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 0 {
+			return checkpointPolicy{}, fmt.Errorf("%w: --checkpoint-every %d, want ≥ 0 (0: no checkpoints)", errUsage, n)
+		}
+		return checkpointPolicy{iters: n, explicit: true}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return checkpointPolicy{}, fmt.Errorf("%w: --checkpoint-every %q: want a number of updates (0: no checkpoints) or a positive duration such as 30s or 10m", errUsage, s)
+	}
+	return checkpointPolicy{interval: d, explicit: true}, nil
+}
+
+// checkpoints saves the run's state as its policy says and when the run
+// is interrupted.
 type checkpoints struct {
 	dir, fingerprint string
-	every            int
+	policy           checkpointPolicy
 }
 
 // checkpointTestHook, when set, is called after every update that may be
@@ -74,21 +115,31 @@ func (c *checkpoints) watch(ctx context.Context, e *env, run *models.Run, h *his
 	fitCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	var updated atomic.Bool
+	start := time.Now()
+	last := start
+	// worthSaving: an interrupt now saves (long enough into the run).
+	worthSaving := func() bool { return updated.Load() && time.Since(start) >= c.policy.minRun }
 	run.AfterIter = func(p models.Position) error {
 		updated.Store(true)
 		if checkpointTestHook != nil {
 			checkpointTestHook(p.Iter)
 		}
 		stop := ctx.Err() != nil
-		if !stop && p.Iter%c.every != 0 {
+		if stop && time.Since(start) < c.policy.minRun {
+			return ctx.Err() // too early to be worth a checkpoint: stop
+		}
+		due := c.policy.iters > 0 && p.Iter%c.policy.iters == 0 || c.policy.interval > 0 && time.Since(last) >= c.policy.interval
+		if !stop && !due {
 			return nil
 		}
+		t0 := time.Now()
 		if err := run.SaveCheckpoint(c.dir, c.fingerprint, p, func(tmp string) error {
 			return copyFile(h.path, filepath.Join(tmp, "history.csv"))
 		}); err != nil {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
-		e.log.Info("checkpoint", "dir", c.dir, "update", p.Iter)
+		last = time.Now()
+		e.log.Info("checkpoint", "dir", c.dir, "update", p.Iter, "seconds", last.Sub(t0).Seconds())
 		if stop {
 			return errCheckpointed{dir: c.dir, iter: p.Iter}
 		}
@@ -102,8 +153,8 @@ func (c *checkpoints) watch(ctx context.Context, e *env, run *models.Run, h *his
 			return
 		case <-ctx.Done():
 		}
-		if !updated.Load() {
-			cancel() // nothing to save yet
+		if !worthSaving() {
+			cancel() // nothing to save yet, or not worth it
 			return
 		}
 		e.log.Warn("interrupted: saving a checkpoint at the end of this iteration; interrupt again to stop at once")

@@ -24,6 +24,9 @@ var childEnv = []string{asMainEnv + "=1", "GORACE=" + strings.TrimSpace(os.Geten
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asMainEnv) == "1" {
+		if d, err := time.ParseDuration(os.Getenv(checkpointIntervalEnv)); err == nil {
+			defaultCheckpointInterval, defaultCheckpointMinRun = d, 0 // TestDefaultCheckpointKilled
+		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

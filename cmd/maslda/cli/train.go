@@ -42,7 +42,7 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 	workers := fs.Int("workers", -1, "override the configuration's E-step goroutines (0 = all cores)")
 	progress := fs.String("progress", "auto", "progress bar: auto (on a terminal), always, never")
 	initModel := fs.String("init-model", "", "start from this trained model's topics, response and annotators (same k, vocabulary, components, classes and annotators; the schedule may differ) instead of the configured initialisation; skips the classifier start")
-	every := fs.Int("checkpoint-every", 0, "save the run's state to OUT.checkpoint every N iterations and when interrupted (Ctrl-C), for --resume; 0 (default): no checkpoints. batch, SVI and two-stage schedules (N counts SVI updates)")
+	every := fs.String("checkpoint-every", "10m", "save the run's state to OUT.checkpoint for --resume: every N iterations (N counts SVI updates) or every DURATION of training (e.g. 30s, 10m), and when interrupted (Ctrl-C, SIGTERM); by default every 10 minutes, and when interrupted after a minute; 0: no checkpoints. batch, SVI and two-stage schedules")
 	holdout := fs.Float64("holdout-answers", 0, "hold out this share of the answers (0 ≤ share < 1, drawn from the seed), train on the rest and score the model on them: the mean log predictive probability of the held-out answers, logged, saved in model.json and per answer in heldout-answers.csv (a criterion to compare models on a crowd without gold labels)")
 	resume := fs.Bool("resume", false, "continue the interrupted run whose checkpoint is OUT.checkpoint (same configuration, seed and inputs); it ends as the uninterrupted run would")
 	return func(ctx context.Context, e *env, args []string) error {
@@ -58,8 +58,9 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 			truthFromCorpus = *truthPath != "" && *truthPath == cd.labels
 			e.log.Info("corpus", "dir", cd.dir, "ids", cd.ids != "", "vocabulary", cd.vocab != "", "labels", cd.labels != "")
 		}
-		if *every < 0 {
-			return fmt.Errorf("%w: --checkpoint-every %d, want ≥ 0 (0: no checkpoints)", errUsage, *every)
+		ck, err := parseCheckpointEvery(*every, flagSet(fs, "checkpoint-every"))
+		if err != nil {
+			return err
 		}
 		if !(*holdout >= 0 && *holdout < 1) {
 			return fmt.Errorf("%w: --holdout-answers %v, want a share 0 ≤ share < 1 (0: keep every answer)", errUsage, *holdout)
@@ -105,8 +106,15 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 		if lock != nil && lock.prev != 0 {
 			e.log.Warn("taking over the lock of an earlier run that ended without releasing it", "lock", lock.path, "pid", lock.prev)
 		}
-		cp := checkpoints{dir: checkpointDir(*out), every: *every}
-		if *every > 0 || *resume {
+		cp := checkpoints{dir: checkpointDir(*out), policy: ck}
+		if !ck.explicit && !*resume && ck.on() {
+			// Default checkpoints give way to what stands in their place.
+			if err := cp.check(*out); err != nil {
+				e.log.Warn("no checkpoints for this run", "reason", oneLine(err))
+				cp.policy, ck = checkpointPolicy{}, checkpointPolicy{}
+			}
+		}
+		if ck.on() || *resume {
 			if err := checkOverlap("out", cp.dir, inPath{"docs", *docsPath}, inPath{"ids", *idsPath}, inPath{"vocab", *vocabPath}, inPath{"config", *cfgPath},
 				inPath{"answers", *ansPath}, inPath{"answers-wide", *widePath}, inPath{"truth", *truthPath}, inPath{"truth-column", *truthCol}, inPath{"classes", *classesPath}, inPath{"init-model", *initModel}); err != nil {
 				return err
@@ -293,7 +301,13 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 			}
 			e.log.Info("warm start", "from", *initModel)
 		}
-		if *every > 0 || *resume {
+		if ck.on() && !ck.explicit && !*resume {
+			if err := run.Checkpointable(); err != nil {
+				e.log.Debug("no checkpoints for this run", "reason", err)
+				cp.policy, ck = checkpointPolicy{}, checkpointPolicy{}
+			}
+		}
+		if ck.on() || *resume {
 			if err := run.Checkpointable(); err != nil {
 				return fmt.Errorf("%w: --checkpoint-every and --resume: %v", errUsage, err)
 			}
@@ -335,7 +349,7 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 		e.log.Info("history", "file", hist.path)
 		obs := e.observer(*progress, run, hist)
 		obs.truth = tr
-		if *every > 0 {
+		if ck.on() {
 			var stop func()
 			ctx, stop = cp.watch(ctx, e, run, hist)
 			defer stop()
@@ -386,7 +400,7 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 			return err
 		}
 		e.log.Info("saved", "dir", *out)
-		if *every > 0 || *resume {
+		if ck.on() || *resume {
 			cp.remove(e)
 		}
 		return nil
