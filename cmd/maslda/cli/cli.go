@@ -44,6 +44,8 @@ type command struct {
 	args cobra.PositionalArgs
 	// values completes flag values in the shell (flag name → candidates).
 	values map[string]func() []string
+	// subs are its subcommands (maslda simulate corpus).
+	subs []command
 }
 
 // commands are maslda's subcommands, in the order of `maslda help`.
@@ -69,7 +71,10 @@ func commands() []command {
 			synopsis: "--pred FILE (--truth FILE | --truth-column FILE) [--kind NAME] [--classes FILE] [--json]",
 			values:   map[string]func() []string{"kind": registered(framework.KindTarget)}},
 		{name: "simulate", summary: "turn true labels into answers of simulated annotators", define: defineSimulate,
-			synopsis: "(--truth FILE | --truth-column FILE) --out answers.csv (--annotators FILE.hcl | --accuracies A,B,... | --confusions FILE.json | --bias B,... --precision P,...) [--per-doc N] [--seed N]"},
+			synopsis: "(--truth FILE | --truth-column FILE | --corpus DIR) --out answers.csv (--annotators FILE.hcl | --accuracies A,B,... | --confusions FILE.json | --bias B,... --precision P,...) [--per-doc N] [--seed N]",
+			subs: []command{{name: "corpus", summary: "write planted documents, their truth and simulated answers as a corpus directory", define: defineSimulateCorpus,
+				synopsis: "--out DIR [--target categorical|numeric] [--docs N] [--test N] [--topics K] [annotator flags as for simulate]",
+				values:   map[string]func() []string{"target": fixed("categorical", "numeric")}}}},
 		{name: "import", summary: "convert a wide answer matrix into answers CSV (task,worker,label)", define: defineImport,
 			synopsis: "--wide FILE --out FILE.csv [--missing S]"},
 		{name: "experiment", summary: "run a grid of runs from a spec into results.csv and summary.md", define: defineExperiment,
@@ -219,6 +224,9 @@ func (cmd command) cobra(e *env) *cobra.Command {
 	run := cmd.define(c.Flags())
 	c.RunE = func(c *cobra.Command, args []string) error { return run(c.Context(), e, args) }
 	completeValues(c, cmd.values)
+	for _, sub := range cmd.subs {
+		c.AddCommand(sub.cobra(e))
+	}
 	return c
 }
 
