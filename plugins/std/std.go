@@ -24,6 +24,7 @@ import (
 	_ "github.com/maslda/maslda/annotators/confusion"     // annotators: confusion
 	_ "github.com/maslda/maslda/annotators/glad"          // annotators: glad
 	_ "github.com/maslda/maslda/annotators/mace"          // annotators: mace
+	_ "github.com/maslda/maslda/annotators/median"        // annotators: median
 	_ "github.com/maslda/maslda/annotators/onecoin"       // annotators: one-coin
 	_ "github.com/maslda/maslda/annotators/ordinalshift"  // annotators: ordinal-shift
 	_ "github.com/maslda/maslda/annotators/perfect"       // annotators: perfect
@@ -33,5 +34,6 @@ import (
 	_ "github.com/maslda/maslda/likelihoods/logreg"       // response: logreg
 	_ "github.com/maslda/maslda/likelihoods/ordinal"      // response: ordinal
 	_ "github.com/maslda/maslda/likelihoods/softmax"      // response: softmax
+	_ "github.com/maslda/maslda/likelihoods/valueprior"   // response: value-prior
 	_ "github.com/maslda/maslda/optim"                    // schedules: batch, svi, two-stage
 )

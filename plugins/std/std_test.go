@@ -15,8 +15,8 @@ func TestRegistered(t *testing.T) {
 		got[kind] = framework.Default.Names(kind)
 	}
 	want := map[string][]string{
-		framework.KindResponse:   {"class-prior", "gaussian", "linreg", "logreg", "ordinal", "softmax"},
-		framework.KindAnnotators: {"bias-precision", "confusion", "glad", "mace", "one-coin", "ordinal-shift", "perfect"},
+		framework.KindResponse:   {"class-prior", "gaussian", "linreg", "logreg", "ordinal", "softmax", "value-prior"},
+		framework.KindAnnotators: {"bias-precision", "confusion", "glad", "mace", "median", "one-coin", "ordinal-shift", "perfect"},
 		framework.KindInference:  {"batch", "svi", "two-stage"},
 		framework.KindTarget:     {"categorical", "gaussian", "ordinal"},
 	}

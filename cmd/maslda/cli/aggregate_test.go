@@ -39,6 +39,9 @@ func TestAggregate(t *testing.T) {
 		t.Errorf("answerPresets() = %v has ma-sldac, which needs documents", methods)
 	}
 	for _, m := range methods {
+		if slices.Contains([]string{"mean", "median", "bias-precision"}, m) {
+			continue // numeric: TestAggregateNumeric
+		}
 		t.Run(m, func(t *testing.T) {
 			r := mustRun(t, "aggregate", "--method", m, csvPath, "--log-level", "warn")
 			rows := readCSVString(t, r.stdout)

@@ -17,10 +17,10 @@ func ExampleMainContext() {
 		os.Exit(status)
 	}
 	// Output:
-	// response    class-prior, gaussian, linreg, logreg, ordinal, softmax
-	// annotators  bias-precision, confusion, glad, mace, one-coin, ordinal-shift, perfect
+	// response    class-prior, gaussian, linreg, logreg, ordinal, softmax, value-prior
+	// annotators  bias-precision, confusion, glad, mace, median, one-coin, ordinal-shift, perfect
 	// inference   batch, svi, two-stage
-	// model       communities, dawid-skene, dawid-skene(bayes), glad, lda+linreg(mean), lda+logreg(mv), lda+raykar, ma-sldac, ma-sldar, mace, majority-vote, one-coin, slda(mean), slda(mv), wawa
+	// model       bias-precision, communities, dawid-skene, dawid-skene(bayes), glad, lda+linreg(mean), lda+logreg(mv), lda+raykar, ma-sldac, ma-sldar, mace, majority-vote, mean, median, one-coin, slda(mean), slda(mv), wawa
 	// target      categorical, gaussian, ordinal
 	// simulate    bias-precision, confusion, glad, ordinal-shift
 }

@@ -59,7 +59,7 @@ func TestSimulateBlock(t *testing.T) {
 		want              string // regexp of stderr
 	}{
 		{"unknown model", "unknown.hcl", "annotators \"two-coin\" {\n}\n", nil, ExitError,
-			`unknown\.hcl:1: unknown component: annotators "two-coin"; registered: bias-precision, confusion, glad, mace, one-coin, ordinal-shift, perfect; those that can simulate: bias-precision, confusion, glad, ordinal-shift`},
+			`unknown\.hcl:1: unknown component: annotators "two-coin"; registered: bias-precision, confusion, glad, mace, median, one-coin, ordinal-shift, perfect; those that can simulate: bias-precision, confusion, glad, ordinal-shift`},
 		{"a model that cannot simulate", "cannot.hcl", "\nannotators \"perfect\" {\n}\n", nil, ExitError,
 			`cannot\.hcl:2: .*annotators "perfect" cannot simulate answers \(framework\.Sampler\); those that can: bias-precision, confusion, glad, ordinal-shift`},
 		{"an unknown key", "key.hcl", "annotators \"confusion\" {\n  accuracy = [0.9]\n}\n", nil, ExitError,
