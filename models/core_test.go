@@ -144,7 +144,7 @@ func TestConfigErrors(t *testing.T) {
 		{"unknown top-level key", `sed = 1`, "Valid: annotators {}, inference {}, model, response {}, restart_iters, restarts, seed, select {}, selected, topics {}, workers"},
 		{"unknown topics key", `topics {
 kk = 3
-}`, "Valid: alpha, fresh_start, init, k, local_init, local_iters, local_tol, tau"},
+}`, "Valid: alpha, fresh_start, init, k, local_init, local_iters, local_tol, local_tol_tokens, tau"},
 		{"bad k", `topics {
 k = 0
 }`, "topics.k = 0"},

@@ -69,7 +69,11 @@ func shapes() []shapeSpec {
 
 // shapeCorpora are a shape's corpus with class answers and with numeric
 // answers.
-type shapeCorpora struct{ cls, reg *framework.Corpus }
+type shapeCorpora struct {
+	cls, reg *framework.Corpus
+	truth    []int     // the true classes
+	x        []float64 // the true numeric targets
+}
 
 var shapeCache sync.Map // name → func() (shapeCorpora, error)
 
@@ -102,7 +106,7 @@ func shapeCorpus(s shapeSpec) (shapeCorpora, error) {
 			}
 		}
 		reg := &framework.Corpus{Docs: cls.Docs, V: cls.V, Answers: &framework.Answers{Annotators: cls.Answers.Annotators, ByDoc: num}}
-		return shapeCorpora{cls, reg}, nil
+		return shapeCorpora{cls, reg, cr.Truth, x}, nil
 	}))
 	return f.(func() (shapeCorpora, error))()
 }
@@ -132,6 +136,9 @@ const shapeIters = 15
 //     pilot's, the classifier start's and the restarts' included);
 //   - late-cpu-s: the mean of the last 5 iterations;
 //   - iters: iterations run (MA-sLDAr: the pilot's and the schedule's);
+//   - truth: MA-sLDAc's truth accuracy (argmax of q(c_d)), MA-sLDAr's
+//     truth R² (of the posterior means), so that a faster run can be
+//     checked to learn as much;
 //   - and, for plain LDA, the shape: distinct words a document (uniq/doc),
 //     tokens a distinct word (tok/uniq), answers a document (ans/doc).
 //
@@ -163,7 +170,7 @@ func BenchmarkShapes(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				var runs, first3, late, perIter, n float64
+				var runs, first3, late, perIter, n, truth float64
 				for b.Loop() {
 					t0 := processCPU()
 					run, err := models.Build(cfg, nil, corpus)
@@ -184,6 +191,9 @@ func BenchmarkShapes(b *testing.B) {
 					l := min(5, it)
 					late += (at[it] - at[it-l]) / float64(l)
 					n = float64(it)
+					if mod.name != "lda" {
+						truth = shapeTruth(run, cc)
+					}
 				}
 				k := float64(b.N)
 				b.ReportMetric(runs/k, "run-cpu-s")
@@ -191,6 +201,9 @@ func BenchmarkShapes(b *testing.B) {
 				b.ReportMetric(perIter/k, "iter-cpu-s")
 				b.ReportMetric(late/k, "late-cpu-s")
 				b.ReportMetric(n, "iters")
+				if mod.name != "lda" {
+					b.ReportMetric(truth, "truth")
+				}
 				if mod.name == "lda" {
 					var uniq, tok, ans float64
 					for d, doc := range cc.cls.Docs {
@@ -206,4 +219,37 @@ func BenchmarkShapes(b *testing.B) {
 			})
 		}
 	}
+}
+
+// shapeTruth is a trained run's truth accuracy (categorical targets) or
+// truth R² (numeric targets) on its shape's training documents.
+func shapeTruth(run *models.Run, cc shapeCorpora) float64 {
+	if _, ok := run.Model.Target(0).(*framework.Gaussian); ok {
+		mean := 0.0
+		for _, x := range cc.x {
+			mean += x
+		}
+		mean /= float64(len(cc.x))
+		res, tot := 0.0, 0.0
+		for d, x := range cc.x {
+			m := run.Model.Target(d).(*framework.Gaussian).Mean
+			res += (x - m) * (x - m)
+			tot += (x - mean) * (x - mean)
+		}
+		return 1 - res/tot
+	}
+	right := 0
+	for d, tr := range cc.truth {
+		p := run.Model.Target(d).(*framework.Categorical).P
+		best := 0
+		for l := range p {
+			if p[l] > p[best] {
+				best = l
+			}
+		}
+		if best == tr {
+			right++
+		}
+	}
+	return float64(right) / float64(len(cc.truth))
 }

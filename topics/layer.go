@@ -17,9 +17,20 @@ type Config struct {
 	Alpha      float64 `hcl:"alpha,optional"`       // Dirichlet prior of θ_d (default 0.1)
 	Tau        float64 `hcl:"tau,optional"`         // Dirichlet prior of β_k (default 0.1)
 	LocalIters int     `hcl:"local_iters,optional"` // max φ/γ sweeps per document and E-step (default 100)
-	LocalTol   float64 `hcl:"local_tol,optional"`   // stop sweeping when mean |Δγ_dk| < local_tol (default 1e-3)
-	Init       string  `hcl:"init,optional"`        // initial topics: "seeded" (default) or "random"
-	LocalInit  string  `hcl:"local_init,optional"`  // each E-step's start for a document: "best" (default), "fresh" or "warm"
+	LocalTol   float64 `hcl:"local_tol,optional"`   // stop sweeping when mean |Δγ_dk| < local_tol (default 1e-3; for long documents see LocalTolTokens)
+	// LocalTolTokens makes the local convergence test of a document of
+	// N_d > local_tol_tokens tokens relative: mean |Δγ_dk| <
+	// local_tol·N_d/local_tol_tokens, the precision in topic proportions
+	// (Δγ = N_d·Δφ̄) of a document of local_tol_tokens tokens. Without it
+	// a document of 58,000 tokens (bags of visual words) was swept until
+	// its proportions moved by less than 1e-3·K/58,000: 12–13 supervised
+	// sweeps per document where short ones take 2 (docs/performance.md).
+	// Default 100; 0: the absolute test for every document (before
+	// 2026-11-27). Documents of at most local_tol_tokens tokens are swept
+	// exactly as before.
+	LocalTolTokens float64 `hcl:"local_tol_tokens,optional"`
+	Init           string  `hcl:"init,optional"`       // initial topics: "seeded" (default) or "random"
+	LocalInit      string  `hcl:"local_init,optional"` // each E-step's start for a document: "best" (default), "fresh" or "warm"
 	// FreshStart is how a supervised local step starts from scratch (a
 	// fresh restart of "best", every step of "fresh", a document's first
 	// E-step): "lda" (default: unsupervised sweeps to convergence, plain
@@ -32,7 +43,7 @@ type Config struct {
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, Init: "seeded", LocalInit: "best", FreshStart: "lda"}
+	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, LocalTolTokens: 100, Init: "seeded", LocalInit: "best", FreshStart: "lda"}
 }
 
 // Validate checks the settings.
@@ -48,6 +59,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: topics.local_iters = %d, want ≥ 1", framework.ErrBadInput, c.LocalIters)
 	case !(c.LocalTol >= 0):
 		return fmt.Errorf("%w: topics.local_tol = %v, want ≥ 0", framework.ErrBadInput, c.LocalTol)
+	case !(c.LocalTolTokens >= 0) || math.IsInf(c.LocalTolTokens, 0):
+		return fmt.Errorf("%w: topics.local_tol_tokens = %v, want a finite number ≥ 0", framework.ErrBadInput, c.LocalTolTokens)
 	}
 	switch c.Init {
 	case "seeded", "random":
@@ -323,7 +336,7 @@ func addWord(d *framework.DocState, n float64, row []float64) {
 
 // endGamma ends the accumulation: φ̄_d divided by N_d (0 for an empty
 // document, as DocState.UpdatePhiBar), E[log θ_d]; it returns the mean
-// |Δγ_dk|.
+// |Δγ_dk| (divided by N_d/LocalTolTokens for a longer document: tolScale).
 func (l *Layer) endGamma(d *framework.DocState, s *Scratch) float64 {
 	if n := d.Doc.N; n == 0 {
 		clear(d.PhiBar)
@@ -338,7 +351,17 @@ func (l *Layer) endGamma(d *framework.DocState, s *Scratch) float64 {
 	for k, g := range d.Gamma {
 		change += math.Abs(g - s.prev[k])
 	}
-	return change / float64(l.K)
+	return change / float64(l.K) / l.tolScale(d)
+}
+
+// tolScale is what the mean |Δγ_dk| of a sweep of d is divided by before
+// it is compared with LocalTol: N_d/LocalTolTokens for a document of more
+// tokens than LocalTolTokens (> 0), otherwise 1.
+func (l *Layer) tolScale(d *framework.DocState) float64 {
+	if n := d.Doc.N; l.LocalTolTokens > 0 && n > l.LocalTolTokens {
+		return n / l.LocalTolTokens
+	}
+	return 1
 }
 
 // SweepPhi is the φ half of SweepWeighted: every word's φ given the
