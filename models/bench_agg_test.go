@@ -12,6 +12,7 @@ import (
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/synth"
 	"github.com/maslda/maslda/models"
+	"gonum.org/v1/gonum/mathext"
 )
 
 // aggCrowds are the simulated crowds of TestExploreAggregators (issue 16,
@@ -385,6 +386,354 @@ func BenchmarkGLAD(b *testing.B) {
 			}
 			b.ReportMetric(float64(iters)/float64(b.N), "iters/op")
 			b.ReportMetric(g.accuracy(cr.Truth), "acc")
+		})
+	}
+}
+
+// inlineOneCoin is a minimal variational EM of the one-coin model of
+// annotators/onecoin with the preset's point-estimated class prior: q(a_r)
+// = Beta(A_r, B_r) with prior Beta(2, 1), started at the plug-in's start
+// (A = 2 + 10·0.7, B = 1 + 10·0.3), π uniform; per iteration one pass over
+// the answers for λ (the E-step, whose log normalisers give the bound
+// minus the KL terms) and one for the counts; stopped as batch EM stops
+// (relative change 1e-5, at least 2 iterations, at most 100).
+type inlineOneCoin struct {
+	g          *inlineGLAD // the answers' layout
+	A, B, pi   []float64
+	right, wrg []float64
+	iters      int
+}
+
+func newInlineOneCoin(c *framework.Corpus) *inlineOneCoin {
+	g := newInlineGLAD(c)
+	o := &inlineOneCoin{g: g, A: make([]float64, g.R), B: make([]float64, g.R), pi: make([]float64, g.C), right: make([]float64, g.R), wrg: make([]float64, g.R)}
+	for r := range o.A {
+		o.A[r], o.B[r] = 2+10*0.7, 1+10*0.3
+	}
+	for l := range o.pi {
+		o.pi[l] = 1 / float64(g.C)
+	}
+	return o
+}
+
+func (o *inlineOneCoin) fit() {
+	g := o.g
+	C := g.C
+	lp, logPi := make([]float64, C), make([]float64, C)
+	prev := math.Inf(-1)
+	for o.iters = 1; o.iters <= 100; o.iters++ {
+		kl := 0.0
+		for r := range o.A {
+			s := mathext.Digamma(o.A[r] + o.B[r])
+			ea, eb := mathext.Digamma(o.A[r])-s, mathext.Digamma(o.B[r])-s
+			o.right[r], o.wrg[r] = ea, eb-g.logC1
+			// KL(Beta(A, B) ‖ Beta(2, 1)).
+			la, _ := math.Lgamma(o.A[r])
+			lb, _ := math.Lgamma(o.B[r])
+			lab, _ := math.Lgamma(o.A[r] + o.B[r])
+			kl += lab - la - lb - math.Log(2) + (o.A[r]-2)*ea + (o.B[r]-1)*eb
+		}
+		for l, p := range o.pi {
+			logPi[l] = math.Log(p)
+		}
+		J := -kl
+		for d := range g.D {
+			copy(lp, logPi)
+			for j := g.off[d]; j < g.off[d+1]; j++ {
+				r := g.ann[j]
+				for l := range lp {
+					if int32(l) == g.cls[j] {
+						lp[l] += o.right[r]
+					} else {
+						lp[l] += o.wrg[r]
+					}
+				}
+			}
+			mx := math.Inf(-1)
+			for _, x := range lp {
+				mx = math.Max(mx, x)
+			}
+			z := 0.0
+			lam := g.lam[d*C : (d+1)*C]
+			for l, x := range lp {
+				lam[l] = math.Exp(x - mx)
+				z += lam[l]
+			}
+			for l := range lam {
+				lam[l] /= z
+			}
+			J += mx + math.Log(z)
+		}
+		if o.iters >= 2 && math.Abs(J-prev) <= 1e-5*math.Abs(prev) {
+			return
+		}
+		prev = J
+		for r := range o.A {
+			o.A[r], o.B[r] = 2, 1
+		}
+		clear(o.pi)
+		for d := range g.D {
+			lam := g.lam[d*C : (d+1)*C]
+			for l, p := range lam {
+				o.pi[l] += p
+			}
+			for j := g.off[d]; j < g.off[d+1]; j++ {
+				p := lam[g.cls[j]]
+				o.A[g.ann[j]] += p
+				o.B[g.ann[j]] += 1 - p
+			}
+		}
+		for l := range o.pi {
+			o.pi[l] /= float64(g.D)
+		}
+	}
+}
+
+// BenchmarkOneCoin is one whole fit of the `one-coin` preset (workers = 1,
+// Build and Fit) against inlineOneCoin on each simulated crowd of
+// aggCrowds, as BenchmarkGLAD:
+//
+//	go test ./models -run '^$' -bench OneCoin -benchtime 20x
+func BenchmarkOneCoin(b *testing.B) {
+	crowds, err := aggCrowds()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cr, err := aggTruth()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, kind := range synth.AggregatorKinds {
+		b.Run("crowd="+kind+"/impl=maslda", func(b *testing.B) {
+			cfg, err := models.ParseConfig([]byte("model = \"one-coin\"\nworkers = 1\n"), "one-coin.hcl")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var run *models.Run
+			iters := 0
+			for b.Loop() {
+				if run, err = models.Build(cfg, nil, crowds[kind]); err != nil {
+					b.Fatal(err)
+				}
+				res, err := run.Fit(context.Background(), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				iters += res.Iters
+			}
+			b.ReportMetric(float64(iters)/float64(b.N), "iters/op")
+			b.ReportMetric(runAccuracy(run, cr.Truth), "acc")
+		})
+		b.Run("crowd="+kind+"/impl=inline", func(b *testing.B) {
+			var o *inlineOneCoin
+			iters := 0
+			for b.Loop() {
+				o = newInlineOneCoin(crowds[kind])
+				o.fit()
+				iters += o.iters
+			}
+			b.ReportMetric(float64(iters)/float64(b.N), "iters/op")
+			b.ReportMetric(o.g.accuracy(cr.Truth), "acc")
+		})
+	}
+}
+
+// runAccuracy is a trained run's truth accuracy (argmax of q(c_d)).
+func runAccuracy(run *models.Run, truth []int) float64 {
+	right := 0
+	for d, tr := range truth {
+		p := run.Model.Target(d).(*framework.Categorical).P
+		best := 0
+		for l := range p {
+			if p[l] > p[best] {
+				best = l
+			}
+		}
+		if best == tr {
+			right++
+		}
+	}
+	return float64(right) / float64(len(truth))
+}
+
+// inlineMACE is a minimal EM of MACE (annotators/mace: p(y | l) = θ_r[y =
+// l] + (1 − θ_r)ξ_ry, MAP with Beta(2, 2) and Dir(1.01), the spam
+// indicators marginalised) with the preset's point-estimated class prior,
+// started as the plug-in (θ 0.8, ξ uniform, π uniform): per iteration one
+// pass over the answers for λ and J (the E-step) and one for the
+// statistics A_ry = Σ λ_{d,y}, B_ry = Σ (1 − λ_{d,y}) over r's answers y,
+// then θ, ξ by the plug-in's inner EM rounds (until nothing moves by
+// 1e-13, at most 5000 rounds); stopped as batch EM stops.
+type inlineMACE struct {
+	g                  *inlineGLAD
+	theta, xi, pi      []float64
+	right, wrong, A, B []float64 // R×C
+	iters              int
+}
+
+func newInlineMACE(c *framework.Corpus) *inlineMACE {
+	g := newInlineGLAD(c)
+	R, C := g.R, g.C
+	m := &inlineMACE{g: g, theta: make([]float64, R), xi: make([]float64, R*C), pi: make([]float64, C),
+		right: make([]float64, R*C), wrong: make([]float64, R*C), A: make([]float64, R*C), B: make([]float64, R*C)}
+	for r := range m.theta {
+		m.theta[r] = 0.8
+	}
+	for i := range m.xi {
+		m.xi[i] = 1 / float64(C)
+	}
+	for l := range m.pi {
+		m.pi[l] = 1 / float64(C)
+	}
+	return m
+}
+
+func (m *inlineMACE) fit() {
+	g := m.g
+	C := g.C
+	lp, logPi := make([]float64, C), make([]float64, C)
+	spam := make([]float64, C)
+	prev := math.Inf(-1)
+	for m.iters = 1; m.iters <= 100; m.iters++ {
+		J := 0.0
+		for r, th := range m.theta {
+			J += math.Log(th) + math.Log(1-th) // Beta(2, 2), constants left out
+			for y := range C {
+				x := m.xi[r*C+y]
+				m.right[r*C+y] = math.Log(th + (1-th)*x)
+				m.wrong[r*C+y] = math.Log((1 - th) * x)
+				J += 0.01 * math.Log(x)
+			}
+		}
+		for l, p := range m.pi {
+			logPi[l] = math.Log(p)
+		}
+		for d := range g.D {
+			copy(lp, logPi)
+			for j := g.off[d]; j < g.off[d+1]; j++ {
+				i := int(g.ann[j])*C + int(g.cls[j])
+				for l := range lp {
+					if int32(l) == g.cls[j] {
+						lp[l] += m.right[i]
+					} else {
+						lp[l] += m.wrong[i]
+					}
+				}
+			}
+			mx := math.Inf(-1)
+			for _, x := range lp {
+				mx = math.Max(mx, x)
+			}
+			z := 0.0
+			lam := g.lam[d*C : (d+1)*C]
+			for l, x := range lp {
+				lam[l] = math.Exp(x - mx)
+				z += lam[l]
+			}
+			for l := range lam {
+				lam[l] /= z
+			}
+			J += mx + math.Log(z)
+		}
+		if m.iters >= 2 && math.Abs(J-prev) <= 1e-5*math.Abs(prev) {
+			return
+		}
+		prev = J
+		clear(m.A)
+		clear(m.B)
+		clear(m.pi)
+		for d := range g.D {
+			lam := g.lam[d*C : (d+1)*C]
+			for l, p := range lam {
+				m.pi[l] += p
+			}
+			for j := g.off[d]; j < g.off[d+1]; j++ {
+				i := int(g.ann[j])*C + int(g.cls[j])
+				p := lam[g.cls[j]]
+				m.A[i] += p
+				m.B[i] += 1 - p
+			}
+		}
+		for l := range m.pi {
+			m.pi[l] /= float64(g.D)
+		}
+		for r := range m.theta {
+			A, B, xi := m.A[r*C:(r+1)*C], m.B[r*C:(r+1)*C], m.xi[r*C:(r+1)*C]
+			n := 0.0
+			for y := range C {
+				n += A[y] + B[y]
+			}
+			th := m.theta[r]
+			for range 5000 {
+				comp, tot := 0.0, 0.0
+				for y := range C {
+					w := th / (th + (1-th)*xi[y])
+					comp += A[y] * w
+					spam[y] = A[y]*(1-w) + B[y] + 0.01
+					tot += spam[y]
+				}
+				nth := (comp + 1) / (n + 2)
+				move := math.Abs(nth - th)
+				th = nth
+				for y := range xi {
+					x := spam[y] / tot
+					move = math.Max(move, math.Abs(x-xi[y]))
+					xi[y] = x
+				}
+				if !(move > 1e-13) {
+					break
+				}
+			}
+			m.theta[r] = th
+		}
+	}
+}
+
+// BenchmarkMACE is one whole fit of the `mace` preset (workers = 1, Build
+// and Fit) against inlineMACE on each simulated crowd of aggCrowds, as
+// BenchmarkGLAD:
+//
+//	go test ./models -run '^$' -bench MACE -benchtime 20x
+func BenchmarkMACE(b *testing.B) {
+	crowds, err := aggCrowds()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cr, err := aggTruth()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, kind := range synth.AggregatorKinds {
+		b.Run("crowd="+kind+"/impl=maslda", func(b *testing.B) {
+			cfg, err := models.ParseConfig([]byte("model = \"mace\"\nworkers = 1\n"), "mace.hcl")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var run *models.Run
+			iters := 0
+			for b.Loop() {
+				if run, err = models.Build(cfg, nil, crowds[kind]); err != nil {
+					b.Fatal(err)
+				}
+				res, err := run.Fit(context.Background(), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				iters += res.Iters
+			}
+			b.ReportMetric(float64(iters)/float64(b.N), "iters/op")
+			b.ReportMetric(runAccuracy(run, cr.Truth), "acc")
+		})
+		b.Run("crowd="+kind+"/impl=inline", func(b *testing.B) {
+			var m *inlineMACE
+			iters := 0
+			for b.Loop() {
+				m = newInlineMACE(crowds[kind])
+				m.fit()
+				iters += m.iters
+			}
+			b.ReportMetric(float64(iters)/float64(b.N), "iters/op")
+			b.ReportMetric(m.g.accuracy(cr.Truth), "acc")
 		})
 	}
 }
