@@ -42,7 +42,7 @@ mutations=(
   'communities-weights|annotators/confusion/communities.go|s/st\.w\[k\] = max\(s\/float64\(R\), 1e-300\)/st.w[k] = 1 \/ float64(M)/|./annotators/confusion'
   'communities-profile-weight|annotators/confusion/communities.go|s/den \+= p \* \(mathext\.Digamma\(sx\) - psa\)/den += mathext.Digamma(sx) - psa/|./annotators/confusion'
   'learned-np-kappa|annotators/biasprecision/biasprecision.go|s/local -= 0\.5 \* n \/ l\.kap\[r\]/local -= 0.5 \/ l.kap[r]/|./annotators/biasprecision'
-  'convergence-part-off|models/model.go|s/(func \(m \*Model\) ConvergencePart\(s framework\.Stats, st framework\.Step\) \(float64, bool\) \{\n)/$1\treturn 0, false\n/|./models'
+  'convergence-part-off|models/model.go|s/return m\.weight \* sup, true/return m.weight * sup, false/|./models'
   'learned-hyper-grad|annotators/biasprecision/learned.go|s/gb \+= A\/B - ar\/br/gb += A\/B - A\/br/|./annotators/biasprecision'
 )
 
