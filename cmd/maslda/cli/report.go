@@ -135,7 +135,8 @@ type reportPage struct {
 	Topics     []reportTopic
 	HasWeights bool
 	TopicsNote string
-	TopicMap   template.HTML // the intertopic distance map (inline SVG)
+	TopicMap   template.HTML  // the intertopic distance map (inline SVG)
+	Explorer   *topicExplorer // the interactive topic view's data (nil: none)
 
 	AnnNote        string // why there is no annotator section, or how it is sorted
 	AnnKind        string
@@ -186,7 +187,7 @@ func buildReport(s *models.Saved, dir string, top, maxAnn int) (*reportPage, err
 	add("iterations", strconv.Itoa(m.Iters))
 	add("final ELBO", strconv.FormatFloat(m.ELBO, 'f', 2, 64))
 
-	if err := reportHistory(p, dir, add); err != nil {
+	if err := reportHistory(p, dir, add, stageNames(m)); err != nil {
 		return nil, err
 	}
 	reportTopics(p, s, top)
@@ -214,7 +215,7 @@ func inlineSVG(f *plots.Figure) (template.HTML, error) {
 }
 
 // reportHistory adds history.csv's metrics and the ELBO (and truth) traces.
-func reportHistory(p *reportPage, dir string, add func(k, v string)) error {
+func reportHistory(p *reportPage, dir string, add func(k, v string), stage stageNaming) error {
 	path := filepath.Join(dir, "history.csv")
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		p.ELBONote = "The model directory has no history.csv: no ELBO trace."
@@ -268,12 +269,24 @@ func reportHistory(p *reportPage, dir string, add func(k, v string)) error {
 		upd[i] = float64(i + 1)
 	}
 	seq.Values["iteration"] = upd
+	// Epochs restart with each stage too: make them run on, so that the
+	// traces' smoothing counts the updates of an epoch right.
+	if ep, ok := h.Values["epoch"]; ok {
+		run, off, prev := make([]float64, len(ep)), 0.0, math.Inf(-1)
+		for i, e := range ep {
+			if e < prev {
+				off += prev
+			}
+			run[i], prev = e+off, e
+		}
+		seq.Values["epoch"] = run
+	}
 	if st, ok := h.Values["stage"]; ok && n > 0 && st[0] != st[n-1] {
-		p.ELBONote = "Staged training: the updates of every stage in order (the stage column of history.csv)."
+		p.ELBONote = "Staged training: the updates of every stage in order (the stage column of history.csv); the dashed line marks where " + stage.explain + "."
 	}
 	x := "iteration"
 	run := []plots.Run{{Label: "this model", History: seq}}
-	f, err := plots.HistoryFigure(run, plots.HistoryOptions{X: []string{x}, Y: "elbo"})
+	f, err := plots.HistoryFigure(run, plots.HistoryOptions{X: []string{x}, Y: "elbo", StageName: stage.name})
 	if err != nil {
 		return err
 	}
@@ -281,7 +294,7 @@ func reportHistory(p *reportPage, dir string, add func(k, v string)) error {
 		return err
 	}
 	if len(truthCols) > 0 {
-		f, err := plots.HistoryFigure(run, plots.HistoryOptions{X: []string{x}, Y: truthCols[0]})
+		f, err := plots.HistoryFigure(run, plots.HistoryOptions{X: []string{x}, Y: truthCols[0], StageName: stage.name})
 		if err != nil {
 			return err
 		}
@@ -290,6 +303,29 @@ func reportHistory(p *reportPage, dir string, add func(k, v string)) error {
 		}
 	}
 	return nil
+}
+
+// stageNaming names the stages of a model's staged training for the
+// traces' markers, and says in words what happens where they change.
+type stageNaming struct {
+	name    func(stage int) string
+	explain string
+}
+
+// stageNames are the stages of the manifest's training: the two-stage
+// schedule's topics then response, the gaussian response's pilot, or the
+// annotators' classifier start (framework.Starter).
+func stageNames(m models.Manifest) stageNaming {
+	switch {
+	case m.Inference == "two-stage":
+		return stageNaming{func(int) string { return "stage 2: response on frozen topics" },
+			"the two-stage schedule ends LDA (stage 1) and fits the response on the frozen topics (stage 2)"}
+	case m.Response == "gaussian":
+		return stageNaming{func(int) string { return "pilot ends" },
+			"the gaussian response's exact pilot ends and the configured schedule starts from fresh topics"}
+	}
+	return stageNaming{func(int) string { return "classifier start" },
+		"the annotators restart from the model's own classifier (the classifier start, start_iters): the truth metric often jumps there"}
 }
 
 // historyEmpty reports whether a history.csv has a header (or nothing)
@@ -340,7 +376,7 @@ func reportTopics(p *reportPage, s *models.Saved, top int) {
 		p.Topics = append(p.Topics, t)
 	}
 	if s.Vocab == nil {
-		p.TopicsNote = "The model was trained without a vocabulary: words are shown by id."
+		p.TopicsNote = "The model was trained without a vocabulary, so words are shown by their ids: train with --vocab FILE (or --corpus DIR, which has prepare's vocab.txt) to see them."
 	}
 	if len(beta) >= 2 {
 		xy, err := plots.ClassicalMDS(plots.JSDistances(beta))
@@ -355,6 +391,11 @@ func reportTopics(p *reportPage, s *models.Saved, top int) {
 			p.TopicMap = template.HTML(plots.TopicMapSVG(xy, weights, labels, 640, 440))
 		}
 	}
+	labels := make([]string, len(beta))
+	for k := range labels {
+		labels[k] = topicLabel(p, k)
+	}
+	p.Explorer = buildExplorer(beta, weights, s.Vocab, labels, 20)
 }
 
 // topicLabel names topic k by its three top words.
@@ -468,7 +509,12 @@ func reportAnnotators(p *reportPage, s *models.Saved, dir string, maxAnn int) er
 		}
 		f, err = plots.ConfusionFigure(est, plots.ConfusionOptions{Classes: cls, Title: "Estimated confusion matrices (the annotators with the most answers)"})
 	case plots.KindBiasPrecision:
-		f, err = plots.BiasPrecisionFigure(est, plots.BiasPrecisionOptions{})
+		// Bars need a column per annotator: beyond a dozen, one point each.
+		if len(est.List) > 12 {
+			f, err = plots.BiasVsPrecisionFigure(est, plots.BiasVsPrecisionOptions{})
+		} else {
+			f, err = plots.BiasPrecisionFigure(est, plots.BiasPrecisionOptions{})
+		}
 	case plots.KindOrdinalShift:
 		f, err = plots.OrdinalShiftFigure(est, plots.OrdinalShiftOptions{})
 	}
@@ -648,6 +694,11 @@ table.list tr:nth-child(even){background:#f4f6f8}td.num{text-align:right;font-va
 table.heat td,table.heat th{font-size:.75em;padding:1px 4px;text-align:center}
 .words span{display:inline-block;margin-right:.6em}.words small{color:#777}
 svg{max-width:100%;height:auto}p.note{color:#555;font-style:italic}
+g.topic{cursor:pointer}g.topic.chosen circle{fill:#d62728;fill-opacity:.45;stroke:#8b1a1a}
+.explorer label{margin-right:1.5em}.bars{margin:.5em 0;max-width:700px}
+.bar{display:flex;align-items:center;font-size:.85em;height:1.3em}.bar .term{width:11em;text-align:right;padding-right:.5em;overflow:hidden;white-space:nowrap}
+.bar .track{position:relative;flex:1;height:.9em}.bar .pw,.bar .p{position:absolute;left:0;top:0;height:100%}
+.bar .p{background:#4c78a8}.bar .pw{top:auto;bottom:0;height:35%;background:#f58518;z-index:1}
 </style>
 </head>
 <body>
@@ -674,6 +725,57 @@ svg{max-width:100%;height:auto}p.note{color:#555;font-style:italic}
 {{if .TopicMap}}<h3>Intertopic distance map</h3>
 <p class="note">Each topic at its place in a classical multidimensional scaling of the Jensen–Shannon distances between the topics' word distributions (as pyLDAvis draws it): close topics use words alike. A circle's area is the topic's share of the words; hover over a circle for its top words.</p>
 <figure>{{.TopicMap}}</figure>{{end}}
+{{if .Explorer}}<h3 id="explore">Explore a topic</h3>
+<p class="note">Choose a topic (or click its circle in the map). Its terms are ranked by relevance λ·log p(w|k) + (1 − λ)·log(p(w|k)/p(w)) (Sievert and Shirley 2014): λ = 1 ranks by probability in the topic, λ near 0 by how specific the term is to it (its lift); about 0.6 reads best. Blue bar: p(w|k), the term's probability in the topic; thin orange bar: p(w), its probability in the whole corpus (hover over a row for the numbers).</p>
+<div class="explorer"><label>topic <select id="ex-topic"></select></label>
+<label>λ = <output id="ex-lambda-out">0.60</output> <input id="ex-lambda" type="range" min="0" max="1" step="0.01" value="0.6"></label></div>
+<div id="ex-bars" class="bars"></div>
+<script>
+(function () {
+  "use strict";
+  var ex = {{.Explorer}};
+  var sel = document.getElementById("ex-topic"), slider = document.getElementById("ex-lambda"),
+      out = document.getElementById("ex-lambda-out"), bars = document.getElementById("ex-bars");
+  ex.topics.forEach(function (t, k) {
+    var o = document.createElement("option");
+    o.value = k;
+    o.textContent = t.label + " (" + (100 * t.share).toFixed(1) + "% of the words)";
+    sel.appendChild(o);
+  });
+  function draw() {
+    var k = +sel.value, lambda = +slider.value, t = ex.topics[k];
+    out.textContent = lambda.toFixed(2);
+    var rows = t.terms.map(function (i, j) {
+      var p = t.p[j], pw = ex.pw[i];
+      return {term: ex.terms[i], p: p, pw: pw, rel: lambda * Math.log(p) + (1 - lambda) * Math.log(p / pw)};
+    });
+    rows.sort(function (a, b) { return b.rel - a.rel || (a.term < b.term ? -1 : 1); });
+    rows = rows.slice(0, ex.shown);
+    var top = 0;
+    rows.forEach(function (r) { top = Math.max(top, r.p, r.pw); });
+    bars.textContent = "";
+    rows.forEach(function (r) {
+      var row = document.createElement("div"); row.className = "bar";
+      row.title = r.term + ": p(w|k) " + r.p.toPrecision(3) + ", p(w) " + r.pw.toPrecision(3) + ", lift " + (r.p / r.pw).toPrecision(3);
+      var name = document.createElement("span"); name.className = "term"; name.textContent = r.term;
+      var track = document.createElement("span"); track.className = "track";
+      var all = document.createElement("span"); all.className = "pw"; all.style.width = (100 * r.pw / top) + "%";
+      var mine = document.createElement("span"); mine.className = "p"; mine.style.width = (100 * r.p / top) + "%";
+      track.appendChild(all); track.appendChild(mine); row.appendChild(name); row.appendChild(track);
+      bars.appendChild(row);
+    });
+    document.querySelectorAll("#topics g.topic").forEach(function (g) {
+      g.classList.toggle("chosen", +g.getAttribute("data-topic") === k);
+    });
+  }
+  sel.addEventListener("change", draw);
+  slider.addEventListener("input", draw);
+  document.querySelectorAll("#topics g.topic").forEach(function (g) {
+    g.addEventListener("click", function () { sel.value = g.getAttribute("data-topic"); draw(); });
+  });
+  draw();
+})();
+</script>{{end}}
 </section>
 
 <section id="annotators">

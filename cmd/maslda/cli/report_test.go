@@ -256,6 +256,13 @@ func TestReportChromium(t *testing.T) {
 				t.Errorf("%s: the rendered DOM lacks %q", name, s)
 			}
 		}
+		// The topic explorer ran: its bars are in the DOM, one topic chosen.
+		if n := strings.Count(dom, `class="bar"`); n == 0 || n > 20 {
+			t.Errorf("%s: the topic explorer drew %d bars", name, n)
+		}
+		if !strings.Contains(dom, `class="topic chosen"`) {
+			t.Errorf("%s: no topic of the map is marked chosen", name)
+		}
 		if name == "classification" && !strings.Contains(dom, `class="heat"`) {
 			t.Errorf("%s: the rendered DOM has no confusion heat map", name)
 		}

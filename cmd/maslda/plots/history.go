@@ -89,6 +89,10 @@ type HistoryOptions struct {
 	Smooth        int
 	Title         string
 	Width, Height vg.Length // default 5 in per panel (+ legend) × 4 in
+	// StageName names a stage of the stage column (staged training); where
+	// the stage changes a dashed vertical line is drawn with the new
+	// stage's name. Nil: "stage N".
+	StageName func(stage int) string
 }
 
 // HistoryFigure overlays the runs' Y column against each X column (panels
@@ -176,13 +180,23 @@ func HistoryFigure(runs []Run, opt HistoryOptions) (*Figure, error) {
 			if pi == 0 {
 				leg.Add(r.Label, thumbs...)
 			}
+			if st, ok := r.History.Values["stage"]; ok && i == 0 {
+				for _, m := range stageMarkers(xv, st, opt.StageName) {
+					front = append(front, m)
+				}
+			}
 		}
 		p.Add(front...)
 		panels = append(panels, p)
 	}
+	// One run needs no legend: the axes say what it is.
+	legendWidth := 1.5
+	if len(runs) == 1 {
+		leg, legendWidth = nil, 0
+	}
 	w, h := opt.Width, opt.Height
 	if w == 0 {
-		w = inches(5*float64(len(xs)) + 1.5)
+		w = inches(5*float64(len(xs)) + legendWidth)
 	}
 	if h == 0 {
 		h = inches(4)
@@ -253,6 +267,48 @@ func fractionalEpochs(ep []float64) []float64 {
 
 // unranged hides a plotter from the axis range computation (it is drawn,
 // clipped, within the range of the others).
+// stageMarker is a dashed vertical line across a panel at x with a name
+// at its top: where staged training enters a new stage.
+type stageMarker struct {
+	x    float64
+	name string
+}
+
+// stageMarkers marks each row whose stage differs from the row before it,
+// between the two rows' x (the first row of the new stage when the rows
+// before have no x).
+func stageMarkers(xv, stage []float64, name func(int) string) []stageMarker {
+	var out []stageMarker
+	for i := 1; i < len(stage) && i < len(xv); i++ {
+		if math.IsNaN(stage[i]) || math.IsNaN(stage[i-1]) || stage[i] == stage[i-1] {
+			continue
+		}
+		x := xv[i]
+		if !math.IsNaN(xv[i-1]) {
+			x = (xv[i-1] + xv[i]) / 2
+		}
+		n := "stage " + strconv.Itoa(int(stage[i]))
+		if name != nil {
+			n = name(int(stage[i]))
+		}
+		out = append(out, stageMarker{x, n})
+	}
+	return out
+}
+
+// Plot draws the marker (it has no data range: the axes follow the traces).
+func (m stageMarker) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x := trX(m.x)
+	if x < c.Min.X || x > c.Max.X {
+		return
+	}
+	c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}, x, c.Min.Y, x, c.Max.Y)
+	ts := textStyle(8)
+	ts.Color = color.Gray{Y: 60}
+	c.FillText(ts, vg.Point{X: x + vg.Points(3), Y: c.Min.Y + vg.Points(4)}, m.name)
+}
+
 type unranged struct{ p plot.Plotter }
 
 func (u unranged) Plot(c draw.Canvas, p *plot.Plot) { u.p.Plot(c, p) }

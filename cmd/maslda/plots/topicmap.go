@@ -110,9 +110,11 @@ func ClassicalMDS(d [][]float64) ([][2]float64, error) {
 // TopicMapSVG draws the intertopic distance map (as pyLDAvis does):
 // topic k at xy[k], a circle whose area is proportional to share[k] (its
 // share of the corpus's words; equal sizes when every share is 0),
-// numbered, with labels[k] as its tooltip (an SVG <title>). It returns a
-// self-contained <svg> element of the given size in pixels, with no
-// scripts and no external references.
+// numbered where the number does not overlap another (the rest are
+// counted in a note), with labels[k] as its tooltip (an SVG <title>); each
+// circle is a <g class="topic" data-topic="k"> that a page's script may
+// select. It returns a self-contained <svg> element of the given size in
+// pixels, with no scripts and no external references.
 func TopicMapSVG(xy [][2]float64, share []float64, labels []string, width, height int) string {
 	const margin = 50.0
 	maxR := math.Min(float64(width), float64(height)) / 10
@@ -154,16 +156,59 @@ func TopicMapSVG(xy [][2]float64, share []float64, labels []string, width, heigh
 			order[j], order[j-1] = order[j-1], order[j]
 		}
 	}
+	type box struct{ x0, y0, x1, y1 float64 }
+	pos := make([][2]float64, len(xy))
 	for _, k := range order {
 		x := float64(width)/2 + scale*(xy[k][0]-cx)
 		y := float64(height)/2 - scale*(xy[k][1]-cy)
+		pos[k] = [2]float64{x, y}
 		label := fmt.Sprint(k)
 		if k < len(labels) {
 			label = labels[k]
 		}
-		fmt.Fprintf(&b, `<g><title>%s</title><circle cx="%.2f" cy="%.2f" r="%.2f" fill="#4c78a8" fill-opacity="0.35" stroke="#2b4c7e"/>`,
-			html.EscapeString(label), x, y, r(k))
-		fmt.Fprintf(&b, `<text x="%.2f" y="%.2f" font-size="12" text-anchor="middle" dominant-baseline="central" fill="#123">%d</text></g>`, x, y, k)
+		fmt.Fprintf(&b, `<g class="topic" data-topic="%d"><title>%s</title><circle cx="%.2f" cy="%.2f" r="%.2f" fill="#4c78a8" fill-opacity="0.35" stroke="#2b4c7e"/></g>`,
+			k, html.EscapeString(label), x, y, r(k))
+	}
+	// The numbers, largest topic first, each where it overlaps no number
+	// already placed: inside its circle, else beside it; a number that
+	// fits nowhere is left out (its circle's tooltip still names it), so
+	// that the numbers of small, close topics do not pile into a blob.
+	var placed []box
+	free := func(c box) bool {
+		if c.x0 < 0 || c.y0 < 0 || c.x1 > float64(width) || c.y1 > float64(height) {
+			return false
+		}
+		for _, p := range placed {
+			if c.x0 < p.x1 && p.x0 < c.x1 && c.y0 < p.y1 && p.y0 < c.y1 {
+				return false
+			}
+		}
+		return true
+	}
+	skipped := 0
+	for _, k := range order {
+		text := fmt.Sprint(k)
+		w, h := 7.5*float64(len(text))+2, 13.0
+		x, y, rad := pos[k][0], pos[k][1], r(k)
+		cands := [][2]float64{{x, y}, {x + rad + w/2 + 1, y}, {x - rad - w/2 - 1, y}, {x, y - rad - h/2 - 1}, {x, y + rad + h/2 + 1},
+			{x + 0.7*rad + w/2, y - 0.7*rad - h/2}, {x - 0.7*rad - w/2, y - 0.7*rad - h/2}, {x + 0.7*rad + w/2, y + 0.7*rad + h/2}, {x - 0.7*rad - w/2, y + 0.7*rad + h/2}}
+		done := false
+		for _, c := range cands {
+			bx := box{c[0] - w/2, c[1] - h/2, c[0] + w/2, c[1] + h/2}
+			if !free(bx) {
+				continue
+			}
+			placed = append(placed, bx)
+			fmt.Fprintf(&b, `<text class="topic-num" data-topic="%d" x="%.2f" y="%.2f" font-size="12" text-anchor="middle" dominant-baseline="central" fill="#123">%s</text>`, k, c[0], c[1], text)
+			done = true
+			break
+		}
+		if !done {
+			skipped++
+		}
+	}
+	if skipped > 0 {
+		fmt.Fprintf(&b, `<text x="8" y="%d" font-size="11" fill="#777">%d small topics crowd together unnumbered: hover over a circle for its topic</text>`, height-8, skipped)
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
