@@ -426,3 +426,62 @@ func (cr *Crowd) MajorityVote() float64 {
 	}
 	return s / float64(len(cr.Truth))
 }
+
+// Agreement is the share of the training answers equal to the planted
+// class, and the largest share over every relabelling σ of the classes
+// (answers equal to σ(planted class)), with that σ. The likelihood of a
+// crowd model (Dawid–Skene's, MA-sLDAc's) is the same under any
+// relabelling of the true classes (permute the class prior, the confusion
+// rows and the response's classes together); only a prior that annotators
+// are better than chance breaks the tie, and it favours the labelling the
+// answers agree with most. When best > planted (best[σ] with σ ≠ the
+// identity), no method that assumes annotators better than chance on
+// average should be expected to find the planted labelling, and one that
+// does owes it to an asymmetry it was not built on (its start, or a
+// constant spammer). C ≤ 9 (every permutation is tried); larger C
+// returns NaN for best.
+func (cr *Crowd) Agreement() (planted, best float64, sigma []int) {
+	C := cr.Spec.C
+	n := make([][]float64, C) // n[c][y]: answers y on documents of class c
+	for c := range n {
+		n[c] = make([]float64, C)
+	}
+	tot := 0.0
+	for d, as := range cr.Train.Answers.ByDoc {
+		for _, a := range as {
+			n[cr.Truth[d]][a.Class]++
+			tot++
+		}
+	}
+	if tot == 0 {
+		return math.NaN(), math.NaN(), nil
+	}
+	for c := range C {
+		planted += n[c][c]
+	}
+	planted /= tot
+	if C > 9 {
+		return planted, math.NaN(), nil
+	}
+	perm := make([]int, C)
+	for i := range perm {
+		perm[i] = i
+	}
+	best = -1
+	var rec func(k int, s float64)
+	rec = func(k int, s float64) {
+		if k == C {
+			if s > best {
+				best, sigma = s, slices.Clone(perm)
+			}
+			return
+		}
+		for i := k; i < C; i++ {
+			perm[k], perm[i] = perm[i], perm[k]
+			rec(k+1, s+n[k][perm[k]])
+			perm[k], perm[i] = perm[i], perm[k]
+		}
+	}
+	rec(0, 0)
+	return planted, best / tot, sigma
+}

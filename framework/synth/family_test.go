@@ -2,9 +2,11 @@ package synth
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/maslda/maslda/framework"
 )
 
 // TestRandomFamily: the draws are deterministic, cover the ranges the
@@ -113,5 +115,21 @@ func TestFamilyOracleMatrices(t *testing.T) {
 	}
 	if worstPlanted < 5 {
 		t.Errorf("the planted matrices (without difficulty) fit as well (%.1f s.d.): the check cannot tell them apart", worstPlanted)
+	}
+}
+
+// Agreement by hand: three documents of class 0 and one of class 1; the
+// annotators answer 1 on the class-0 documents and 0 on the other, so the
+// swap agrees with every answer and the planted labelling with none.
+func TestAgreementByHand(t *testing.T) {
+	ans := [][]framework.Answer{{{Class: 1}}, {{Class: 1}, {Annotator: 1, Class: 1}}, {{Class: 1}}, {{Class: 0}}}
+	cr := &Crowd{Spec: CrowdSpec{C: 2}, Truth: []int{0, 0, 0, 1}, Train: &framework.Corpus{Answers: &framework.Answers{ByDoc: ans}}}
+	planted, best, sigma := cr.Agreement()
+	if planted != 0 || best != 1 || !slices.Equal(sigma, []int{1, 0}) {
+		t.Errorf("Agreement = %v, %v, %v; want 0, 1, [1 0]", planted, best, sigma)
+	}
+	cr.Truth = []int{1, 1, 1, 0}
+	if planted, best, sigma := cr.Agreement(); planted != 1 || best != 1 || !slices.Equal(sigma, []int{0, 1}) {
+		t.Errorf("relabelled: Agreement = %v, %v, %v; want 1, 1, [0 1]", planted, best, sigma)
 	}
 }
