@@ -68,6 +68,9 @@ func defineAggregate(fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		if len(table.Rows) == 0 {
+			return framework.Errorf(table.Name, 0, "no answers (a header and no row): nothing to aggregate")
+		}
 		c, err := answerDocs(table, "")
 		if err != nil {
 			return err
