@@ -66,6 +66,9 @@ func TestCompletion(t *testing.T) {
 		{[]string{"eval", "--kind", ""}, []string{"categorical", "gaussian"}},
 		{[]string{"prepare", "--format", ""}, []string{"csv", "jsonl", "dir", "lines"}},
 		{[]string{"plot", ""}, []string{"metric", "confusion", "biasprec"}},
+		{[]string{"train", "--model", ""}, []string{"ma-sldac", "ma-sldar", "dawid-skene", "mean"}},
+		{[]string{"aggregate", "--method", ""}, []string{"dawid-skene", "mace", "majority-vote", "mean", "median", "bias-precision"}},
+		{[]string{"simulate", "corpus", "--target", ""}, []string{"categorical", "numeric"}},
 	} {
 		r := run(t, append([]string{"__complete"}, tc.args...)...)
 		got := strings.Split(r.stdout, "\n")
