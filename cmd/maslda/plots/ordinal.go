@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"sort"
 
 	"github.com/maslda/maslda/framework"
 	"gonum.org/v1/plot"
@@ -22,6 +23,9 @@ type OrdinalShiftOptions struct {
 	Select                                []string // default: every annotator, in name order
 	Title                                 string
 }
+
+// maxOrdinalLabels is how many annotators OrdinalShiftFigure names.
+const maxOrdinalLabels = 12
 
 // OrdinalShiftFigure draws ordinal-shift annotators (annotators.json of
 // the ordinal-shift model): one point per annotator at (shift, stretch),
@@ -122,13 +126,41 @@ func OrdinalShiftFigure(est *Annotators, opt OrdinalShiftOptions) (*Figure, erro
 		p.Add(s)
 		leg.Add("true", s)
 	}
-	s, err := plotter.NewScatter(pts)
+	allPts := pts
+	s, err := plotter.NewScatter(allPts)
 	if err != nil {
 		return nil, err
 	}
 	s.Shape, s.Color, s.Radius = draw.CircleGlyph{}, lineColor(0), vg.Points(3)
 	p.Add(s)
 	leg.Add("estimated", s)
+	// Beyond a dozen annotators the names would pile up: name the 12
+	// with the most answers (said in the caption).
+	caption := ""
+	if len(sel) > maxOrdinalLabels {
+		rank := make([]int, len(sel))
+		for i := range rank {
+			rank[i] = i
+		}
+		answers := func(i int) int {
+			a, _ := est.Find(sel[i])
+			return a.Answers
+		}
+		sort.SliceStable(rank, func(i, j int) bool { return answers(rank[i]) > answers(rank[j]) })
+		keep := map[int]bool{}
+		for _, i := range rank[:maxOrdinalLabels] {
+			keep[i] = true
+		}
+		var lp plotter.XYs
+		var ll []string
+		for i := range pts {
+			if keep[i] {
+				lp, ll = append(lp, pts[i]), append(ll, labels[i])
+			}
+		}
+		pts, labels = lp, ll
+		caption = fmt.Sprintf("%d annotators; named: the %d with the most answers.", len(sel), maxOrdinalLabels)
+	}
 	lab, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
 	if err != nil {
 		return nil, err
@@ -145,5 +177,9 @@ func OrdinalShiftFigure(est *Annotators, opt OrdinalShiftOptions) (*Figure, erro
 		}
 		panels = append(panels, pp)
 	}
-	return &Figure{Width: inches(4.8*float64(len(panels)) + 1.2), Height: inches(4.8), Title: opt.Title, Panels: [][]*plot.Plot{panels}, Legend: leg}, nil
+	legendWidth := 1.2
+	if !truth {
+		leg, legendWidth = nil, 0.2 // one series: the axes say what it is
+	}
+	return &Figure{Width: inches(4.8*float64(len(panels)) + legendWidth), Height: inches(4.8), Title: opt.Title, Panels: [][]*plot.Plot{panels}, Legend: leg, Caption: caption}, nil
 }

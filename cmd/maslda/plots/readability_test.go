@@ -119,3 +119,26 @@ func TestBiasVsPrecisionMany(t *testing.T) {
 		t.Error("confusion annotators: no error")
 	}
 }
+
+// TestOrdinalShiftMany: 100 ordinal-shift annotators: 12 named, no legend
+// for the one series of estimates.
+func TestOrdinalShiftMany(t *testing.T) {
+	a := &Annotators{Name: "annotators.json", Kind: KindOrdinalShift}
+	for i := range 100 {
+		a.List = append(a.List, Annotator{Name: "w" + strconv.Itoa(i), Answers: i, Shift: float64(i%9)/4 - 1, Stretch: 0.5 + float64(i%7)/6, Precision: 1, Accuracy: 0.5})
+	}
+	f, err := OrdinalShiftFigure(a, OrdinalShiftOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Legend != nil || !strings.Contains(f.Caption, "100 annotators; named: the 12 with the most answers") {
+		t.Errorf("legend %v, caption %q", f.Legend != nil, f.Caption)
+	}
+	var b bytes.Buffer
+	if err := f.Encode(&b, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "> w99<") || strings.Contains(b.String(), "> w3<") {
+		t.Error("the most answered annotator is not named, or a rarely answering one is")
+	}
+}
