@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -23,6 +24,7 @@ func defineAggregate(fs *pflag.FlagSet) runFunc {
 	missing := fs.String("missing", "999999999", "missing-value sentinel of --answers-wide")
 	dupFlag := fs.String("duplicates", "keep", "a worker's repeated answers to a task: keep (count each), first, last, or error")
 	classesPath := fs.String("classes", "", "the classes, one per line, in order (categorical methods; default: the answers' distinct labels, sorted)")
+	annOut := fs.String("annotators", "", "also write each annotator's estimated reliability here, CSV as train's annotators.csv (crowd-kit's skills; written atomically)")
 	seed := fs.Uint64("seed", 0, "override the method's seed")
 	workers := fs.Int("workers", -1, "E-step goroutines (0 = all cores)")
 	return func(ctx context.Context, e *env, args []string) error {
@@ -63,6 +65,14 @@ func defineAggregate(fs *pflag.FlagSet) runFunc {
 		}
 		if err := checkOutTable("out", *out, inPath{"answers", ansPath}, inPath{"answers-wide", *widePath}, inPath{"classes", *classesPath}); err != nil {
 			return err
+		}
+		if *annOut != "" {
+			if *annOut == *out || *annOut == stdoutPath {
+				return fmt.Errorf("%w: --annotators %s: name a file other than --out", errUsage, *annOut)
+			}
+			if err := checkOutTable("annotators", *annOut, inPath{"answers", ansPath}, inPath{"answers-wide", *widePath}, inPath{"classes", *classesPath}); err != nil {
+				return err
+			}
 		}
 		table, err := loadTrainAnswers(ctx, e, ansPath, *widePath, *missing, dup)
 		if err != nil {
@@ -111,6 +121,22 @@ func defineAggregate(fs *pflag.FlagSet) runFunc {
 		}
 		if *out != stdoutPath {
 			e.log.Info("wrote", "file", *out, "tasks", len(post))
+		}
+		if *annOut != "" {
+			rep, ok := run.Model.Noise.(framework.Reporter)
+			if !ok {
+				return fmt.Errorf("%w: --annotators: annotators %q do not describe themselves (framework.Reporter)", framework.ErrIncompatible, cfg.Annotators.Name)
+			}
+			header, rows, _ := rep.Report()
+			if err := writeFileAtomic(*annOut, func(w io.Writer) error {
+				cw := csv.NewWriter(w)
+				cw.Write(header)
+				cw.WriteAll(rows)
+				return cw.Error()
+			}); err != nil {
+				return err
+			}
+			e.log.Info("wrote", "file", *annOut, "annotators", len(rows))
 		}
 		return nil
 	}

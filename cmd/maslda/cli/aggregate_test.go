@@ -67,6 +67,12 @@ func TestAggregate(t *testing.T) {
 	if got := string(must(os.ReadFile(out))); got != std.stdout {
 		t.Errorf("--out file differs from standard output:\n%s\n%s", got, std.stdout)
 	}
+	// --annotators: each annotator's reliability (crowd-kit's skills).
+	ann := filepath.Join(dir, "annotators.csv")
+	mustRun(t, "aggregate", "--method", "one-coin", csvPath, "--annotators", ann, "--out", filepath.Join(dir, "oc.csv"))
+	if rows := readCSVString(t, string(must(os.ReadFile(ann)))); len(rows) != 6 || rows[0][0] != "annotator" {
+		t.Errorf("--annotators: %d rows, header %v", len(rows), rows[0])
+	}
 	wide := mustRun(t, "aggregate", "--answers-wide", widePath, "--missing", "-1", "--log-level", "warn")
 	if rows := readCSVString(t, wide.stdout); len(rows) != 301 || rows[1][0] != "0" {
 		t.Errorf("--answers-wide: %d rows, first %v", len(rows), rows[1])

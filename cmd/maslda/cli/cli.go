@@ -46,6 +46,28 @@ type command struct {
 	values map[string]func() []string
 	// subs are its subcommands (maslda simulate corpus).
 	subs []command
+	// group is its heading in `maslda help`.
+	group string
+}
+
+// `maslda help` lists the commands in the order of commands(), the most
+// used first, not alphabetically.
+func init() { cobra.EnableCommandSorting = false }
+
+// The headings of `maslda help`.
+var commandGroups = []*cobra.Group{
+	{ID: "data", Title: "Data:"},
+	{ID: "models", Title: "Crowd and topic models:"},
+	{ID: "results", Title: "Results:"},
+	{ID: "other", Title: "Other commands:"},
+}
+
+// groupOf is each command's heading.
+var groupOf = map[string]string{
+	"prepare": "data", "import": "data", "simulate": "data",
+	"train": "models", "aggregate": "models", "predict": "models", "topics": "models", "demo": "models",
+	"eval": "results", "report": "results", "plot": "results", "experiment": "results",
+	"components": "other", "version": "other",
 }
 
 // commands are maslda's subcommands, in the order of `maslda help`.
@@ -238,10 +260,17 @@ func newRoot(e *env) *cobra.Command {
 		e.log = hclog.New(&hclog.LoggerOptions{Name: "maslda", Level: lv, Output: e.stderr, Color: hclog.ColorOff})
 		return nil
 	}
+	root.AddGroup(commandGroups...)
+	root.SetHelpCommandGroupID("other")
+	root.SetCompletionCommandGroupID("other")
 	for _, cmd := range commands() {
-		root.AddCommand(cmd.cobra(e))
+		c := cmd.cobra(e)
+		c.GroupID = groupOf[cmd.name]
+		root.AddCommand(c)
 	}
-	root.AddCommand(plotCommand(e))
+	plot := plotCommand(e)
+	plot.GroupID = groupOf["plot"]
+	root.AddCommand(plot)
 	return root
 }
 

@@ -599,7 +599,7 @@ func TestHelp(t *testing.T) {
 		code int
 	}{{nil, ExitUsage}, {[]string{"help"}, ExitOK}, {[]string{"--help"}, ExitOK}, {[]string{"-h"}, ExitOK}} {
 		r := run(t, tc.args...)
-		if r.code != tc.code || !strings.Contains(r.stdout, "Commands:") || !strings.Contains(r.stdout, "  components  list the registered plug-ins") {
+		if r.code != tc.code || !strings.Contains(r.stdout, "Crowd and topic models:") || !strings.Contains(r.stdout, "  components  list the registered plug-ins") {
 			t.Errorf("maslda %v: exit %d (want %d), stdout:\n%s", tc.args, r.code, tc.code, r.stdout)
 		}
 	}

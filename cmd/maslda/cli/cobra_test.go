@@ -23,7 +23,7 @@ func TestVersion(t *testing.T) {
 
 func TestNoCommand(t *testing.T) {
 	r := run(t)
-	if r.code != ExitUsage || !strings.Contains(r.stdout, "Available Commands:") {
+	if r.code != ExitUsage || !strings.Contains(r.stdout, "Crowd and topic models:") {
 		t.Errorf("maslda: exit %d, stdout:\n%s", r.code, r.stdout)
 	}
 }
