@@ -607,7 +607,7 @@ func TestHelp(t *testing.T) {
 	// stdout and exit 0.
 	for _, args := range [][]string{{"train", "-h"}, {"train", "--help"}, {"help", "train"}, {"train", "-help"}} {
 		r := run(t, args...)
-		if r.code != ExitOK || !strings.Contains(r.stdout, "maslda train [--docs FILE] --out DIR") || !strings.Contains(r.stdout, "--vocab string") || r.stderr != "" {
+		if r.code != ExitOK || !strings.Contains(r.stdout, "maslda train (--docs FILE | --corpus DIR) --out DIR") || !strings.Contains(r.stdout, "--vocab string") || r.stderr != "" {
 			t.Errorf("%v: exit %d, stdout:\n%s\nstderr:\n%s", args, r.code, r.stdout, r.stderr)
 		}
 	}

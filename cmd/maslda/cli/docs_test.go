@@ -102,6 +102,18 @@ func TestDocsMatchHelp(t *testing.T) {
 			t.Errorf("docs/cli.md's command table lacks %s", c.Name())
 		}
 	}
+	// Each command's usage line, as its help prints it, is in its section
+	// (spaces aside).
+	for _, c := range append(root.Commands(), mustFind(t, root, "simulate", "corpus")) {
+		name := strings.TrimPrefix(c.CommandPath(), "maslda ")
+		sec, ok := sections[name]
+		if !ok || c.Name() == "help" || c.Name() == "completion" || c.Name() == "version" {
+			continue
+		}
+		if line := c.UseLine(); !strings.Contains(strings.Join(strings.Fields(sec), " "), strings.TrimSuffix(line, " [flags]")) {
+			t.Errorf("docs/cli.md's section %q lacks the usage line %q", name, line)
+		}
+	}
 	// And the docs document no flag that a command lacks: every `--flag`
 	// in a command's flag table is one of its flags.
 	for _, c := range root.Commands() {
@@ -118,6 +130,15 @@ func TestDocsMatchHelp(t *testing.T) {
 			}
 		}
 	}
+}
+
+func mustFind(t *testing.T, root *cobra.Command, path ...string) *cobra.Command {
+	t.Helper()
+	c, _, err := root.Find(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // subHas: a subcommand of c has the flag (a section's table may cover
