@@ -911,7 +911,12 @@ func TestDemoCrowd(t *testing.T) {
 	if !(ma > mv+0.2) {
 		t.Errorf("MA-sLDAc truth %.3f does not beat majority vote %.3f by 0.2:\n%s", ma, mv, r.stdout)
 	}
-	if diff := cmp.Diff([]string{"answers.csv", "train.ldac", "vocab.txt"}, dirNames(t, filepath.Join(dir, "corpus"))); diff != "" {
+	if diff := cmp.Diff([]string{"answers.csv", "train.ldac", "truth.csv", "vocab.txt"}, dirNames(t, filepath.Join(dir, "corpus"))); diff != "" {
 		t.Errorf("demo corpus (-want +got):\n%s", diff)
+	}
+	// The planted classes of the answered documents, keyed as the answers.
+	truth := readCSV(t, filepath.Join(dir, "corpus", "truth.csv"))
+	if len(truth) != 1001 || truth[1][0] != "0" || !regexp.MustCompile(`^c[0-3]$`).MatchString(truth[1][1]) {
+		t.Errorf("truth.csv: %d rows, first %v", len(truth), truth[1])
 	}
 }

@@ -298,7 +298,22 @@ func demoCrowd(ctx context.Context, e *env, inference string, seed uint64, worke
 		if err := writeFileAtomic(filepath.Join(out, "corpus", "answers.csv"), func(w io.Writer) error { return corpus.WriteAnswers(w, c.Answers, nil) }); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "Wrote %s/corpus (train.ldac, vocab.txt, answers.csv) and %s/model.\n", out, out)
+		// The truth of the training documents (task = line of train.ldac
+		// from 0, as the answers'), for train --truth and eval.
+		if err := writeFileAtomic(filepath.Join(out, "corpus", "truth.csv"), func(w io.Writer) error {
+			if _, err := io.WriteString(w, "task,label\n"); err != nil {
+				return err
+			}
+			for d, cl := range classes[:train] {
+				if _, err := fmt.Fprintf(w, "%d,%s\n", d, names[cl]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Wrote %s/corpus (train.ldac, vocab.txt, answers.csv, truth.csv: the planted classes) and %s/model.\n", out, out)
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func leftover(name string, of ...string) bool {
 }
 
 // isDemoDir: dir holds only what `demo --out` writes: corpus/ (train.ldac,
-// vocab.txt and, for the crowd case, answers.csv) and model/ (a maslda
+// vocab.txt and, for the crowd case, answers.csv and truth.csv) and model/ (a maslda
 // model), with the leftovers of interrupted writes.
 func isDemoDir(dir string) error {
 	ents, err := os.ReadDir(dir)
@@ -44,7 +44,7 @@ func isDemoDir(dir string) error {
 				return err
 			}
 			for _, s := range sub {
-				if n := s.Name(); !(s.Type().IsRegular() && (n == "train.ldac" || n == "vocab.txt" || n == "answers.csv")) && !leftover(n, "train.ldac", "vocab.txt", "answers.csv") {
+				if n := s.Name(); !(s.Type().IsRegular() && (n == "train.ldac" || n == "vocab.txt" || n == "answers.csv" || n == "truth.csv")) && !leftover(n, "train.ldac", "vocab.txt", "answers.csv", "truth.csv") {
 					return fmt.Errorf("its corpus/ holds %s, which demo does not write", n)
 				}
 			}
