@@ -284,6 +284,7 @@ func (cmd command) cobra(e *env) *cobra.Command {
 	if c.Args == nil {
 		c.Args = noArgs
 	}
+	c.SuggestionsMinimumDistance = 2
 	run := cmd.define(c.Flags())
 	c.RunE = func(c *cobra.Command, args []string) error { return run(c.Context(), e, args) }
 	completeValues(c, cmd.values)
@@ -336,12 +337,16 @@ func wrapRun(c *cobra.Command, wrap func(c *cobra.Command, args []string, run fu
 	}
 }
 
-// noArgs refuses positional arguments.
-func noArgs(_ *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, args[0])
+// noArgs refuses positional arguments; one near a subcommand's name is
+// named as a mistyped subcommand.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
 	}
-	return nil
+	if near := c.SuggestionsFor(args[0]); len(near) > 0 {
+		return fmt.Errorf("%w: unknown command %q%s", errUsage, args[0], suggest(near))
+	}
+	return fmt.Errorf("%w: unexpected argument %q", errUsage, args[0])
 }
 
 // flagError turns pflag's errors into one line naming the flag, with a

@@ -92,6 +92,7 @@ func TestPlotKinds(t *testing.T) {
 		{[]string{"plot"}, `^maslda plot: missing the kind of plot: metric, history`},
 		{[]string{"plot", "confuson"}, `^maslda plot: unknown kind of plot "confuson" \(did you mean confusion\?\); kinds: `},
 		{[]string{"plot", "confusion"}, `^maslda plot confusion: missing --annotators$`},
+		{[]string{"simulate", "corpsu"}, `^maslda simulate: unknown command "corpsu" \(did you mean corpus\?\)$`},
 	} {
 		r := run(t, tc.args...)
 		if r.code != ExitUsage || !regexp.MustCompile(tc.want).MatchString(strings.TrimSpace(r.stderr)) {
