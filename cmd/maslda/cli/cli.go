@@ -156,11 +156,9 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	// ran is set once a command's own run starts: errors before it are the
 	// command line's.
 	ran := false
-	var runErr error
-	wrapRun(root, func(c *cobra.Command, args []string, run func() error) error {
+	wrapRun(root, func(run func() error) error {
 		ran = true
-		runErr = run()
-		return runErr
+		return run()
 	})
 	c, err := root.ExecuteContextC(ctx)
 	name := "maslda"
@@ -324,7 +322,7 @@ func completeValues(c *cobra.Command, values map[string]func() []string) {
 
 // wrapRun wraps the RunE of every runnable command under c (the root's
 // own, which prints the help, excepted) in wrap.
-func wrapRun(c *cobra.Command, wrap func(c *cobra.Command, args []string, run func() error) error) {
+func wrapRun(c *cobra.Command, wrap func(run func() error) error) {
 	for _, sub := range c.Commands() {
 		wrapRun(sub, wrap)
 		if sub.RunE == nil {
@@ -332,7 +330,7 @@ func wrapRun(c *cobra.Command, wrap func(c *cobra.Command, args []string, run fu
 		}
 		inner := sub.RunE
 		sub.RunE = func(c *cobra.Command, args []string) error {
-			return wrap(c, args, func() error { return inner(c, args) })
+			return wrap(func() error { return inner(c, args) })
 		}
 	}
 }
