@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -79,5 +80,56 @@ func TestAggregateNumeric(t *testing.T) {
 	// Numbers under a categorical method, and classes under a numeric one.
 	if r := run(t, "aggregate", "--method", "mean", writeFile(t, filepath.Join(dir, "cls.csv"), "task,worker,label\n1,a,x\n1,b,y\n")); r.code == ExitOK {
 		t.Errorf("mean of class labels: exit 0")
+	}
+}
+
+// TestSnowAffect runs the numeric methods on answers alone on the Snow et
+// al. (2008) affect ratings (../shared/data/snow2008_affect; skipped
+// without it): the numbers of docs/cli.md's table for anger and sadness,
+// where bias-precision beats the mean answer, and mean equal to the mean
+// of the ratings.
+func TestSnowAffect(t *testing.T) {
+	root := filepath.Join("..", "..", "..", "..", "shared", "data", "snow2008_affect")
+	if _, err := os.Stat(filepath.Join(root, "anger.standardized.tsv")); err != nil {
+		t.Skipf("no ../shared/data/snow2008_affect beside the repository (%v)", err)
+	}
+	want := map[string]map[string]float64{
+		"anger":   {"mean": 0.177, "median": -0.264, "bias-precision": 0.427},
+		"sadness": {"mean": 0.513, "median": 0.440, "bias-precision": 0.620},
+	}
+	dir := t.TempDir()
+	for emotion, w := range want {
+		b, err := os.ReadFile(filepath.Join(root, emotion+".standardized.tsv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ans, truth strings.Builder
+		ans.WriteString("task,worker,label\n")
+		truth.WriteString("task,label\n")
+		gold := map[string]bool{}
+		for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			f := strings.Split(line, "\t")
+			if i == 0 {
+				continue // !amt_annotation_ids !amt_worker_ids orig_id response gold
+			}
+			ans.WriteString(f[2] + "," + f[1] + "," + f[3] + "\n")
+			if !gold[f[2]] {
+				gold[f[2]] = true
+				truth.WriteString(f[2] + "," + strings.TrimSpace(f[4]) + "\n")
+			}
+		}
+		answers := writeFile(t, filepath.Join(dir, emotion+".answers.csv"), ans.String())
+		truthPath := writeFile(t, filepath.Join(dir, emotion+".truth.csv"), truth.String())
+		for m, r2 := range w {
+			pred := filepath.Join(dir, emotion+"."+m+".csv")
+			mustRun(t, "aggregate", "--method", m, answers, "--out", pred, "--log-level", "warn")
+			var s map[string]float64
+			if err := json.Unmarshal([]byte(mustRun(t, "eval", "--pred", pred, "--truth", truthPath, "--json").stdout), &s); err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(s["r2"]-r2) > 0.0005 {
+				t.Errorf("%s %s: truth R² %.4f, docs/cli.md says %.3f", emotion, m, s["r2"], r2)
+			}
+		}
 	}
 }
