@@ -69,6 +69,13 @@ func TestMixedLabels(t *testing.T) {
 	if r.code != ExitError || !strings.Contains(r.stderr, "the labels mix numbers") {
 		t.Errorf("train: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// A truth file too (eval of classes).
+	pred := writeFile(t, filepath.Join(dir, "pred.csv"), "task,label\nt1,a\nt2,b\nt3,a\n")
+	truth := writeFile(t, filepath.Join(dir, "truth.csv"), "task,label\nt1,a\nt2,7\nt3,a\n")
+	r = run(t, "eval", "--pred", pred, "--truth", truth)
+	if r.code != ExitError || !regexp.MustCompile(`truth\.csv: the labels mix numbers \(line 3: "7"\) and words \(line 2: "a"\)`).MatchString(r.stderr) {
+		t.Errorf("eval: exit %d, stderr %q", r.code, r.stderr)
+	}
 }
 
 // TestEvalInfersNumbers: a task,label file of measurements is scored as

@@ -62,6 +62,14 @@ func defineEval(fs *pflag.FlagSet) runFunc {
 		if tt == nil {
 			return fmt.Errorf("%w: missing --truth or --truth-column", errUsage)
 		}
+		if kind.HasClasses() {
+			if mixed := mixedKinds(tt.Name, len(tt.Rows), func(i int) (string, int) { return tt.Rows[i].Label, tt.Rows[i].Line }); mixed != "" {
+				if classes == nil {
+					return fmt.Errorf("%w: %s; a typo or two files joined? Declare the classes with --classes to score these labels as they are", framework.ErrBadInput, mixed)
+				}
+				e.log.Warn(mixed + " (scored as classes, as --classes declares)")
+			}
+		}
 		in := &framework.EvalInput{PredFile: *predPath, TruthFile: tt.Name, Classes: classes, Columns: cols}
 		for _, r := range tt.Rows {
 			if row, ok := pred[r.Task]; ok {

@@ -605,18 +605,26 @@ func resolveAnswers(cfg *models.Config, t *corpus.AnswerTable, ids []string, cla
 // mixedLabels describes answers whose labels mix numbers and words (the
 // first line of each), or is "".
 func mixedLabels(t *corpus.AnswerTable) string {
-	var num, word *corpus.RawAnswer
-	for i := range t.Rows {
-		r := &t.Rows[i]
-		if _, ok := corpus.ParseNumber(strings.TrimSpace(r.Label)); ok {
-			if num == nil {
-				num = r
+	return mixedKinds(t.Name, len(t.Rows), func(i int) (string, int) { return t.Rows[i].Label, t.Rows[i].Line })
+}
+
+// mixedKinds describes n labels (row i: its label and line) that mix
+// numbers and words, naming the first line of each, or is "".
+func mixedKinds(name string, n int, row func(i int) (string, int)) string {
+	num, word := -1, -1
+	for i := range n {
+		l, _ := row(i)
+		if _, ok := corpus.ParseNumber(strings.TrimSpace(l)); ok {
+			if num < 0 {
+				num = i
 			}
-		} else if word == nil {
-			word = r
+		} else if word < 0 {
+			word = i
 		}
-		if num != nil && word != nil {
-			return fmt.Sprintf("%s: the labels mix numbers (line %d: %q) and words (line %d: %q)", t.Name, num.Line, num.Label, word.Line, word.Label)
+		if num >= 0 && word >= 0 {
+			nl, nline := row(num)
+			wl, wline := row(word)
+			return fmt.Sprintf("%s: the labels mix numbers (line %d: %q) and words (line %d: %q)", name, nline, nl, wline, wl)
 		}
 	}
 	return ""
