@@ -426,6 +426,9 @@ func levenshtein(a, b string) int {
 // maslda before it moved to cobra keep working. A token that is the value
 // of the flag before it, and anything after "--", is left alone.
 func longFlags(root *cobra.Command, args []string) []string {
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		return args // the shell completes what the user typed, as typed
+	}
 	c, _, err := root.Find(args)
 	if err != nil || c == nil {
 		c = root
