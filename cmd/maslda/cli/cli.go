@@ -541,6 +541,8 @@ func defineComponents(*pflag.FlagSet) runFunc {
 		}
 		// Presets (model = "NAME"); their plug-ins are resolved at train time.
 		fmt.Fprintf(e.stdout, "%-11s %s\n", "model", listOr(models.PresetNames()))
+		// The presets that run on answers alone (aggregate --method).
+		fmt.Fprintf(e.stdout, "%-11s %s\n", "aggregate", listOr(answerPresets()))
 		// Kinds of target (framework.TargetKind) and the annotator models that
 		// can simulate (framework.Sampler: simulate --annotators).
 		fmt.Fprintf(e.stdout, "%-11s %s\n", framework.KindTarget, listOr(framework.Default.Names(framework.KindTarget)))

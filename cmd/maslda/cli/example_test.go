@@ -21,6 +21,7 @@ func ExampleMainContext() {
 	// annotators  bias-precision, confusion, glad, mace, median, one-coin, ordinal-shift, perfect
 	// inference   batch, svi, two-stage
 	// model       bias-precision, communities, dawid-skene, dawid-skene(bayes), glad, lda+linreg(mean), lda+logreg(mv), lda+raykar, ma-sldac, ma-sldar, mace, majority-vote, mean, median, one-coin, slda(mean), slda(mv), wawa
+	// aggregate   bias-precision, communities, dawid-skene, dawid-skene(bayes), glad, mace, majority-vote, mean, median, one-coin, wawa
 	// target      categorical, gaussian, ordinal
 	// simulate    bias-precision, confusion, glad, ordinal-shift
 }
