@@ -39,6 +39,9 @@ annotators "bias-precision" {}
 inference "batch" {}
 `},
 	} {
+		if _, ok := models.LookupPreset(p.Name); ok {
+			continue // models' own table has it (RegisterPreset would panic)
+		}
 		models.RegisterPreset(p)
 	}
 }
