@@ -6,9 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/synth"
@@ -146,12 +149,16 @@ const shapeIters = 15
 //
 //	go test ./models -run '^$' -bench '^BenchmarkShapes$' -benchtime 1x -timeout 60m
 //
-// MASLDA_SHAPE_ITERS overrides the 15 iterations.
+// MASLDA_SHAPE_ITERS overrides the 15 iterations, MASLDA_SHAPE_WORKERS the
+// one worker (wall-s: the run's wall-clock seconds, for the speed-up of
+// two workers on a quiet machine).
 func BenchmarkShapes(b *testing.B) {
-	iters := shapeIters
-	if s := os.Getenv("MASLDA_SHAPE_ITERS"); s != "" {
-		if _, err := fmt.Sscan(s, &iters); err != nil || iters < 1 {
-			b.Fatalf("MASLDA_SHAPE_ITERS=%q", s)
+	iters, workers := shapeIters, 1
+	for name, p := range map[string]*int{"MASLDA_SHAPE_ITERS": &iters, "MASLDA_SHAPE_WORKERS": &workers} {
+		if s := os.Getenv(name); s != "" {
+			if _, err := fmt.Sscan(s, p); err != nil || *p < 1 {
+				b.Fatalf("%s=%q", name, s)
+			}
 		}
 	}
 	for _, sh := range shapes() {
@@ -165,13 +172,14 @@ func BenchmarkShapes(b *testing.B) {
 				if strings.Contains(mod.src, "ma-sldar") {
 					corpus = cc.reg
 				}
-				src := mod.src + fmt.Sprintf("seed = 1\nworkers = 1\ntopics {\n  k = %d\n  alpha = 0.1\n  tau = 0.1\n}\ninference \"batch\" {\n  max_iters = %d\n  min_iters = %d\n  tol = 0\n}\n", sh.spec.K, iters, iters)
+				src := mod.src + fmt.Sprintf("seed = 1\nworkers = %d\ntopics {\n  k = %d\n  alpha = 0.1\n  tau = 0.1\n}\ninference \"batch\" {\n  max_iters = %d\n  min_iters = %d\n  tol = 0\n}\n", workers, sh.spec.K, iters, iters)
 				cfg, err := models.ParseConfig([]byte(src), mod.name+".hcl")
 				if err != nil {
 					b.Fatal(err)
 				}
-				var runs, first3, late, perIter, n, truth float64
+				var runs, first3, late, perIter, n, truth, wall float64
 				for b.Loop() {
+					w0 := time.Now()
 					t0 := processCPU()
 					run, err := models.Build(cfg, nil, corpus)
 					if err != nil {
@@ -184,6 +192,7 @@ func BenchmarkShapes(b *testing.B) {
 					}); err != nil {
 						b.Fatal(err)
 					}
+					wall += time.Since(w0).Seconds()
 					it := len(at) - 1
 					runs += at[it] - t0
 					first3 += at[min(3, it)] - t0
@@ -201,6 +210,7 @@ func BenchmarkShapes(b *testing.B) {
 				b.ReportMetric(perIter/k, "iter-cpu-s")
 				b.ReportMetric(late/k, "late-cpu-s")
 				b.ReportMetric(n, "iters")
+				b.ReportMetric(wall/k, "wall-s")
 				if mod.name != "lda" {
 					b.ReportMetric(truth, "truth")
 				}
@@ -252,4 +262,49 @@ func shapeTruth(run *models.Run, cc shapeCorpora) float64 {
 		}
 	}
 	return float64(right) / float64(len(cc.truth))
+}
+
+// TestDumpShapes writes every shape of the matrix for the authors' C++
+// (docs/performance.md, "Every corpus shape"): with MASLDA_SHAPE_DUMP=DIR,
+// DIR/SHAPE/docs.ldac (LDA-C), answers.txt (one row per document, one
+// column per annotator: the class index or −1) and labels.txt (the true
+// class per line).
+func TestDumpShapes(t *testing.T) {
+	dir := os.Getenv("MASLDA_SHAPE_DUMP")
+	if dir == "" {
+		t.Skip("set MASLDA_SHAPE_DUMP=DIR to write the shapes for the C++")
+	}
+	for _, sh := range shapes() {
+		cc, err := shapeCorpus(sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, sh.name)
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var docs, ans, lab strings.Builder
+		R := len(cc.cls.Answers.Annotators)
+		row := make([]string, R)
+		for d, doc := range cc.cls.Docs {
+			docs.WriteString(strconv.Itoa(len(doc.Words)))
+			for j, w := range doc.Words {
+				fmt.Fprintf(&docs, " %d:%d", w, int(doc.Counts[j]))
+			}
+			docs.WriteByte('\n')
+			for r := range row {
+				row[r] = "-1"
+			}
+			for _, a := range cc.cls.Answers.ByDoc[d] {
+				row[a.Annotator] = strconv.Itoa(int(a.Class))
+			}
+			ans.WriteString(strings.Join(row, " ") + "\n")
+			lab.WriteString(strconv.Itoa(cc.truth[d]) + "\n")
+		}
+		for name, s := range map[string]string{"docs.ldac": docs.String(), "answers.txt": ans.String(), "labels.txt": lab.String()} {
+			if err := os.WriteFile(filepath.Join(out, name), []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
