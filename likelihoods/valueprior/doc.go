@@ -9,7 +9,9 @@
 // model without the documents). The documents' topics are fitted
 // alongside but never see the target.
 //
-//	response "value-prior" {}
+//	response "value-prior" {
+//	  prior = "learned"   # y_d ~ N(μ, σ²), μ and σ² estimated; or "flat": no prior message
+//	}
 //
 // # Equations and functions
 //
@@ -27,6 +29,13 @@
 // maximiser of the bound given q(y), so batch EM with annotators whose
 // updates are ascent steps is monotone. The response owns the entropy of
 // q(y_d), as the gaussian response does.
+//
+// With prior = "flat" the response adds no message and its part of the
+// bound is the entropy of q(y_d) alone (an improper flat prior's constant
+// dropped): with a perfect annotator each value is then exactly the mean or
+// median answer, not shrunk towards μ by a relative 1e-8; μ and σ² are
+// still estimated from q(y), for Predict. A document that no message
+// reaches (v_d = ∞) adds nothing.
 //
 // PhiTerm adds nothing: the response is framework.DocumentFree, so
 // `maslda train` and `maslda aggregate` run it on answers alone, over one

@@ -25,14 +25,35 @@ func init() {
 	})
 }
 
-// Params are the settings of the `response "value-prior" { ... }` block:
-// none today (μ and σ² are estimated).
-type Params struct{}
+// Priors of the values (Params.Prior).
+const (
+	Learned = "learned" // y_d ~ N(μ, σ²), μ and σ² estimated
+	Flat    = "flat"    // an improper flat prior: the annotators alone decide
+)
+
+// Params are the settings of the `response "value-prior" { ... }` block.
+type Params struct {
+	// Prior is "learned" (default: y_d ~ N(μ, σ²) with μ and σ² by maximum
+	// likelihood) or "flat" (no prior message: with a perfect annotator
+	// each value is exactly its aggregate, the mean or the median answer;
+	// μ and σ² are still estimated, for Predict).
+	Prior string `hcl:"prior,optional"`
+}
+
+// Validate checks the settings; errors wrap framework.ErrBadInput.
+func (p Params) Validate() error {
+	switch p.Prior {
+	case "", Learned, Flat:
+		return nil
+	}
+	return fmt.Errorf("%w: response %s: prior = %q; valid: %q (default), %q", framework.ErrBadInput, Name, p.Prior, Learned, Flat)
+}
 
 // Response is the value prior y_d ~ N(μ, σ²): a numeric response without
 // topic features. It implements framework.Likelihood, framework.DocScorer,
 // framework.DocumentFree, framework.Persister and framework.Checkpointer.
 type Response struct {
+	Config     Params
 	Mu, Sigma2 float64
 
 	ready bool
@@ -51,7 +72,14 @@ var (
 )
 
 // New returns a response (call Init before use).
-func New(Params) (*Response, error) { return &Response{}, nil }
+func New(p Params) (*Response, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &Response{Config: p}, nil
+}
+
+func (r *Response) flat() bool { return r.Config.Prior == Flat }
 
 // Init needs numeric answers (no Setup.Classes: framework.ErrIncompatible)
 // and starts μ, σ² at the mean and variance of the documents' mean answers.
@@ -106,9 +134,17 @@ func (r *Response) Predict(d *framework.DocState) {
 }
 
 // DocELBO is document d's part of the bound:
-// −½log(2πσ²) − ((m − μ)² + v)/(2σ²) + ½log(2πe·v).
+// −½log(2πσ²) − ((m − μ)² + v)/(2σ²) + ½log(2πe·v), or with the flat
+// prior the entropy ½log(2πe·v) alone (0 for a document that no message
+// reached: v = ∞).
 func (r *Response) DocELBO(d *framework.DocState) float64 {
 	t := d.Target.(*framework.Gaussian)
+	if r.flat() {
+		if math.IsInf(t.Var, 1) {
+			return 0
+		}
+		return 0.5 * math.Log(2*math.Pi*math.E*t.Var)
+	}
 	res := t.Mean - r.Mu
 	return -0.5*math.Log(2*math.Pi*r.Sigma2) - (res*res+t.Var)/(2*r.Sigma2) + 0.5*math.Log(2*math.Pi*math.E*t.Var)
 }
@@ -118,8 +154,12 @@ type local struct{ r *Response }
 
 func (local) Begin(*framework.DocState) {}
 
-// TargetTerm adds the prior message N(μ, σ²).
+// TargetTerm adds the prior message N(μ, σ²) (nothing with the flat
+// prior).
 func (lc local) TargetTerm(d *framework.DocState) {
+	if lc.r.flat() {
+		return
+	}
 	t := d.Target.(*framework.Gaussian)
 	t.Prec += 1 / lc.r.Sigma2
 	t.PrecMean += lc.r.Mu / lc.r.Sigma2
@@ -156,6 +196,9 @@ func (s *Stats) Reset() { *s = Stats{} }
 func (r *Response) Accumulate(st framework.Stats, d *framework.DocState) {
 	s := st.(*Stats)
 	t := d.Target.(*framework.Gaussian)
+	if math.IsInf(t.Var, 1) {
+		return // no message reached it (flat prior, no answers): nothing to learn
+	}
 	s.Docs++
 	s.Sum += t.Mean
 	s.SumSq += t.Mean*t.Mean + t.Var
@@ -207,6 +250,9 @@ func (r *Response) solve() {
 // S·Σ_d [−½log(2πσ²) − ((m_d − μ)² + v_d)/(2σ²) + ½log(2πe·v_d)].
 func (r *Response) ELBO(st framework.Stats, step framework.Step) float64 {
 	s := st.(*Stats)
+	if r.flat() {
+		return step.Scale * s.Entropy
+	}
 	quad := s.SumSq - 2*r.Mu*s.Sum + s.Docs*r.Mu*r.Mu
 	return step.Scale * (-0.5*s.Docs*math.Log(2*math.Pi*r.Sigma2) - quad/(2*r.Sigma2) + s.Entropy)
 }

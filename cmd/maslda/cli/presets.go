@@ -16,7 +16,9 @@ func init() {
 topics {
   k = 1
 }
-response "value-prior" {}
+response "value-prior" {
+  prior = "flat"
+}
 annotators "perfect" {
   aggregate = "mean"
 }
@@ -26,7 +28,9 @@ inference "batch" {}
 topics {
   k = 1
 }
-response "value-prior" {}
+response "value-prior" {
+  prior = "flat"
+}
 annotators "median" {}
 inference "batch" {}
 `},
