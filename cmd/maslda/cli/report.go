@@ -143,6 +143,7 @@ type reportPage struct {
 	AnnReliability string // column title
 	Annotators     []reportAnnotator
 	AnnFigure      template.HTML
+	AnnCrowd       template.HTML // every annotator in one panel (many annotators)
 	AnnMore        string
 	Generic        *reportTable // annotators in a format only known as a table
 
@@ -526,6 +527,14 @@ func reportAnnotators(p *reportPage, s *models.Saved, dir string, maxAnn int) er
 			return err
 		}
 	}
+	// Beyond a dozen annotators, the whole crowd in one panel too.
+	if (est.Kind == plots.KindConfusion || est.Kind == plots.KindOrdinalShift) && len(est.List) > 12 && answersKnown {
+		if g, err := plots.AccuracyVsAnswersFigure(est, 0); err == nil {
+			if p.AnnCrowd, err = inlineSVG(g); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -782,7 +791,7 @@ g.topic{cursor:pointer}g.topic.chosen circle{fill:#d62728;fill-opacity:.45;strok
 <h2>Annotators</h2>
 <p class="note">{{.AnnNote}}</p>
 {{if .Annotators}}
-{{if .AnnFigure}}<figure>{{.AnnFigure}}</figure>{{end}}
+{{if .AnnCrowd}}<figure>{{.AnnCrowd}}</figure>{{end}}{{if .AnnFigure}}<figure>{{.AnnFigure}}</figure>{{end}}
 <table class="list"><tr><th>annotator</th><th>answers</th><th>{{.AnnReliability}}</th><th>{{if eq .AnnKind "confusion"}}confusion matrix (row: true class, column: answer){{else}}parameters{{end}}</th></tr>
 {{range .Annotators}}<tr><td>{{.Name}}</td><td class="num">{{.Answers}}</td><td class="num">{{.Reliability}}</td><td>{{if .Heat}}{{.Heat}}{{else}}{{.Params}}{{end}}</td></tr>
 {{end}}</table>

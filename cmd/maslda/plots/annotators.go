@@ -1115,12 +1115,26 @@ func BiasVsPrecisionFigure(est *Annotators, opt BiasVsPrecisionOptions) (*Figure
 	}
 	var xys plotter.XYs
 	var labels []string
+	var bs, ps, lx, ly []float64
+	for _, a := range list {
+		bs, ps = append(bs, a.Bias), append(ps, a.Precision)
+	}
+	x0, x1 := labelRange(bs, false)
+	y0, y1 := labelRange(ps, true)
+	var cand []string
 	for i, a := range byAnswers {
 		if i == nLabel {
 			break
 		}
-		xys = append(xys, plotter.XY{X: a.Bias, Y: a.Precision})
-		labels = append(labels, a.Name)
+		lx, ly = append(lx, a.Bias), append(ly, math.Log10(a.Precision))
+		cand = append(cand, a.Name)
+	}
+	keep := spreadLabels(lx, ly, cand, x0, x1, y0, y1, 400, 260)
+	for i, n := range cand {
+		if keep[i] {
+			xys = append(xys, plotter.XY{X: lx[i], Y: math.Pow(10, ly[i])})
+			labels = append(labels, n)
+		}
 	}
 	if l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels}); err == nil {
 		for i := range l.TextStyle {
@@ -1131,9 +1145,129 @@ func BiasVsPrecisionFigure(est *Annotators, opt BiasVsPrecisionOptions) (*Figure
 	}
 	f := &Figure{Width: inches(6.5), Height: inches(4.5), Title: title, Panels: [][]*plot.Plot{{p}}}
 	if maxN > 0 {
-		f.Caption = fmt.Sprintf("One point per annotator, its area proportional to its answers (at most %d); named: the %d with the most answers.", maxN, min(nLabel, len(list)))
+		f.Caption = fmt.Sprintf("One point per annotator, its area proportional to its answers (at most %d); %s.", maxN, namedCaption(len(labels), min(nLabel, len(list))))
 	} else {
-		f.Caption = fmt.Sprintf("One point per annotator; named: %d of them.", min(nLabel, len(list)))
+		f.Caption = fmt.Sprintf("One point per annotator; named: %d of them.", len(labels))
 	}
 	return f, nil
+}
+
+// AccuracyVsAnswersFigure draws every confusion (or ordinal-shift)
+// annotator as one point at (answers, estimated accuracy), answers on a log
+// scale: the whole crowd at a glance, for 5 annotators or 500, beside the
+// confusion matrices of a few. The label annotators with the most answers
+// are named (0: 10).
+func AccuracyVsAnswersFigure(est *Annotators, label int) (*Figure, error) {
+	var list []Annotator
+	for _, a := range est.List {
+		if a.Answers > 0 && !math.IsNaN(a.Accuracy) && !math.IsInf(a.Accuracy, 0) {
+			list = append(list, a)
+		}
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("%w: %s: no annotator has answers and an accuracy", framework.ErrBadInput, est.Name)
+	}
+	if label == 0 {
+		label = 10
+	}
+	p := newPanel("", "answers (log scale)", "estimated accuracy")
+	p.Add(plotter.NewGrid())
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = logTicks{}
+	p.Y.Tick.Marker = niceTicks{}
+	p.Y.Min, p.Y.Max = 0, 1
+	var xys plotter.XYs
+	for _, a := range list {
+		xys = append(xys, plotter.XY{X: float64(a.Answers), Y: a.Accuracy})
+	}
+	s, err := plotter.NewScatter(xys)
+	if err != nil {
+		return nil, err
+	}
+	s.GlyphStyle = draw.GlyphStyle{Color: withAlpha(lineColor(0), 150), Shape: draw.CircleGlyph{}, Radius: vg.Points(3)}
+	p.Add(s)
+	byAnswers := slices.Clone(list)
+	sort.SliceStable(byAnswers, func(i, j int) bool { return byAnswers[i].Answers > byAnswers[j].Answers })
+	var lp plotter.XYs
+	var names []string
+	var lx, ly, all []float64
+	for _, a := range list {
+		all = append(all, float64(a.Answers))
+	}
+	x0, x1 := labelRange(all, true)
+	for i, a := range byAnswers {
+		if i == label {
+			break
+		}
+		lx, ly = append(lx, math.Log10(float64(a.Answers))), append(ly, a.Accuracy)
+		names = append(names, a.Name)
+	}
+	keep := spreadLabels(lx, ly, names, x0, x1, 0, 1, 400, 230)
+	var kept []string
+	for i, n := range names {
+		if keep[i] {
+			lp = append(lp, plotter.XY{X: math.Pow(10, lx[i]), Y: ly[i]})
+			kept = append(kept, n)
+		}
+	}
+	names = kept
+	if l, err := plotter.NewLabels(plotter.XYLabels{XYs: lp, Labels: names}); err == nil {
+		for i := range l.TextStyle {
+			l.TextStyle[i].Font.Size = 8
+		}
+		l.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
+		p.Add(l)
+	}
+	f := &Figure{Width: inches(6.5), Height: inches(4), Title: fmt.Sprintf("Estimated accuracy of the %d annotators against their answers", len(list)), Panels: [][]*plot.Plot{{p}}}
+	f.Caption = fmt.Sprintf("One point per annotator; %s.", namedCaption(len(names), min(label, len(list))))
+	return f, nil
+}
+
+// spreadLabels chooses, in order, the labels to draw at points (x, y) of a
+// panel about widthPt × heightPt points (the data area) whose axes span
+// [x0, x1] × [y0, y1] (already transformed: log for a log axis): a label
+// of 8-pt text to the right of its point is kept when its box overlaps no
+// label kept before it.
+func spreadLabels(xs, ys []float64, names []string, x0, x1, y0, y1, widthPt, heightPt float64) []bool {
+	keep := make([]bool, len(names))
+	type box struct{ a, b, c, d float64 }
+	var placed []box
+	sx, sy := widthPt/math.Max(x1-x0, 1e-12), heightPt/math.Max(y1-y0, 1e-12)
+	for i, n := range names {
+		px, py := (xs[i]-x0)*sx+4, (ys[i]-y0)*sy+2
+		b := box{px, py, px + 4.6*float64(len([]rune(n))), py + 9}
+		ok := true
+		for _, q := range placed {
+			if b.a < q.c && q.a < b.c && b.b < q.d && q.b < b.d {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			placed = append(placed, b)
+			keep[i] = true
+		}
+	}
+	return keep
+}
+
+// labelRange is the span of v (log10 of it with log) with its extremes.
+func labelRange(v []float64, log bool) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range v {
+		if log {
+			x = math.Log10(x)
+		}
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return lo, hi
+}
+
+// namedCaption says which annotators a scatter names: the n with the most
+// answers, or kept of them when names would overlap.
+func namedCaption(kept, n int) string {
+	if kept == n {
+		return fmt.Sprintf("named: the %d with the most answers", n)
+	}
+	return fmt.Sprintf("named: %d of the %d with the most answers (no overlaps)", kept, n)
 }

@@ -142,3 +142,23 @@ func TestOrdinalShiftMany(t *testing.T) {
 		t.Error("the most answered annotator is not named, or a rarely answering one is")
 	}
 }
+
+// TestAccuracyVsAnswers: 500 confusion annotators in one panel, ten named.
+func TestAccuracyVsAnswers(t *testing.T) {
+	a := &Annotators{Name: "annotators.json", Kind: KindConfusion}
+	for i := range 500 {
+		acc := 0.3 + float64(i%7)/10
+		a.List = append(a.List, Annotator{Name: "w" + strconv.Itoa(i), Answers: 1 + i, Accuracy: acc, Confusion: [][]float64{{acc, 1 - acc}, {1 - acc, acc}}})
+	}
+	f, err := AccuracyVsAnswersFigure(a, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := f.Encode(&b, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.Title, "500 annotators") || !strings.Contains(f.Caption, "the 10 with the most answers") || !strings.Contains(b.String(), "w499") {
+		t.Errorf("title %q, caption %q", f.Title, f.Caption)
+	}
+}
