@@ -259,6 +259,7 @@ func newRoot(e *env) *cobra.Command {
 		return nil
 	}
 	root.AddGroup(commandGroups...)
+	root.SetHelpCommand(helpCommand(root))
 	root.SetHelpCommandGroupID("other")
 	root.SetCompletionCommandGroupID("other")
 	for _, cmd := range commands() {
@@ -270,6 +271,39 @@ func newRoot(e *env) *cobra.Command {
 	plot.GroupID = groupOf["plot"]
 	root.AddCommand(plot)
 	return root
+}
+
+// helpCommand is `maslda help [COMMAND...]`: the command's help on stdout;
+// an unknown topic is a usage error with the nearest commands (cobra's own
+// printed the top-level help for it and exited 0).
+func helpCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "help about any command (the same as COMMAND --help)",
+		ValidArgsFunction: func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+			c, _, err := root.Find(args)
+			if err != nil || c == nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []string
+			for _, sub := range c.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), prefix) {
+					names = append(names, sub.Name()+"\t"+sub.Short)
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			c, rest, err := root.Find(args)
+			if err != nil || c == nil {
+				c, rest = root, args
+			}
+			if len(rest) > 0 {
+				return fmt.Errorf("%w: unknown help topic %q%s; 'maslda help' lists the commands", errUsage, strings.Join(args, " "), suggest(c.SuggestionsFor(rest[0])))
+			}
+			return c.Help()
+		},
+	}
 }
 
 // cobra makes the cobra command of cmd.

@@ -59,6 +59,8 @@ func TestCompletion(t *testing.T) {
 		want []string
 	}{
 		{[]string{"tr"}, []string{"train"}},
+		{[]string{"help", "pl"}, []string{"plot"}},
+		{[]string{"help", "plot", "co"}, []string{"confusion"}},
 		{[]string{"train", "--log-level", ""}, []string{"trace", "debug", "off"}},
 		{[]string{"train", "--dup"}, []string{"--duplicates"}},
 		{[]string{"train", "--duplicates", ""}, []string{"keep", "first", "last", "error"}},
@@ -93,6 +95,8 @@ func TestPlotKinds(t *testing.T) {
 		{[]string{"plot", "confuson"}, `^maslda plot: unknown kind of plot "confuson" \(did you mean confusion\?\); kinds: `},
 		{[]string{"plot", "confusion"}, `^maslda plot confusion: missing --annotators$`},
 		{[]string{"simulate", "corpsu"}, `^maslda simulate: unknown command "corpsu" \(did you mean corpus\?\)$`},
+		{[]string{"help", "trian"}, `^maslda help: unknown help topic "trian" \(did you mean train\?\); 'maslda help' lists the commands$`},
+		{[]string{"help", "plot", "confuson"}, `^maslda help: unknown help topic "plot confuson" \(did you mean confusion\?\)`},
 	} {
 		r := run(t, tc.args...)
 		if r.code != ExitUsage || !regexp.MustCompile(tc.want).MatchString(strings.TrimSpace(r.stderr)) {
