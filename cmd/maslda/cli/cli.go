@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -395,7 +396,33 @@ func flagError(c *cobra.Command, err error) error {
 		}
 		msg = "unknown flag " + name + suggest(near)
 	}
+	// pflag: invalid argument "abc" for "--seed" flag: strconv.ParseUint: …
+	if m := invalidArg.FindStringSubmatch(msg); m != nil {
+		if f := c.Flags().Lookup(m[2]); f != nil {
+			msg = fmt.Sprintf("--%s %q: want %s", m[2], m[1], typeWord(f.Value.Type()))
+		}
+	}
 	return fmt.Errorf("%w: %s; '%s --help' lists the flags", errUsage, msg, c.CommandPath())
+}
+
+// invalidArg matches pflag's error for a value its type cannot parse.
+var invalidArg = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\w-]+)" flag: `)
+
+// typeWord says in words what a flag of a pflag type takes.
+func typeWord(t string) string {
+	switch t {
+	case "int", "int64", "int32":
+		return "a whole number"
+	case "uint", "uint64", "uint32":
+		return "a whole number ≥ 0"
+	case "float64", "float32":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "duration":
+		return "a duration such as 30s or 10m"
+	}
+	return "a " + t
 }
 
 // suggest formats candidates as a "did you mean" clause.

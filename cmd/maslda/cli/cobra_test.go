@@ -95,6 +95,9 @@ func TestPlotKinds(t *testing.T) {
 		{[]string{"plot", "confuson"}, `^maslda plot: unknown kind of plot "confuson" \(did you mean confusion\?\); kinds: `},
 		{[]string{"plot", "confusion"}, `^maslda plot confusion: missing --annotators$`},
 		{[]string{"simulate", "corpsu"}, `^maslda simulate: unknown command "corpsu" \(did you mean corpus\?\)$`},
+		{[]string{"train", "--seed", "abc"}, `^maslda train: --seed "abc": want a whole number ≥ 0; 'maslda train --help' lists the flags$`},
+		{[]string{"demo", "--json=maybe"}, `unknown flag --json`},
+		{[]string{"eval", "--json=maybe"}, `^maslda eval: --json "maybe": want true or false;`},
 		{[]string{"help", "trian"}, `^maslda help: unknown help topic "trian" \(did you mean train\?\); 'maslda help' lists the commands$`},
 		{[]string{"help", "plot", "confuson"}, `^maslda help: unknown help topic "plot confuson" \(did you mean confusion\?\)`},
 	} {
