@@ -18,7 +18,7 @@ import (
 // defineAggregate is `maslda aggregate`: truth inference on answers alone,
 // as crowd-kit's fit_predict, printing one row per task.
 func defineAggregate(fs *pflag.FlagSet) runFunc {
-	method := fs.String("method", "dawid-skene", "a preset that runs on answers alone: "+strings.Join(answerPresets(), ", "))
+	method := fs.String("method", "", "a preset that runs on answers alone: "+strings.Join(answerPresets(), ", ")+" (default: dawid-skene for class labels, bias-precision for numbers)")
 	out := fs.String("out", stdoutPath, "the aggregated labels, CSV task,label[,p:CLASS...] (categorical) or task,label,var (numeric); - is standard output; a file is written atomically")
 	widePath := fs.String("answers-wide", "", "the answers as a wide matrix (row = task, column = annotator), instead of ANSWERS.csv")
 	missing := fs.String("missing", "999999999", "missing-value sentinel of --answers-wide")
@@ -47,21 +47,11 @@ func defineAggregate(fs *pflag.FlagSet) runFunc {
 		if *workers < -1 {
 			return fmt.Errorf("%w: --workers %d, want ≥ 0 (0 = all cores)", errUsage, *workers)
 		}
-		if methods := answerPresets(); !slices.Contains(methods, *method) {
+		if methods := answerPresets(); *method != "" && !slices.Contains(methods, *method) {
 			if _, ok := models.LookupPreset(*method); ok {
 				return fmt.Errorf("%w: --method %q models the documents (maslda train --model %s needs --docs); methods on answers alone: %s", errUsage, *method, *method, strings.Join(methods, ", "))
 			}
 			return fmt.Errorf("%w: --method %q is not a method%s; methods on answers alone: %s", errUsage, *method, suggest(closest(*method, methods)), strings.Join(methods, ", "))
-		}
-		cfg, err := presetConfig(*method, "--method")
-		if err != nil {
-			return err
-		}
-		if flagSet(fs, "seed") {
-			cfg.Seed = *seed
-		}
-		if *workers >= 0 {
-			cfg.Workers = *workers
 		}
 		if err := checkOutTable("out", *out, inPath{"answers", ansPath}, inPath{"answers-wide", *widePath}, inPath{"classes", *classesPath}); err != nil {
 			return err
@@ -81,6 +71,24 @@ func defineAggregate(fs *pflag.FlagSet) runFunc {
 		if len(table.Rows) == 0 {
 			return framework.Errorf(table.Name, 0, "no answers (a header and no row): nothing to aggregate")
 		}
+		name := *method
+		if name == "" {
+			var why string
+			if name, why, err = defaultModel(table, false, *classesPath != ""); err != nil {
+				return err
+			}
+			e.log.Info("no --method: aggregating with "+name, "because", why)
+		}
+		cfg, err := presetConfig(name, "--method")
+		if err != nil {
+			return err
+		}
+		if flagSet(fs, "seed") {
+			cfg.Seed = *seed
+		}
+		if *workers >= 0 {
+			cfg.Workers = *workers
+		}
 		c, err := answerDocs(table, "")
 		if err != nil {
 			return err
@@ -98,7 +106,7 @@ func defineAggregate(fs *pflag.FlagSet) runFunc {
 		if warning != "" {
 			e.log.Warn(warning)
 		}
-		e.log.Info("answers", "file", table.Name, "tasks", len(c.Docs), "answers", c.Answers.Count(), "annotators", len(c.Answers.Annotators), "classes", len(c.Answers.Classes), "method", *method)
+		e.log.Info("answers", "file", table.Name, "tasks", len(c.Docs), "answers", c.Answers.Count(), "annotators", len(c.Answers.Annotators), "classes", len(c.Answers.Classes), "method", name)
 		run, err := models.Build(cfg, nil, c)
 		if err != nil {
 			return err

@@ -66,6 +66,11 @@ func TestAggregateNumeric(t *testing.T) {
 		}
 		r2[m] = s["r2"]
 	}
+	// Without --method, numbers get bias-precision (said in the log).
+	def := mustRun(t, "aggregate", answers)
+	if bp := mustRun(t, "aggregate", "--method", "bias-precision", answers, "--log-level", "warn"); def.stdout != bp.stdout || !strings.Contains(def.stderr, "no --method: aggregating with bias-precision") {
+		t.Errorf("aggregate without --method on numbers: stderr\n%s", def.stderr)
+	}
 	if !(r2["bias-precision"] > r2["mean"]+0.05) {
 		t.Errorf("truth R²: %v; want bias-precision above the mean", r2)
 	}
