@@ -414,6 +414,9 @@ func TestTrainJSONConfigRestarts(t *testing.T) {
 	if ok, _ := regexp.MatchString(`^(topic \d: \d+ \(\d\.\d{3}\) \d+ \(\d\.\d{3}\)\n){3}$`, r.stdout); !ok {
 		t.Errorf("topics without a vocabulary:\n%s", r.stdout)
 	}
+	if !strings.Contains(r.stderr, "the model has no vocabulary: words are shown by id; train with --vocab FILE") {
+		t.Errorf("topics without a vocabulary gives no hint:\n%s", r.stderr)
+	}
 }
 
 func TestTrainSVI(t *testing.T) {

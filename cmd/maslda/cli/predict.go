@@ -210,6 +210,9 @@ func defineTopics(fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		if s.Vocab == nil {
+			e.log.Warn("the model has no vocabulary: words are shown by id; train with --vocab FILE (or --corpus DIR, with prepare's vocab.txt) to see them", "model", *modelDir)
+		}
 		printTopics(e.stdout, s.Model.Topics.Beta(), s.Vocab, *top)
 		return nil
 	}
