@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,14 +34,14 @@ var simCorpusFlags = []string{"annotators", "accuracies", "confusions", "bias", 
 // directory (prepare's layout: train --corpus DIR reads it).
 func defineSimulateCorpus(fs *pflag.FlagSet) runFunc {
 	out := fs.String("out", "", "the corpus directory to write (required; replaced atomically): docs.ldac, ids.txt, vocab.txt, labels.csv (the truth), answers.csv and simulated.json; with --test N, train/ and test/ (answers.csv beside them, for train/)")
-	target := fs.String("target", "categorical", "categorical: classes c_d ~ Softmax(η z̄_d) (MA-sLDAc's model); numeric: y_d ~ N(η·z̄_d, 0.1²) (MA-sLDAr's)")
+	target := fs.String("target", "categorical", "categorical: classes c_d ~ Softmax(η z̄_d) (MA-sLDAc's model); numeric: y_d ~ N(η·z̄_d, 0.1²) (MA-sLDAr's); ordinal: levels 1..C, that number cut at its quantiles (the ordinal response's)")
 	nDocs := fs.Int("docs", 1000, "training documents (each gets answers)")
 	nTest := fs.Int("test", 0, "held-out documents, written to test/ without answers (0: no split)")
 	vocabSize := fs.Int("vocab-size", 500, "vocabulary size V (terms w0, w1, ...)")
 	k := fs.Int("topics", 8, "planted topics K")
 	docLen := fs.Float64("doc-length", 120, "mean tokens per document (Poisson)")
 	alpha := fs.Float64("alpha", 0.1, "Dirichlet concentration of each document's topic proportions")
-	nClasses := fs.Int("classes", 4, "categorical: the number of classes (c0, c1, ...)")
+	nClasses := fs.Int("classes", 4, "categorical: the number of classes (c0, c1, ...); ordinal: of levels (1, 2, ...)")
 	scale := fs.Float64("eta-scale", 6, "the planted η's entries are N(0, scale²): larger is a more predictable truth")
 	fs.String("annotators", "", "the simulated annotators, as for maslda simulate (default: the paper's five, --accuracies 0.737,0.468,0.284,0.278,0.260 or --bias 0.1,-0.3,-2.5,0.1,1 --precision 10,3,10,0.5,0.25)")
 	fs.String("accuracies", "", "categorical: one accuracy per annotator, as for maslda simulate")
@@ -54,13 +55,13 @@ func defineSimulateCorpus(fs *pflag.FlagSet) runFunc {
 			return err
 		}
 		switch {
-		case *target != "categorical" && *target != "numeric":
-			return fmt.Errorf("%w: --target %q; valid: categorical, numeric", errUsage, *target)
+		case *target != "categorical" && *target != "numeric" && *target != "ordinal":
+			return fmt.Errorf("%w: --target %q; valid: categorical, numeric, ordinal", errUsage, *target)
 		case *nDocs < 1 || *nTest < 0:
 			return fmt.Errorf("%w: --docs %d --test %d: want at least 1 training document and no negative count", errUsage, *nDocs, *nTest)
 		case *vocabSize < 2 || *k < 1 || !(*docLen >= 1) || !(*alpha > 0) || !(*scale >= 0):
 			return fmt.Errorf("%w: --vocab-size ≥ 2, --topics ≥ 1, --doc-length ≥ 1, --alpha > 0 and --eta-scale ≥ 0, please", errUsage)
-		case *target == "categorical" && *nClasses < 2:
+		case *target != "numeric" && *nClasses < 2:
 			return fmt.Errorf("%w: --classes %d, want at least 2", errUsage, *nClasses)
 		}
 		if err := models.CheckOutDir(*out, isSimulatedCorpus); err != nil {
@@ -75,11 +76,17 @@ func defineSimulateCorpus(fs *pflag.FlagSet) runFunc {
 				given = given || name != "per-doc"
 			}
 		}
+		ordinalBlock := ""
 		if !given {
-			if *target == "categorical" {
+			switch *target {
+			case "categorical":
 				simArgs = append(simArgs, "--accuracies", "0.737,0.468,0.284,0.278,0.260")
-			} else {
+			case "numeric":
 				simArgs = append(simArgs, "--bias", "0.1,-0.3,-2.5,0.1,1", "--precision", "10,3,10,0.5,0.25")
+			case "ordinal":
+				// docs/cli.md's ordinal-shift crowd: accurate, a level
+				// high, the extremes, two noisy (written beside the answers).
+				ordinalBlock = "annotators \"ordinal-shift\" {\n  shift     = [0, 1, 0, 0, -0.5]\n  stretch   = [1, 1, 2.5, 1, 1]\n  precision = [6, 4, 4, 1, 0.7]\n}\n"
 			}
 		}
 
@@ -100,12 +107,32 @@ func defineSimulateCorpus(fs *pflag.FlagSet) runFunc {
 			}
 		} else {
 			eta := synth.PlantedEta(1, *k, *scale, rng)[0]
+			ys := make([]float64, len(planted.ZBar))
 			for d, z := range planted.ZBar {
 				y := 0.1 * rng.NormFloat64()
 				for j, x := range z {
 					y += eta[j] * x
 				}
+				ys[d] = y
 				labels[d] = strconv.FormatFloat(math.Round(y*1e6)/1e6, 'g', -1, 64)
+			}
+			if *target == "ordinal" {
+				// Levels 1..C of equal frequency: the number cut at its
+				// quantiles.
+				sorted := slices.Clone(ys)
+				slices.Sort(sorted)
+				for l := range *nClasses {
+					classNames = append(classNames, strconv.Itoa(l+1))
+				}
+				for d, y := range ys {
+					level := 1
+					for l := 1; l < *nClasses; l++ {
+						if y > sorted[l*len(sorted)/(*nClasses)] {
+							level = l + 1
+						}
+					}
+					labels[d] = strconv.Itoa(level)
+				}
 			}
 		}
 		for d := range all.Docs {
@@ -129,6 +156,13 @@ func defineSimulateCorpus(fs *pflag.FlagSet) runFunc {
 			sfs.SetOutput(io.Discard)
 			simulate := defineSimulate(sfs)
 			answers := filepath.Join(tmp, "answers.csv")
+			if ordinalBlock != "" {
+				block := filepath.Join(tmp, "annotators.hcl")
+				if err := writeFileAtomic(block, func(w io.Writer) error { _, err := io.WriteString(w, ordinalBlock); return err }); err != nil {
+					return err
+				}
+				simArgs = append(simArgs, "--annotators", block)
+			}
 			if err := sfs.Parse(append(simArgs, "--truth", filepath.Join(trainDir, textprep.LabelsFile), "--out", answers)); err != nil {
 				return fmt.Errorf("%w: %v", errUsage, err)
 			}
@@ -148,7 +182,11 @@ func defineSimulateCorpus(fs *pflag.FlagSet) runFunc {
 			return err
 		}
 		e.log.Info("simulated corpus", "dir", *out, "docs", *nDocs, "test", *nTest, "target", *target, "answers", filepath.Join(*out, "answers.csv"))
-		fmt.Fprintf(e.stdout, "Wrote %s. Train on it:\n  maslda train --corpus %s --answers %s --out model\n", *out, *out, filepath.Join(*out, "answers.csv"))
+		hint := ""
+		if *target == "ordinal" {
+			hint = " --config ORDINAL.hcl   # response \"ordinal\" {} and annotators \"ordinal-shift\" {} (docs/config.md)"
+		}
+		fmt.Fprintf(e.stdout, "Wrote %s. Train on it:\n  maslda train --corpus %s --answers %s --out model%s\n", *out, *out, filepath.Join(*out, "answers.csv"), hint)
 		return nil
 	}
 }

@@ -59,6 +59,23 @@ func TestSimulateCorpus(t *testing.T) {
 			}
 		})
 	}
+	// Ordinal levels: the default crowd of ordinal-shift annotators (its
+	// block written beside the answers); the ordinal response trains on it.
+	ord := filepath.Join(dir, "ordinal")
+	mustRun(t, "simulate", "corpus", "--out", ord, "--target", "ordinal", "--docs", "150", "--vocab-size", "60", "--topics", "3", "--doc-length", "40", "--log-level", "warn")
+	levels := map[string]int{}
+	for _, row := range readCSV(t, filepath.Join(ord, "labels.csv"))[1:] {
+		levels[row[1]]++
+	}
+	if len(levels) != 4 || levels["1"] < 20 || levels["4"] < 20 || !exists(filepath.Join(ord, "annotators.hcl")) {
+		t.Errorf("ordinal levels %v", levels)
+	}
+	cfg := writeFile(t, filepath.Join(dir, "ord.hcl"), "topics {\n  k = 3\n}\nresponse \"ordinal\" {}\nannotators \"ordinal-shift\" {}\ninference \"batch\" {\n  max_iters = 5\n}\n")
+	om := filepath.Join(dir, "ord-model")
+	mustRun(t, "train", "--corpus", ord, "--answers", filepath.Join(ord, "answers.csv"), "--config", cfg, "--out", om, "--progress", "never", "--log-level", "warn")
+	if m := readManifest(t, om); m.Response != "ordinal" {
+		t.Errorf("response %q", m.Response)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +85,7 @@ func TestSimulateCorpus(t *testing.T) {
 		want string
 	}{
 		{[]string{"simulate", "corpus", "--out", dir}, ExitError, `not written by maslda simulate corpus|refusing`},
-		{[]string{"simulate", "corpus", "--out", filepath.Join(dir, "x"), "--target", "ordinal"}, ExitUsage, `--target "ordinal"; valid: categorical, numeric`},
+		{[]string{"simulate", "corpus", "--out", filepath.Join(dir, "x"), "--target", "ordinal2"}, ExitUsage, `--target "ordinal2"; valid: categorical, numeric, ordinal`},
 		{[]string{"simulate", "corpus"}, ExitUsage, `missing --out`},
 		{[]string{"simulate", "corpus", "--out", filepath.Join(dir, "y"), "--accuracies", "0.9,2"}, ExitError, `accurac`},
 	} {
