@@ -212,7 +212,7 @@ func demoCrowd(ctx context.Context, e *env, inference string, seed uint64, worke
 	src := fmt.Sprintf("seed = %d\nworkers = %d\nrestarts = 4\ntopics {\n  k = %d\n  alpha = 0.1\n  tau = 0.05\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {}\n", seed, workers, spec.K)
 	switch inference {
 	case "batch":
-		src += "inference \"batch\" {\n  max_iters = 30\n  tol = 1e-5\n}\n"
+		src += "inference \"batch\" {\n  max_iters = 100\n  tol = 1e-5\n}\n"
 	case "svi":
 		src += "inference \"svi\" {\n  batch_size = 200\n  epochs = 15\n}\n"
 	default:
