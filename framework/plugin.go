@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"time"
 )
@@ -29,6 +30,34 @@ type Step struct {
 
 // BatchStep is the step of batch variational EM.
 func BatchStep(iter int) Step { return Step{Rho: 1, Scale: 1, Full: true, Iter: iter} }
+
+// Check returns an error wrapping ErrBadInput, naming the component what
+// (for example `response class-prior`), unless 0 ≤ ρ ≤ 1 and S is finite
+// and ≥ 0: the check every global Update makes of its step.
+func (st Step) Check(what string) error {
+	if !(st.Rho >= 0 && st.Rho <= 1) || !(st.Scale >= 0) || math.IsInf(st.Scale, 0) {
+		return fmt.Errorf("%w: %s: step ρ = %v, S = %v; want ρ ∈ [0, 1] and a finite S ≥ 0", ErrBadInput, what, st.Rho, st.Scale)
+	}
+	return nil
+}
+
+// DocSums are the statistics of a component with nothing to learn: the
+// number of documents with answers and the sum of their DocELBO, whose
+// ELBO is then S·Sum (annotators "perfect" and "median").
+type DocSums struct {
+	Docs float64 // documents with answers
+	Sum  float64 // Σ_d DocELBO(d)
+}
+
+// Merge adds o (a *DocSums) into s.
+func (s *DocSums) Merge(o Stats) {
+	t := o.(*DocSums)
+	s.Docs += t.Docs
+	s.Sum += t.Sum
+}
+
+// Reset empties s.
+func (s *DocSums) Reset() { *s = DocSums{} }
 
 // Setup is what a component needs to size and initialise its parameters.
 type Setup struct {

@@ -738,8 +738,8 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !(step.Rho >= 0 && step.Rho <= 1) || !(step.Scale >= 0) || math.IsInf(step.Scale, 0) {
-		return fmt.Errorf("%w: confusion annotators: step ρ = %v, S = %v; want ρ ∈ [0, 1] and a finite S ≥ 0", framework.ErrBadInput, step.Rho, step.Scale)
+	if err := step.Check("confusion annotators"); err != nil {
+		return err
 	}
 	if step.Rho == 0 {
 		return nil

@@ -226,8 +226,8 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !(step.Rho >= 0 && step.Rho <= 1) || !(step.Scale >= 0) || math.IsInf(step.Scale, 0) {
-		return fmt.Errorf("%w: annotators %s: step ρ = %v, S = %v; want ρ ∈ [0, 1] and a finite S ≥ 0", framework.ErrBadInput, Name, step.Rho, step.Scale)
+	if err := step.Check("annotators " + Name); err != nil {
+		return err
 	}
 	if step.Rho == 0 {
 		return nil

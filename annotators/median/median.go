@@ -177,14 +177,9 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 	return 0.5*math.Log(m.prec/(2*math.Pi)) - 0.5*m.prec*(res*res+t.Var)
 }
 
-// Stats are the number of answered documents and the sum of their DocELBO.
-type Stats struct{ Docs, Sum float64 }
-
-// Merge adds o (a *Stats) into s.
-func (s *Stats) Merge(o framework.Stats) { t := o.(*Stats); s.Docs += t.Docs; s.Sum += t.Sum }
-
-// Reset empties s.
-func (s *Stats) Reset() { *s = Stats{} }
+// Stats are the number of answered documents and the sum of their
+// DocELBO (the ELBO has no global part).
+type Stats = framework.DocSums
 
 // NewStats returns empty statistics.
 func (m *Model) NewStats() framework.Stats { return &Stats{} }
@@ -204,8 +199,8 @@ func (m *Model) Update(ctx context.Context, _ framework.Stats, step framework.St
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !(step.Rho >= 0 && step.Rho <= 1) || !(step.Scale >= 0) || math.IsInf(step.Scale, 0) {
-		return fmt.Errorf("%w: annotators %s: step ρ = %v, S = %v; want ρ ∈ [0, 1] and a finite S ≥ 0", framework.ErrBadInput, Name, step.Rho, step.Scale)
+	if err := step.Check("annotators " + Name); err != nil {
+		return err
 	}
 	return nil
 }

@@ -494,23 +494,9 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 	return 0
 }
 
-// Stats are the perfect annotator's statistics: the number of answered
-// documents and the sum of their DocELBO (its ELBO has no global part: P
-// is fixed).
-type Stats struct {
-	Docs float64 // documents with answers
-	Sum  float64 // Σ_d DocELBO(d)
-}
-
-// Merge adds o (a *Stats) into s.
-func (s *Stats) Merge(o framework.Stats) {
-	t := o.(*Stats)
-	s.Docs += t.Docs
-	s.Sum += t.Sum
-}
-
-// Reset empties s.
-func (s *Stats) Reset() { *s = Stats{} }
+// Stats are the number of answered documents and the sum of their
+// DocELBO (the ELBO has no global part).
+type Stats = framework.DocSums
 
 // NewStats returns empty statistics.
 func (m *Model) NewStats() framework.Stats { return &Stats{} }
@@ -530,8 +516,8 @@ func (m *Model) Update(ctx context.Context, _ framework.Stats, step framework.St
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !(step.Rho >= 0 && step.Rho <= 1) || !(step.Scale >= 0) || math.IsInf(step.Scale, 0) {
-		return fmt.Errorf("%w: annotators %s: step ρ = %v, S = %v; want ρ ∈ [0, 1] and a finite S ≥ 0", framework.ErrBadInput, Name, step.Rho, step.Scale)
+	if err := step.Check("annotators " + Name); err != nil {
+		return err
 	}
 	return nil
 }

@@ -609,8 +609,8 @@ func (r *Response) Update(ctx context.Context, st framework.Stats, step framewor
 	if r.Eta == nil {
 		return fmt.Errorf("%w: response %s: Update before Init", framework.ErrNotTrained, Name)
 	}
-	if !(step.Rho >= 0 && step.Rho <= 1) || !(step.Scale >= 0) || math.IsInf(step.Scale, 0) {
-		return fmt.Errorf("%w: response %s: step ρ = %v, S = %v; want ρ ∈ [0, 1] and a finite S ≥ 0", framework.ErrBadInput, Name, step.Rho, step.Scale)
+	if err := step.Check("response " + Name); err != nil {
+		return err
 	}
 	s := st.(*Stats)
 	r.last = Solve{Docs: s.Docs()}

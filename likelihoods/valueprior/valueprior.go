@@ -217,8 +217,8 @@ func (r *Response) Update(ctx context.Context, st framework.Stats, step framewor
 		return fmt.Errorf("%w: response %s: Update before Init", framework.ErrNotTrained, Name)
 	}
 	rho, sc := step.Rho, step.Scale
-	if !(rho >= 0 && rho <= 1) || !(sc >= 0) || math.IsInf(sc, 0) {
-		return fmt.Errorf("%w: response %s: step ρ = %v, S = %v; want ρ ∈ [0, 1] and a finite S ≥ 0", framework.ErrBadInput, Name, rho, sc)
+	if err := step.Check("response " + Name); err != nil {
+		return err
 	}
 	if rho == 0 {
 		return nil
