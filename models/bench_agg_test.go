@@ -334,60 +334,11 @@ func (g *inlineGLAD) accuracy(truth []int) float64 {
 //
 //	go test ./models -run '^$' -bench GLAD -count 3
 func BenchmarkGLAD(b *testing.B) {
-	crowds, err := aggCrowds()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cr, err := aggTruth()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, kind := range synth.AggregatorKinds {
-		b.Run("crowd="+kind+"/impl=maslda", func(b *testing.B) {
-			cfg, err := models.ParseConfig([]byte("model = \"glad\"\nworkers = 1\n"), "glad.hcl")
-			if err != nil {
-				b.Fatal(err)
-			}
-			var run *models.Run
-			iters := 0
-			for b.Loop() {
-				if run, err = models.Build(cfg, nil, crowds[kind]); err != nil {
-					b.Fatal(err)
-				}
-				res, err := run.Fit(context.Background(), nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				iters += res.Iters
-			}
-			right := 0
-			for d, tr := range cr.Truth {
-				p := run.Model.Target(d).(*framework.Categorical).P
-				best := 0
-				for l := range p {
-					if p[l] > p[best] {
-						best = l
-					}
-				}
-				if best == tr {
-					right++
-				}
-			}
-			b.ReportMetric(float64(iters)/float64(b.N), "iters/op")
-			b.ReportMetric(float64(right)/float64(len(cr.Truth)), "acc")
-		})
-		b.Run("crowd="+kind+"/impl=inline", func(b *testing.B) {
-			var g *inlineGLAD
-			iters := 0
-			for b.Loop() {
-				g = newInlineGLAD(crowds[kind])
-				g.fit()
-				iters += g.iters
-			}
-			b.ReportMetric(float64(iters)/float64(b.N), "iters/op")
-			b.ReportMetric(g.accuracy(cr.Truth), "acc")
-		})
-	}
+	benchPresetVsInline(b, "glad", func(c *framework.Corpus) (int, func([]int) float64) {
+		g := newInlineGLAD(c)
+		g.fit()
+		return g.iters, g.accuracy
+	})
 }
 
 // inlineOneCoin is a minimal variational EM of the one-coin model of
@@ -495,47 +446,11 @@ func (o *inlineOneCoin) fit() {
 //
 //	go test ./models -run '^$' -bench OneCoin -benchtime 20x
 func BenchmarkOneCoin(b *testing.B) {
-	crowds, err := aggCrowds()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cr, err := aggTruth()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, kind := range synth.AggregatorKinds {
-		b.Run("crowd="+kind+"/impl=maslda", func(b *testing.B) {
-			cfg, err := models.ParseConfig([]byte("model = \"one-coin\"\nworkers = 1\n"), "one-coin.hcl")
-			if err != nil {
-				b.Fatal(err)
-			}
-			var run *models.Run
-			iters := 0
-			for b.Loop() {
-				if run, err = models.Build(cfg, nil, crowds[kind]); err != nil {
-					b.Fatal(err)
-				}
-				res, err := run.Fit(context.Background(), nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				iters += res.Iters
-			}
-			b.ReportMetric(float64(iters)/float64(b.N), "iters/op")
-			b.ReportMetric(runAccuracy(run, cr.Truth), "acc")
-		})
-		b.Run("crowd="+kind+"/impl=inline", func(b *testing.B) {
-			var o *inlineOneCoin
-			iters := 0
-			for b.Loop() {
-				o = newInlineOneCoin(crowds[kind])
-				o.fit()
-				iters += o.iters
-			}
-			b.ReportMetric(float64(iters)/float64(b.N), "iters/op")
-			b.ReportMetric(o.g.accuracy(cr.Truth), "acc")
-		})
-	}
+	benchPresetVsInline(b, "one-coin", func(c *framework.Corpus) (int, func([]int) float64) {
+		o := newInlineOneCoin(c)
+		o.fit()
+		return o.iters, o.g.accuracy
+	})
 }
 
 // runAccuracy is a trained run's truth accuracy (argmax of q(c_d)).
@@ -695,6 +610,18 @@ func (m *inlineMACE) fit() {
 //
 //	go test ./models -run '^$' -bench MACE -benchtime 20x
 func BenchmarkMACE(b *testing.B) {
+	benchPresetVsInline(b, "mace", func(c *framework.Corpus) (int, func([]int) float64) {
+		m := newInlineMACE(c)
+		m.fit()
+		return m.iters, m.g.accuracy
+	})
+}
+
+// benchPresetVsInline runs, on each simulated crowd of aggCrowds, one
+// whole fit of preset (workers = 1, Build and Fit) as
+// "crowd=KIND/impl=maslda" and the inline EM as "crowd=KIND/impl=inline",
+// reporting iterations per fit and truth accuracy for both.
+func benchPresetVsInline(b *testing.B, preset string, inline func(c *framework.Corpus) (iters int, accuracy func(truth []int) float64)) {
 	crowds, err := aggCrowds()
 	if err != nil {
 		b.Fatal(err)
@@ -705,7 +632,7 @@ func BenchmarkMACE(b *testing.B) {
 	}
 	for _, kind := range synth.AggregatorKinds {
 		b.Run("crowd="+kind+"/impl=maslda", func(b *testing.B) {
-			cfg, err := models.ParseConfig([]byte("model = \"mace\"\nworkers = 1\n"), "mace.hcl")
+			cfg, err := models.ParseConfig([]byte("model = \""+preset+"\"\nworkers = 1\n"), preset+".hcl")
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -725,15 +652,15 @@ func BenchmarkMACE(b *testing.B) {
 			b.ReportMetric(runAccuracy(run, cr.Truth), "acc")
 		})
 		b.Run("crowd="+kind+"/impl=inline", func(b *testing.B) {
-			var m *inlineMACE
+			var acc func([]int) float64
 			iters := 0
 			for b.Loop() {
-				m = newInlineMACE(crowds[kind])
-				m.fit()
-				iters += m.iters
+				n, a := inline(crowds[kind])
+				iters += n
+				acc = a
 			}
 			b.ReportMetric(float64(iters)/float64(b.N), "iters/op")
-			b.ReportMetric(m.g.accuracy(cr.Truth), "acc")
+			b.ReportMetric(acc(cr.Truth), "acc")
 		})
 	}
 }
