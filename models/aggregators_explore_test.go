@@ -97,20 +97,7 @@ func TestExploreAggregators(t *testing.T) {
 					t.Logf("%s %s seed %d: final bound %.1f after %d iterations", kind, m, seed, res.ELBO, res.Iters)
 				}
 				secs := time.Since(start).Seconds()
-				right := 0
-				for d, tr := range cr.Truth {
-					p := run.Model.Target(d).(*framework.Categorical).P
-					best := 0
-					for l := range p {
-						if p[l] > p[best] {
-							best = l
-						}
-					}
-					if best == tr {
-						right++
-					}
-				}
-				cells = append(cells, fmt.Sprintf("%.3f (%.2f s)", float64(right)/float64(len(cr.Truth)), secs))
+				cells = append(cells, fmt.Sprintf("%.3f (%.2f s)", runAccuracy(run, cr.Truth), secs))
 			}
 			t.Logf("| %s |", strings.Join(cells, " | "))
 		}

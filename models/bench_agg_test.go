@@ -457,14 +457,7 @@ func BenchmarkOneCoin(b *testing.B) {
 func runAccuracy(run *models.Run, truth []int) float64 {
 	right := 0
 	for d, tr := range truth {
-		p := run.Model.Target(d).(*framework.Categorical).P
-		best := 0
-		for l := range p {
-			if p[l] > p[best] {
-				best = l
-			}
-		}
-		if best == tr {
+		if run.Model.Target(d).(*framework.Categorical).Argmax() == tr {
 			right++
 		}
 	}

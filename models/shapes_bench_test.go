@@ -248,20 +248,7 @@ func shapeTruth(run *models.Run, cc shapeCorpora) float64 {
 		}
 		return 1 - res/tot
 	}
-	right := 0
-	for d, tr := range cc.truth {
-		p := run.Model.Target(d).(*framework.Categorical).P
-		best := 0
-		for l := range p {
-			if p[l] > p[best] {
-				best = l
-			}
-		}
-		if best == tr {
-			right++
-		}
-	}
-	return float64(right) / float64(len(cc.truth))
+	return runAccuracy(run, cc.truth)
 }
 
 // TestDumpShapes writes every shape of the matrix for the authors' C++
