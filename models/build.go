@@ -441,6 +441,8 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 				if err := m.SetPhase(ps.FirstPhase()); err != nil {
 					return nil, err
 				}
+			} else if m.Response != nil {
+				m.setRestartPhase(true)
 			}
 			b := optim.Batch{MaxIters: r.Config.RestartIts, Tol: 0}
 			res, err := b.Fit(ctx, m, r.Rand, func(p framework.Progress) error {
@@ -459,6 +461,9 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 			}
 		}
 		r.Model = best
+		if !phased && best.Response != nil {
+			best.setRestartPhase(false)
+		}
 	}
 	if r.resume == nil {
 		var err error

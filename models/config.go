@@ -37,16 +37,19 @@ import (
 //	model = "lda+raykar"
 //	topics { k = 50 }
 type Config struct {
-	Model      string        // the preset named by `model` ("" for none)
-	Seed       uint64        // random seed (default 1)
-	Workers    int           // E-step goroutines; 0 = all cores
-	Restarts   int           // initialisations tried before training (default 1: no restarts)
-	RestartIts int           // batch EM iterations run on each candidate (default 5)
-	Topics     topics.Config // the topics block, defaults filled in
-	Response   *Component    // nil for plain LDA
-	Annotators *Component    // nil without annotators
-	Inference  Component     // default: batch
-	Select     *Select       // the select block (nil without one); see Select and SelectCandidate
+	Model      string // the preset named by `model` ("" for none)
+	Seed       uint64 // random seed (default 1)
+	Workers    int    // E-step goroutines; 0 = all cores
+	Restarts   int    // initialisations tried before training (default: DefaultRestarts for a model with a response under batch EM with k > 1, else 1)
+	RestartIts int    // iterations run on each candidate (default 20 with a response: plain LDA's; 5 without)
+	// RestartsDefault says that Restarts was not written in the file:
+	// a warm start then runs one start instead of refusing restarts.
+	RestartsDefault bool
+	Topics          topics.Config // the topics block, defaults filled in
+	Response        *Component    // nil for plain LDA
+	Annotators      *Component    // nil without annotators
+	Inference       Component     // default: batch
+	Select          *Select       // the select block (nil without one); see Select and SelectCandidate
 
 	Source     []byte // the file's text, saved with a trained model
 	SourceName string // the file's name; its extension selects the syntax
@@ -236,8 +239,24 @@ func fromFile(fc *fileConfig, preset, name string, src []byte) (*Config, error) 
 	if cfg.Annotators != nil && cfg.Response == nil {
 		return nil, fmt.Errorf("%w: %s: an annotators block needs a response block (the true target the annotators answer about)", framework.ErrBadInput, name)
 	}
+	if cfg.Response != nil {
+		if fc.Restarts == nil && cfg.Inference.Name == "batch" && cfg.Topics.K > 1 {
+			cfg.Restarts, cfg.RestartsDefault = DefaultRestarts, true
+		}
+		if fc.RestartIts == nil {
+			cfg.RestartIts = DefaultRestartIters
+		}
+	}
 	return cfg, nil
 }
+
+// The restarts of a model with a response under batch EM (docs/design.md,
+// "Initialisation and restarts"): DefaultRestarts candidates, each
+// DefaultRestartIters iterations of plain LDA, the best bound kept.
+const (
+	DefaultRestarts     = 4
+	DefaultRestartIters = 20
+)
 
 // Check looks the configured plug-in names up in reg (nil: framework.Default)
 // without building anything, so that an unknown name is reported before any

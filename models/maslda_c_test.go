@@ -170,9 +170,10 @@ func uniformDistance(pis [][][]float64) float64 {
 // paper's 20 Newsgroups run. MA-sLDAc's inferred truth and held-out
 // predictions must beat majority vote by a wide margin, the estimated
 // confusion matrices must be close to the planted ones, the batch ELBO must
-// never decrease (within each stage of the classifier start), and SVI's
-// truth and held-out accuracies must be within 2 points of batch's (with
-// the classifier start SVI is ahead on both).
+// never decrease (within each stage of the classifier start), the default
+// restarts must not do worse than one start, and SVI's truth and held-out
+// accuracies must be within 2 points of batch's from one start (with the
+// classifier start SVI is ahead on both).
 func TestMASLDAcRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
@@ -191,6 +192,9 @@ func TestMASLDAcRecovery(t *testing.T) {
 		}
 		ctx := context.Background()
 		if _, err := r.Fit(ctx, func(p framework.Progress) error {
+			if p.Restart > 0 { // the restarts' candidates (plain LDA)
+				return nil
+			}
 			elbos, stages = append(elbos, p.ELBO), append(stages, p.Stage)
 			return nil
 		}); err != nil {
@@ -247,9 +251,17 @@ func TestMASLDAcRecovery(t *testing.T) {
 	if distB >= uniform {
 		t.Errorf("confusion matrices at mean distance %.3f per entry from the planted ones, want below uniform matrices' %.3f", distB, uniform)
 	}
+	// The default restarts (4 starts of plain LDA, the best bound kept)
+	// against one start: measured 0.871 / 0.900 against 0.786 / 0.823.
+	truth1, test1, _, _, _ := run("restarts = 1\ninference \"batch\" {\n max_iters = 40\n}\n")
+	t.Logf("batch with one start: truth %.3f, held-out %.3f", truth1, test1)
+	if truthB < truth1-0.005 || testB < test1-0.005 {
+		t.Errorf("batch with the default restarts: truth %.3f / held-out %.3f, below one start's %.3f / %.3f", truthB, testB, truth1, test1)
+	}
+	// SVI (no restarts) against batch from one start: the schedules alike.
 	truthS, testS, distS, _, _ := run("inference \"svi\" {\n batch_size = 200\n epochs = 20\n}\n")
 	t.Logf("svi: truth %.3f, held-out %.3f, confusion distance %.3f", truthS, testS, distS)
-	if testS < testB-0.02 || truthS < truthB-0.02 {
-		t.Errorf("SVI truth %.3f / held-out %.3f: more than 2 points below batch's %.3f / %.3f", truthS, testS, truthB, testB)
+	if testS < test1-0.02 || truthS < truth1-0.02 {
+		t.Errorf("SVI truth %.3f / held-out %.3f: more than 2 points below batch's from one start, %.3f / %.3f", truthS, testS, truth1, test1)
 	}
 }

@@ -606,7 +606,7 @@ func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) 
 				copy(m.gamma[i*K:(i+1)*K], w.ds.Gamma)
 				m.seen[i] = true
 			}
-			if m.phase == framework.PhaseJoint && m.phiWarm || m.phase == framework.PhaseTopics {
+			if m.phase == framework.PhaseJoint && m.phiWarm || m.phase == framework.PhaseTopics && m.phi != nil {
 				m.phi.record(w.ds)
 			}
 			if m.phase != framework.PhaseTopics && m.targets != nil {

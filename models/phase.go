@@ -63,6 +63,27 @@ func (m *Model) SetPhase(p framework.Phase) error {
 	return nil
 }
 
+// setRestartPhase runs the model as plain LDA for the restarts' candidates
+// (Run.Fit, restarts > 1): on, it is in framework.PhaseTopics without the
+// two-stage schedule's φ store (none is allocated; a store the model has
+// for its response records nothing that outlives the restarts); off, it is
+// back in framework.PhaseJoint with fresh local steps, as if the topics the
+// candidate reached were the configured start. The response and the
+// annotators take no part in between, so they start the joint phase from
+// their initialisation.
+func (m *Model) setRestartPhase(on bool) {
+	if on {
+		m.phase = framework.PhaseTopics
+	} else {
+		m.phase = framework.PhaseJoint
+		clear(m.seen)
+		if m.phi != nil {
+			clear(m.phi.done)
+		}
+	}
+	m.bindPhi()
+}
+
 // bindPhi gives a response whose M-step reads φ (framework.PhiUser) the
 // model's store, except in PhaseResponse. There each document's φ is the
 // stored float32 row renormalised (frozenStep), and the response copies it

@@ -20,6 +20,9 @@ import (
 // the model's stored φ) is not saved, so the first E-step starts every
 // document afresh.
 func (r *Run) WarmStart(dir string) error {
+	if r.Config.RestartsDefault {
+		r.Config.Restarts = 1
+	}
 	if r.Config.Restarts > 1 {
 		return fmt.Errorf("%w: a warm start from %s cannot be combined with restarts = %d (each restart would discard it)", framework.ErrBadInput, dir, r.Config.Restarts)
 	}
@@ -45,6 +48,9 @@ func (r *Run) WarmStart(dir string) error {
 // fitted on part of the answers) gives this run its initial topics,
 // response and annotator parameters.
 func (r *Run) WarmFrom(src *Run) error {
+	if r.Config.RestartsDefault {
+		r.Config.Restarts = 1
+	}
 	if r.Config.Restarts > 1 {
 		return fmt.Errorf("%w: a warm start cannot be combined with restarts = %d (each restart would discard it)", framework.ErrBadInput, r.Config.Restarts)
 	}

@@ -67,13 +67,13 @@ func TestConfigSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noise := run.Model.Noise.(*confusion.Model)
-	if got := noise.Config(); got != (confusion.Config{Omega: 0.5, Diagonal: 2, Init: confusion.InitUniform, InitStrength: 0.25, Estimate: confusion.EstimateVariational, StartIters: 8, StartLabels: confusion.StartOthers, InitLabels: confusion.InitLabelsMajority, Prior: confusion.PriorFixed, Communities: 3}) {
+	if got := run.Model.Noise.(*confusion.Model).Config(); got != (confusion.Config{Omega: 0.5, Diagonal: 2, Init: confusion.InitUniform, InitStrength: 0.25, Estimate: confusion.EstimateVariational, StartIters: 8, StartLabels: confusion.StartOthers, InitLabels: confusion.InitLabelsMajority, Prior: confusion.PriorFixed, Communities: 3}) {
 		t.Errorf("decoded %+v", got)
 	}
 	if _, err := run.Fit(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
+	noise := run.Model.Noise.(*confusion.Model) // after Fit: restarts keep the best candidate's model
 	dir := filepath.Join(t.TempDir(), "model")
 	if err := run.SaveAtomic(dir, nil); err != nil {
 		t.Fatal(err)
