@@ -686,6 +686,13 @@ func (s *Stats) Reset() {
 
 // Accumulate adds document d's φ-weighted counts and DocELBO to s.
 func (l *Layer) Accumulate(st framework.Stats, d *framework.DocState) {
+	l.AccumulateDocELBO(st, d, l.DocELBO(d))
+}
+
+// AccumulateDocELBO is Accumulate with document d's DocELBO already known
+// (docELBO = l.DocELBO(d) at d's current state, as a caller that has just
+// evaluated it has it), so that it is not computed again.
+func (l *Layer) AccumulateDocELBO(st framework.Stats, d *framework.DocState, docELBO float64) {
 	s := st.(*Stats)
 	K := l.K
 	for j, w := range d.Doc.Words {
@@ -696,7 +703,7 @@ func (l *Layer) Accumulate(st framework.Stats, d *framework.DocState) {
 			dst[k] += n * p
 		}
 	}
-	s.DocELBO += l.DocELBO(d)
+	s.DocELBO += docELBO
 	s.Docs++
 }
 
