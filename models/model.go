@@ -155,7 +155,7 @@ func (m *Model) SetWorkers(n int) {
 		n = runtime.NumCPU()
 	}
 	m.workers = n
-	for _, c := range []any{m.Response, m.Noise} {
+	for _, c := range []any{m.Topics, m.Response, m.Noise} {
 		if p, ok := c.(framework.Parallel); ok {
 			p.SetWorkers(n)
 		}

@@ -90,7 +90,8 @@ type Layer struct {
 	ExpElogBeta []float64 // exp(E[log β_kv]), V×K
 	TopicSum    []float64 // Σ_v ζ_kv, K
 
-	empty emptyDoc // the fresh start of a document without words
+	empty   emptyDoc // the fresh start of a document without words
+	workers int      // goroutines of the passes over ζ (SetWorkers; parallel.go)
 }
 
 // emptyDoc caches, for the α it was computed with, the fresh start of a
@@ -201,11 +202,7 @@ func (l *Layer) Refresh() {
 	for k, s := range l.TopicSum {
 		psiSum[k] = mathext.Digamma(s)
 	}
-	for i, z := range l.Zeta {
-		e := mathext.Digamma(z) - psiSum[i%K]
-		l.ElogBeta[i] = e
-		l.ExpElogBeta[i] = math.Exp(e)
-	}
+	l.refreshElog(psiSum)
 	l.refreshEmpty()
 }
 
@@ -745,10 +742,7 @@ func (l *Layer) GlobalELBO() float64 {
 	for _, s := range l.TopicSum {
 		e -= lg(s)
 	}
-	for i, z := range l.Zeta {
-		e += lg(z) + (l.Tau-z)*l.ElogBeta[i]
-	}
-	return e
+	return l.sumZetaTerms(e)
 }
 
 // Beta returns the posterior mean topics E[β_kv] = ζ_kv / Σ_u ζ_ku as K rows.
