@@ -151,15 +151,21 @@ func (m *Model) restartTopics(zeta []float64) error {
 // SetWorkers sets the size of the E-step's goroutine pool (≤ 0: all cores),
 // and the goroutines of the components' updates (framework.Parallel).
 func (m *Model) SetWorkers(n int) {
-	if n <= 0 {
-		n = runtime.NumCPU()
-	}
+	n = workerCount(n)
 	m.workers = n
 	for _, c := range []any{m.Topics, m.Response, m.Noise} {
 		if p, ok := c.(framework.Parallel); ok {
 			p.SetWorkers(n)
 		}
 	}
+}
+
+// workerCount is the number of workers n means (≤ 0: every core).
+func workerCount(n int) int {
+	if n <= 0 {
+		return runtime.NumCPU()
+	}
+	return n
 }
 
 func (m *Model) setCorpus(c *framework.Corpus) error {
