@@ -156,7 +156,7 @@ func New(cfg Config, v int) (*Layer, error) {
 	for i := range l.Zeta {
 		l.Zeta[i] = cfg.Tau
 	}
-	l.Refresh()
+	l.refreshUniform()
 	return l, nil
 }
 
@@ -711,9 +711,11 @@ func (l *Layer) Update(ctx context.Context, st framework.Stats, step framework.S
 	}
 	s := st.(*Stats)
 	r, sc := step.Rho, step.Scale
-	for i, x := range s.Word {
-		l.Zeta[i] = (1-r)*l.Zeta[i] + r*(l.Tau+sc*x)
-	}
+	l.forRange(len(s.Word), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			l.Zeta[i] = (1-r)*l.Zeta[i] + r*(l.Tau+sc*s.Word[i])
+		}
+	})
 	l.Refresh()
 	return nil
 }

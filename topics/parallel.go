@@ -7,12 +7,13 @@ import (
 	"gonum.org/v1/gonum/mathext"
 )
 
-// The topic layer's passes over every (word, topic) pair (Refresh's
-// digammas and exponentials, GlobalELBO's log-gammas: O(K·V) per
-// iteration, the serial part of an iteration that the E-step's workers do
-// not share) run on the model's number of workers (SetWorkers). Every
-// element is computed as by one goroutine, and sums are added in index
-// order, so the results are the same bits for any number of workers.
+// The topic layer's passes over every (word, topic) pair (Update's blend
+// of ζ, Refresh's digammas and exponentials, GlobalELBO's log-gammas:
+// O(K·V) per iteration, the serial part of an iteration that the E-step's
+// workers do not share) run on the model's number of workers
+// (SetWorkers). Every element is computed as by one goroutine, and sums
+// are added in index order, so the results are the same bits for any
+// number of workers.
 
 // parallelMin is the number of elements below which a pass runs on the
 // calling goroutine.
@@ -82,6 +83,30 @@ func (l *Layer) sumZetaTerms(e float64) float64 {
 		}
 	}
 	return e
+}
+
+// refreshUniform is Refresh for ζ = τ everywhere (New): E[log β_kv] =
+// ψ(τ) − ψ(Σ_v ζ_kv) is the same for every word of topic k, so it takes
+// K digammas and exponentials instead of K·V, with Refresh's bits (the
+// topics' sums added as Refresh adds them).
+func (l *Layer) refreshUniform() {
+	K := l.K
+	clear(l.TopicSum)
+	for v := 0; v < l.V; v++ {
+		for k, z := range l.Zeta[v*K : (v+1)*K] {
+			l.TopicSum[k] += z
+		}
+	}
+	e, x := make([]float64, K), make([]float64, K)
+	for k, s := range l.TopicSum {
+		e[k] = mathext.Digamma(l.Tau) - mathext.Digamma(s)
+		x[k] = math.Exp(e[k])
+	}
+	for v := 0; v < l.V; v++ {
+		copy(l.ElogBeta[v*K:(v+1)*K], e)
+		copy(l.ExpElogBeta[v*K:(v+1)*K], x)
+	}
+	l.refreshEmpty()
 }
 
 // zetaTerm is log Γ(z) + (τ − z)·eb.

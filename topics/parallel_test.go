@@ -39,3 +39,17 @@ func TestParallelPassesBitIdentical(t *testing.T) {
 		}
 	}
 }
+
+// New's E[log β] (refreshUniform) is Refresh's, bit for bit.
+func TestNewRefreshUniform(t *testing.T) {
+	cfg := Defaults()
+	l, err := New(cfg, 1003)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eb, xb, ts := slices.Clone(l.ElogBeta), slices.Clone(l.ExpElogBeta), slices.Clone(l.TopicSum)
+	l.Refresh()
+	if !slices.Equal(eb, l.ElogBeta) || !slices.Equal(xb, l.ExpElogBeta) || !slices.Equal(ts, l.TopicSum) {
+		t.Error("New's E[log β] differs from Refresh's")
+	}
+}
