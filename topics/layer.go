@@ -487,13 +487,15 @@ func (l *Layer) mulPhi(d *framework.DocState, logf []float64, s *Scratch, acc bo
 // t = u·p, the root of f(t) = u·softmax(a − 2c·t·u) − t, which is strictly
 // decreasing (f'(t) = −2c·Var_p(u) − 1) and lies in [min u, max u]. Newton
 // steps from t0 (the current u·φ), kept inside a bisection bracket; tmp
-// (length K) is scratch.
+// (length K) is scratch. (The built-in min and max, which the compiler
+// inlines, have math.Min's and math.Max's results for NaNs, infinities and
+// signed zeros: the Go specification's table.)
 func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp []float64) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range u {
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
+		lo, hi = min(lo, x), max(hi, x)
 	}
-	t := math.Min(math.Max(t0, lo), hi)
+	t := min(max(t0, lo), hi)
 	eval := func(t float64) (f, fp float64) {
 		for k := range tmp {
 			tmp[k] = a[k] - 2*c*t*u[k]
@@ -504,12 +506,12 @@ func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp []
 			mean += p * u[k]
 			sq += p * u[k] * u[k]
 		}
-		return mean - t, -2*c*math.Max(0, sq-mean*mean) - 1
+		return mean - t, -2*c*max(0, sq-mean*mean) - 1
 	}
-	scale := math.Max(math.Abs(lo), math.Abs(hi))
+	scale := max(math.Abs(lo), math.Abs(hi))
 	for it := 0; it < 100 && hi-lo > 1e-15*scale; it++ {
 		f, fp := eval(t)
-		if math.Abs(f) <= 1e-14*math.Max(scale, 1e-300) {
+		if math.Abs(f) <= 1e-14*max(scale, 1e-300) {
 			return
 		}
 		if f > 0 {
