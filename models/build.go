@@ -153,6 +153,7 @@ func (r *Run) assemble() (*Model, framework.Schedule, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	layer.SetWorkers(workerCount(cfg.Workers)) // Init's Refresh on the workers too
 	layer.Init(c, r.Rand)
 	setup := &framework.Setup{K: cfg.Topics.K, V: c.V, Corpus: c, Rand: r.Rand, Classes: r.Classes, Annotators: r.Annotators}
 	resp, noise, sched, err := components(cfg, r.reg, setup)

@@ -90,7 +90,8 @@ type Layer struct {
 	ExpElogBeta []float64 // exp(E[log β_kv]), V×K
 	TopicSum    []float64 // Σ_v ζ_kv, K
 
-	empty emptyDoc // the fresh start of a document without words
+	empty   emptyDoc // the fresh start of a document without words
+	workers int      // goroutines of the passes over ζ (SetWorkers; parallel.go)
 }
 
 // emptyDoc caches, for the α it was computed with, the fresh start of a
@@ -155,7 +156,7 @@ func New(cfg Config, v int) (*Layer, error) {
 	for i := range l.Zeta {
 		l.Zeta[i] = cfg.Tau
 	}
-	l.Refresh()
+	l.refreshUniform()
 	return l, nil
 }
 
@@ -201,11 +202,7 @@ func (l *Layer) Refresh() {
 	for k, s := range l.TopicSum {
 		psiSum[k] = mathext.Digamma(s)
 	}
-	for i, z := range l.Zeta {
-		e := mathext.Digamma(z) - psiSum[i%K]
-		l.ElogBeta[i] = e
-		l.ExpElogBeta[i] = math.Exp(e)
-	}
+	l.refreshElog(psiSum)
 	l.refreshEmpty()
 }
 
@@ -490,13 +487,15 @@ func (l *Layer) mulPhi(d *framework.DocState, logf []float64, s *Scratch, acc bo
 // t = u·p, the root of f(t) = u·softmax(a − 2c·t·u) − t, which is strictly
 // decreasing (f'(t) = −2c·Var_p(u) − 1) and lies in [min u, max u]. Newton
 // steps from t0 (the current u·φ), kept inside a bisection bracket; tmp
-// (length K) is scratch.
+// (length K) is scratch. (The built-in min and max, which the compiler
+// inlines, have math.Min's and math.Max's results for NaNs, infinities and
+// signed zeros: the Go specification's table.)
 func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp []float64) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range u {
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
+		lo, hi = min(lo, x), max(hi, x)
 	}
-	t := math.Min(math.Max(t0, lo), hi)
+	t := min(max(t0, lo), hi)
 	eval := func(t float64) (f, fp float64) {
 		for k := range tmp {
 			tmp[k] = a[k] - 2*c*t*u[k]
@@ -507,12 +506,12 @@ func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp []
 			mean += p * u[k]
 			sq += p * u[k] * u[k]
 		}
-		return mean - t, -2*c*math.Max(0, sq-mean*mean) - 1
+		return mean - t, -2*c*max(0, sq-mean*mean) - 1
 	}
-	scale := math.Max(math.Abs(lo), math.Abs(hi))
+	scale := max(math.Abs(lo), math.Abs(hi))
 	for it := 0; it < 100 && hi-lo > 1e-15*scale; it++ {
 		f, fp := eval(t)
-		if math.Abs(f) <= 1e-14*math.Max(scale, 1e-300) {
+		if math.Abs(f) <= 1e-14*max(scale, 1e-300) {
 			return
 		}
 		if f > 0 {
@@ -686,6 +685,13 @@ func (s *Stats) Reset() {
 
 // Accumulate adds document d's φ-weighted counts and DocELBO to s.
 func (l *Layer) Accumulate(st framework.Stats, d *framework.DocState) {
+	l.AccumulateDocELBO(st, d, l.DocELBO(d))
+}
+
+// AccumulateDocELBO is Accumulate with document d's DocELBO already known
+// (docELBO = l.DocELBO(d) at d's current state, as a caller that has just
+// evaluated it has it), so that it is not computed again.
+func (l *Layer) AccumulateDocELBO(st framework.Stats, d *framework.DocState, docELBO float64) {
 	s := st.(*Stats)
 	K := l.K
 	for j, w := range d.Doc.Words {
@@ -696,7 +702,7 @@ func (l *Layer) Accumulate(st framework.Stats, d *framework.DocState) {
 			dst[k] += n * p
 		}
 	}
-	s.DocELBO += l.DocELBO(d)
+	s.DocELBO += docELBO
 	s.Docs++
 }
 
@@ -707,9 +713,11 @@ func (l *Layer) Update(ctx context.Context, st framework.Stats, step framework.S
 	}
 	s := st.(*Stats)
 	r, sc := step.Rho, step.Scale
-	for i, x := range s.Word {
-		l.Zeta[i] = (1-r)*l.Zeta[i] + r*(l.Tau+sc*x)
-	}
+	l.forRange(len(s.Word), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			l.Zeta[i] = (1-r)*l.Zeta[i] + r*(l.Tau+sc*s.Word[i])
+		}
+	})
 	l.Refresh()
 	return nil
 }
@@ -738,10 +746,7 @@ func (l *Layer) GlobalELBO() float64 {
 	for _, s := range l.TopicSum {
 		e -= lg(s)
 	}
-	for i, z := range l.Zeta {
-		e += lg(z) + (l.Tau-z)*l.ElogBeta[i]
-	}
-	return e
+	return l.sumZetaTerms(e)
 }
 
 // Beta returns the posterior mean topics E[β_kv] = ζ_kv / Σ_u ζ_ku as K rows.

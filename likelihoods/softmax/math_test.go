@@ -78,7 +78,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 		}
 		recs = append(recs, docView[float32]{doc: &framework.Doc{}, lam: []float64{0.2, 0.3, 0.5}, bar: make([]float64, K)})
 		scale := 1 + 2*rng.Float64()
-		f := s.objective(recs, nil, scale)
+		f := s.objective(recs, nil, scale, nil)
 		x := append([]float64(nil), s.Eta...)
 		g := make([]float64, len(x))
 		f(x, g)

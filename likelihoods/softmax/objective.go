@@ -31,6 +31,58 @@ type evalScratch struct {
 	qs   []float64 // s_k = Σ_l η_lk (setA), K
 	row  []float64 // one word's φ_dv in float64, K
 	dts  []float64 // its dots φ_dv·h̃_l, C
+	hc   *hCache   // h̃ and m per N_d for one η (data's evaluations; nil: setH per document)
+}
+
+// maxHCache bounds an hCache: at most this many float64 of h̃ (4 MiB).
+const maxHCache = 1 << 19
+
+// hCache keeps setH's h̃ and m per document length N_d for one η, so that
+// an evaluation of the M-step's objective computes the C·K exponentials of
+// setH once per distinct length instead of once per document (documents
+// of equal length share h̃). The values are setH's, bit for bit. It holds
+// at most maxHCache values of h̃; past that, lengths not seen are computed
+// into the scratch's own h, m.
+type hCache struct {
+	idx  map[float64]int
+	h, m []float64
+}
+
+// hm returns h̃ and m for a document of N > 0 tokens at η = eta, which
+// must be the same η at every call between two cacheH (data calls cacheH
+// at the start of every evaluation).
+func (sc *evalScratch) hm(eta []float64, N float64) (h, m []float64) {
+	C, K := sc.C, sc.K
+	c := sc.hc
+	if c == nil {
+		setH(eta, C, K, N, sc.h, sc.m)
+		return sc.h, sc.m
+	}
+	if i, ok := c.idx[N]; ok {
+		return c.h[i*C*K : (i+1)*C*K], c.m[i*C : (i+1)*C]
+	}
+	if len(c.h)+C*K > maxHCache {
+		setH(eta, C, K, N, sc.h, sc.m)
+		return sc.h, sc.m
+	}
+	i := len(c.idx)
+	c.idx[N] = i
+	c.h = append(c.h, make([]float64, C*K)...)
+	c.m = append(c.m, make([]float64, C)...)
+	h, m = c.h[i*C*K:(i+1)*C*K], c.m[i*C:(i+1)*C]
+	setH(eta, C, K, N, h, m)
+	return h, m
+}
+
+// cacheH makes sc keep h̃ per document length from now on, dropping what
+// it kept: call it whenever η changes.
+func (sc *evalScratch) cacheH() {
+	if sc.hc == nil {
+		sc.hc = &hCache{idx: map[float64]int{}}
+	}
+	c := sc.hc
+	clear(c.idx)
+	c.h, c.m = c.h[:0], c.m[:0]
 }
 
 func newEvalScratch(C, K int) *evalScratch {
@@ -68,7 +120,8 @@ func (a *prodLogs) add(out []float64, l int, n, x float64) {
 }
 
 // addAll adds n·log xs[l] to every sum l (len(xs) sums): add for each,
-// with the test of n done once.
+// with the test of n done once and mul written out (the same products,
+// multiplied in the same order).
 func (a *prodLogs) addAll(out []float64, n float64, xs []float64) {
 	if !smallCount(n) {
 		for l, x := range xs {
@@ -76,12 +129,31 @@ func (a *prodLogs) addAll(out []float64, n float64, xs []float64) {
 		}
 		return
 	}
+	pr := a.pr[:len(xs)]
+	ni := int(n)
 	for l, x := range xs {
 		if !(x >= 0x1p-60 && x <= 0x1p60) {
 			out[l] += n * math.Log(x)
 			continue
 		}
-		a.mul(l, n, x)
+		p := pr[l] * x
+		switch ni {
+		case 2:
+			p *= x
+		case 3:
+			p *= x
+			p *= x
+		case 4:
+			p *= x
+			p *= x
+			p *= x
+		}
+		if p < 0x1p-500 || p > 0x1p500 {
+			f, e := math.Frexp(p)
+			p = f
+			a.ex[l] += e
+		}
+		pr[l] = p
 	}
 }
 
@@ -150,10 +222,10 @@ func evalDoc[T float32 | float64](eta []float64, C, K int, r docView[T], sc *eva
 	if !(N > 0) {
 		return lin - math.Log(float64(C))
 	}
-	h, logB, G := sc.h, sc.logB, sc.G
-	setH(eta, C, K, N, h, sc.m)
+	logB, G := sc.logB, sc.G
+	h, m := sc.hm(eta, N)
 	for l := range logB {
-		logB[l] = N * sc.m[l]
+		logB[l] = N * m[l]
 	}
 	if grad != nil {
 		for i := range G {
@@ -240,6 +312,7 @@ func (s *Softmax) data(eta []float64, recs []docView[float32], cov, grad []float
 	}
 	if nw := min(s.goroutines(), nChunks); nw <= 1 {
 		sc := newEvalScratch(C, K)
+		sc.cacheH()
 		for c := range nChunks {
 			run(sc, c)
 		}
@@ -251,6 +324,7 @@ func (s *Softmax) data(eta []float64, recs []docView[float32], cov, grad []float
 			go func() {
 				defer wg.Done()
 				sc := newEvalScratch(C, K)
+				sc.cacheH()
 				for {
 					c := int(next.Add(1) - 1)
 					if c >= nChunks {

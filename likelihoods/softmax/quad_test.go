@@ -53,7 +53,7 @@ func TestQuadGradientFiniteDifferences(t *testing.T) {
 		for d := 0; d < 3; d++ {
 			addCov(cov, randomDocState(rng, K, C, 4, 3), K)
 		}
-		f := s.objective(recs, cov, scale)
+		f := s.objective(recs, cov, scale, nil)
 		x := slices.Clone(s.Eta)
 		g := make([]float64, len(x))
 		f(x, g)

@@ -260,12 +260,13 @@ func (s *Softmax) Update(ctx context.Context, st framework.Stats, step framework
 	}
 	recs := s.records(stats)
 	s.last = Solve{Docs: len(recs)}
+	var memo dataMemo
 	if step.Rho > 0 && (len(recs) > 0 || s.Mu > 0) {
 		iters := s.sviIters
 		if step.Full {
 			iters = s.maxIters
 		}
-		f := s.objective(recs, stats.Cov, step.Scale)
+		f := s.objective(recs, stats.Cov, step.Scale, &memo)
 		res, err := optim.Minimize(ctx, f, s.Eta, optim.LBFGSOptions{MaxIters: iters, GradTol: s.gradTol, FuncTol: 1e-12})
 		s.last.Iters, s.last.Evals, s.last.Status = res.Iters, res.FuncEvals, res.Status
 		s.last.Objective, s.last.Warning = -res.F*objectiveWeight(len(recs), step.Scale), res.Warning
@@ -285,7 +286,11 @@ func (s *Softmax) Update(ctx context.Context, st framework.Stats, step framework
 			}
 		}
 	}
-	s.lastData = s.data(s.Eta, recs, stats.Cov, nil)
+	if v, ok := memo.get(s.Eta); ok {
+		s.lastData = v
+	} else {
+		s.lastData = s.data(s.Eta, recs, stats.Cov, nil)
+	}
 	s.lastStats, s.lastVer = stats, stats.version
 	return nil
 }
@@ -295,12 +300,14 @@ func (s *Softmax) Update(ctx context.Context, st framework.Stats, step framework
 func objectiveWeight(docs int, scale float64) float64 { return math.Max(1, scale*float64(docs)) }
 
 // objective returns −L_B(η)/W and its gradient (in g, when non-nil), the
-// function Update minimises: L_B(η) = S·data(η) − (μ/2)‖η‖².
-func (s *Softmax) objective(recs []docView[float32], cov []float64, scale float64) func(x, g []float64) float64 {
+// function Update minimises: L_B(η) = S·data(η) − (μ/2)‖η‖². It records
+// data(η) at the points it evaluates in memo (nil: not recorded).
+func (s *Softmax) objective(recs []docView[float32], cov []float64, scale float64, memo *dataMemo) func(x, g []float64) float64 {
 	W := objectiveWeight(len(recs), scale)
 	mu := s.Mu
 	return func(x, g []float64) float64 {
 		v := s.data(x, recs, cov, g)
+		memo.put(x, v)
 		pen := 0.0
 		for _, e := range x {
 			pen += e * e
@@ -312,6 +319,36 @@ func (s *Softmax) objective(recs []docView[float32], cov []float64, scale float6
 		}
 		return -(scale*v - 0.5*mu*pen) / W
 	}
+}
+
+// dataMemo remembers data(η) at the last two points the M-step's objective
+// evaluated, so that Update does not evaluate it once more at the
+// solver's point (the same value: data's result does not depend on whether
+// the gradient is asked for).
+type dataMemo struct {
+	x    [2][]float64
+	v    [2]float64
+	next int
+}
+
+// put records data(x) = v (a nil memo records nothing).
+func (m *dataMemo) put(x []float64, v float64) {
+	if m == nil {
+		return
+	}
+	m.x[m.next] = append(m.x[m.next][:0], x...)
+	m.v[m.next] = v
+	m.next = 1 - m.next
+}
+
+// get returns data(x) if x is one of the recorded points, bit for bit.
+func (m *dataMemo) get(x []float64) (float64, bool) {
+	for i, y := range m.x {
+		if y != nil && equal(x, y) {
+			return m.v[i], true
+		}
+	}
+	return 0, false
 }
 
 // ELBO is the response's part of MODEL.md §4 after Update, at the new η:

@@ -1,0 +1,116 @@
+package topics
+
+import (
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/mathext"
+)
+
+// The topic layer's passes over every (word, topic) pair (Update's blend
+// of ζ, Refresh's digammas and exponentials, GlobalELBO's log-gammas:
+// O(K·V) per iteration, the serial part of an iteration that the E-step's
+// workers do not share) run on the model's number of workers
+// (SetWorkers). Every element is computed as by one goroutine, and sums
+// are added in index order, so the results are the same bits for any
+// number of workers.
+
+// parallelMin is the number of elements below which a pass runs on the
+// calling goroutine.
+const parallelMin = 1 << 14
+
+// SetWorkers sets the number of goroutines of the passes over ζ
+// (framework.Parallel; n ≤ 1: the calling goroutine only).
+func (l *Layer) SetWorkers(n int) { l.workers = n }
+
+// forRange calls f on consecutive parts [lo, hi) of [0, n), on up to
+// l.workers goroutines at once (one part per goroutine), and returns when
+// every call has.
+func (l *Layer) forRange(n int, f func(lo, hi int)) {
+	w := l.workers
+	if w <= 1 || n < parallelMin {
+		f(0, n)
+		return
+	}
+	w = min(w, n/(parallelMin/4))
+	var wg sync.WaitGroup
+	for p := range w {
+		lo, hi := p*n/w, (p+1)*n/w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// refreshElog sets E[log β] and exp(E[log β]) from ζ and the digammas of
+// the topics' sums, psiSum.
+func (l *Layer) refreshElog(psiSum []float64) {
+	K := l.K
+	l.forRange(len(l.Zeta), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			e := mathext.Digamma(l.Zeta[i]) - psiSum[i%K]
+			l.ElogBeta[i] = e
+			l.ExpElogBeta[i] = math.Exp(e)
+		}
+	})
+}
+
+// sumZetaTerms returns e + Σ_i [log Γ(ζ_i) + (τ − ζ_i) E[log β]_i], added
+// in index order (GlobalELBO's sum): the terms are computed in blocks on
+// the workers, then added one by one.
+func (l *Layer) sumZetaTerms(e float64) float64 {
+	n := len(l.Zeta)
+	if l.workers <= 1 || n < parallelMin {
+		for i, z := range l.Zeta {
+			e += zetaTerm(z, l.Tau, l.ElogBeta[i])
+		}
+		return e
+	}
+	const block = 1 << 16
+	t := make([]float64, min(n, block))
+	for b := 0; b < n; b += block {
+		m := min(block, n-b)
+		l.forRange(m, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				t[i] = zetaTerm(l.Zeta[b+i], l.Tau, l.ElogBeta[b+i])
+			}
+		})
+		for _, x := range t[:m] {
+			e += x
+		}
+	}
+	return e
+}
+
+// refreshUniform is Refresh for ζ = τ everywhere (New): E[log β_kv] =
+// ψ(τ) − ψ(Σ_v ζ_kv) is the same for every word of topic k, so it takes
+// K digammas and exponentials instead of K·V, with Refresh's bits (the
+// topics' sums added as Refresh adds them).
+func (l *Layer) refreshUniform() {
+	K := l.K
+	clear(l.TopicSum)
+	for v := 0; v < l.V; v++ {
+		for k, z := range l.Zeta[v*K : (v+1)*K] {
+			l.TopicSum[k] += z
+		}
+	}
+	e, x := make([]float64, K), make([]float64, K)
+	for k, s := range l.TopicSum {
+		e[k] = mathext.Digamma(l.Tau) - mathext.Digamma(s)
+		x[k] = math.Exp(e[k])
+	}
+	for v := 0; v < l.V; v++ {
+		copy(l.ElogBeta[v*K:(v+1)*K], e)
+		copy(l.ExpElogBeta[v*K:(v+1)*K], x)
+	}
+	l.refreshEmpty()
+}
+
+// zetaTerm is log Γ(z) + (τ − z)·eb.
+func zetaTerm(z, tau, eb float64) float64 {
+	v, _ := math.Lgamma(z)
+	return v + (tau-z)*eb
+}

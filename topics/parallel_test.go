@@ -1,0 +1,55 @@
+package topics
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// Refresh and GlobalELBO give the same bits for any number of workers,
+// on a layer large enough to be split (K·V above parallelMin and above
+// sumZetaTerms' block).
+func TestParallelPassesBitIdentical(t *testing.T) {
+	cfg := Defaults()
+	const V = 7001
+	var want *Layer
+	var wantELBO float64
+	for _, w := range []int{1, 2, 3, 7} {
+		l, err := New(cfg, V)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(8, 9))
+		for i := range l.Zeta {
+			l.Zeta[i] = cfg.Tau + 50*rng.Float64()*rng.Float64()
+		}
+		l.SetWorkers(w)
+		l.Refresh()
+		e := l.GlobalELBO()
+		if want == nil {
+			want, wantELBO = l, e
+			continue
+		}
+		if !slices.Equal(l.ElogBeta, want.ElogBeta) || !slices.Equal(l.ExpElogBeta, want.ExpElogBeta) {
+			t.Errorf("%d workers: E[log β] differs from one worker's", w)
+		}
+		if math.Float64bits(e) != math.Float64bits(wantELBO) {
+			t.Errorf("%d workers: GlobalELBO %v, one worker %v", w, e, wantELBO)
+		}
+	}
+}
+
+// New's E[log β] (refreshUniform) is Refresh's, bit for bit.
+func TestNewRefreshUniform(t *testing.T) {
+	cfg := Defaults()
+	l, err := New(cfg, 1003)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eb, xb, ts := slices.Clone(l.ElogBeta), slices.Clone(l.ExpElogBeta), slices.Clone(l.TopicSum)
+	l.Refresh()
+	if !slices.Equal(eb, l.ElogBeta) || !slices.Equal(xb, l.ExpElogBeta) || !slices.Equal(ts, l.TopicSum) {
+		t.Error("New's E[log β] differs from Refresh's")
+	}
+}
