@@ -211,26 +211,60 @@ type Summable interface {
 	SetSums(get func(part int, dst []float64))
 }
 
-// ScalarSums is a helper for a Summable's scalar fields: it passes the
-// values of ps to visit as one slice (part `part`, offset 0) and, when
-// set is true, writes the slice back (for SetSums, with visit filling
-// it).
-func ScalarSums(part int, visit func(part, off int, xs []float64), set bool, ps ...*float64) {
+// ScalarSums passes the values of ps to visit as one part (index part,
+// offset 0): a helper for a Summable's Sums over its scalar fields.
+func ScalarSums(part int, visit func(part, off int, xs []float64), ps ...*float64) {
 	var buf [8]float64
 	xs := buf[:0]
-	if len(ps) > len(buf) {
-		xs = make([]float64, 0, len(ps))
-	}
 	for _, p := range ps {
 		xs = append(xs, *p)
 	}
 	visit(part, 0, xs)
-	if set {
-		for i, p := range ps {
-			*p = xs[i]
-		}
+}
+
+// SetScalarSums sets the scalar fields ps from part `part` of get: a
+// helper for a Summable's SetSums.
+func SetScalarSums(part int, get func(part int, dst []float64), ps ...*float64) {
+	var buf [8]float64
+	xs := buf[:0]
+	for range ps {
+		xs = append(xs, 0)
+	}
+	get(part, xs)
+	for i, p := range ps {
+		*p = xs[i]
 	}
 }
+
+// SliceSums visits each of xs whole, as parts first, first+1, …: a helper
+// for a Summable's Sums over dense slices.
+func SliceSums(first int, visit func(part, off int, xs []float64), xs ...[]float64) {
+	for i, x := range xs {
+		visit(first+i, 0, x)
+	}
+}
+
+// SetSliceSums fills each of xs from parts first, first+1, … of get: a
+// helper for a Summable's SetSums.
+func SetSliceSums(first int, get func(part int, dst []float64), xs ...[]float64) {
+	for i, x := range xs {
+		get(first+i, x)
+	}
+}
+
+// DocSums are Summable: two numbers.
+var _ Summable = (*DocSums)(nil)
+
+// SumLayout is "docsums" of 2 numbers: Docs and Sum.
+func (s *DocSums) SumLayout() []SumPart { return []SumPart{{Name: "docsums", Len: 2}} }
+
+// Sums visits Docs and Sum.
+func (s *DocSums) Sums(visit func(part, off int, xs []float64)) {
+	ScalarSums(0, visit, &s.Docs, &s.Sum)
+}
+
+// SetSums sets Docs and Sum.
+func (s *DocSums) SetSums(get func(part int, dst []float64)) { SetScalarSums(0, get, &s.Docs, &s.Sum) }
 
 // ExactSums are the exact, order-independent sums (Fixed) of Summable
 // statistics of one layout: Add adds statistics, Merge adds other sums,

@@ -258,11 +258,11 @@ func (v *vec) Sums(visit func(part, off int, xs []float64)) {
 		visit(0, i, v.V[i:j])
 		i = j
 	}
-	framework.ScalarSums(1, visit, false, &v.A, &v.B)
+	framework.ScalarSums(1, visit, &v.A, &v.B)
 }
 func (v *vec) SetSums(get func(part int, dst []float64)) {
 	get(0, v.V)
-	framework.ScalarSums(1, func(part, _ int, xs []float64) { get(part, xs) }, true, &v.A, &v.B)
+	framework.SetScalarSums(1, get, &v.A, &v.B)
 }
 
 func TestExactSumsSplits(t *testing.T) {

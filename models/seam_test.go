@@ -1,0 +1,304 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/maslda/maslda/framework"
+)
+
+// bits compares float64s bit for bit (cmp).
+var bits = cmp.Comparer(func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) })
+
+// denseSums is every number of Summable statistics, in layout order.
+func denseSums(t testing.TB, s framework.Stats) []float64 {
+	t.Helper()
+	sm, ok := s.(framework.Summable)
+	if !ok {
+		t.Fatalf("%T is not Summable", s)
+	}
+	l := sm.SumLayout()
+	start := make([]int, len(l)+1)
+	for i, p := range l {
+		start[i+1] = start[i] + p.Len
+	}
+	out := make([]float64, start[len(l)])
+	sm.Sums(func(part, off int, xs []float64) { copy(out[start[part]+off:], xs) })
+	return out
+}
+
+// seamCases are the compositions whose statistics are fixed-size sums,
+// each built twice identically by build.
+var seamCases = []struct {
+	name  string
+	build func(t *testing.T) *Model
+}{
+	{"lda", func(t *testing.T) *Model {
+		c, _ := plantedCorpus(t, 3, 150, 40, 3)
+		return newLDA(t, c, 3, 4, 2)
+	}},
+	{"ma-sldar", func(t *testing.T) *Model {
+		r, err := Build(mustConfig(t, smallRegConfig), nil, smallRegCorpus(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Model
+	}},
+	{"ma-sldar-w1", func(t *testing.T) *Model {
+		src := "seed = 3\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {\n  weight = 1\n}\nannotators \"bias-precision\" {}\n"
+		r, err := Build(mustConfig(t, src), nil, smallRegCorpus(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Model
+	}},
+	{"class-prior+confusion", func(t *testing.T) *Model {
+		train, _, _ := smallCrowd(t)
+		src := "seed = 4\ntopics {\n  k = 4\n}\nresponse \"class-prior\" {}\nannotators \"confusion\" {\n  init = \"majority\"\n}\n"
+		r, err := Build(mustConfig(t, src), nil, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Model
+	}},
+	{"class-prior+mace", func(t *testing.T) *Model {
+		train, _, _ := smallCrowd(t)
+		src := "seed = 5\ntopics {\n  k = 2\n}\nresponse \"class-prior\" {}\nannotators \"mace\" {}\n"
+		r, err := Build(mustConfig(t, src), nil, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Model
+	}},
+}
+
+// splits cut n documents into shards: the E-step's own shards, other
+// sizes, one document each, the whole corpus, random bundles of random
+// positions.
+func splits(n int, r *rand.Rand) []struct {
+	name  string
+	parts [][]int
+} {
+	cut := func(size int) [][]int {
+		var out [][]int
+		for s := 0; s < n; s += size {
+			var sh []int
+			for d := s; d < min(n, s+size); d++ {
+				sh = append(sh, d)
+			}
+			out = append(out, sh)
+		}
+		return out
+	}
+	random := make([][]int, 1+r.IntN(9))
+	for _, d := range r.Perm(n) {
+		k := r.IntN(len(random))
+		random[k] = append(random[k], d)
+	}
+	return []struct {
+		name  string
+		parts [][]int
+	}{
+		{"shards of 32", cut(ShardSize)},
+		{"shards of 7", cut(7)},
+		{"one each", cut(1)},
+		{"whole", cut(n)},
+		{"random", random},
+	}
+}
+
+// TestShardEStepEqualsEStep: the shard-level E-step run over any split of
+// the corpus, its sums encoded, decoded and merged in a random order,
+// gives the statistics of Model.EStep on the whole corpus bit for bit,
+// and the γ, q(target) and φ it stores; over several batch iterations
+// driven by a loop that keeps the per-document state itself (as an
+// engine's driver does), the bounds are Model.EStep's bit for bit.
+func TestShardEStepEqualsEStep(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range seamCases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := tc.build(t), tc.build(t)
+			layout, err := b.SumLayout()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d parts, φ in the shard's state: %v", len(layout), b.ShardPhi())
+			D := a.NumDocs()
+			all := make([]int, D)
+			for d := range all {
+				all[d] = d
+			}
+			gamma := make([][]float64, D)
+			phi := make([][]float32, D)
+			rng := rand.New(rand.NewPCG(26, 3))
+			for it := 1; it <= 3; it++ {
+				sa, err := a.EStep(ctx, all)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := denseSums(t, sa)
+				var sb framework.Stats
+				nextGamma := make([][]float64, D)
+				nextPhi := make([][]float32, D)
+				for _, sp := range splits(D, rng) {
+					var enc [][]byte
+					for _, p := range sp.parts {
+						sh := &Shard{Index: p, Gamma: make([][]float64, len(p)), Phi: make([][]float32, len(p))}
+						for j, d := range p {
+							sh.Docs = append(sh.Docs, b.corpus.Docs[d])
+							if b.corpus.Answers != nil {
+								sh.Answers = append(sh.Answers, b.corpus.Answers.ByDoc[d])
+							}
+							sh.Gamma[j], sh.Phi[j] = gamma[d], phi[d]
+						}
+						res, err := b.ShardEStep(ctx, sh)
+						if err != nil {
+							t.Fatal(err)
+						}
+						buf, err := res.Sums.MarshalBinary()
+						if err != nil {
+							t.Fatal(err)
+						}
+						enc = append(enc, buf)
+						for j, d := range p {
+							if diff := cmp.Diff(a.Gamma(d), res.Gamma[j], bits); diff != "" {
+								t.Fatalf("iteration %d, %s: document %d's γ (-EStep +shard):\n%s", it, sp.name, d, diff)
+							}
+							if a.Response != nil {
+								if diff := cmp.Diff(a.Target(d), res.Targets[j], bits); diff != "" {
+									t.Fatalf("iteration %d, %s: document %d's q(target) (-EStep +shard):\n%s", it, sp.name, d, diff)
+								}
+							}
+							if b.ShardPhi() {
+								if diff := cmp.Diff(a.phi.Phi(d), res.Phi[j]); diff != "" {
+									t.Fatalf("iteration %d, %s: document %d's φ (-EStep +shard):\n%s", it, sp.name, d, diff)
+								}
+								nextPhi[d] = res.Phi[j]
+							}
+							nextGamma[d] = res.Gamma[j]
+						}
+					}
+					total := framework.NewExactSums(layout)
+					for _, j := range rng.Perm(len(enc)) {
+						var e framework.ExactSums
+						if err := e.UnmarshalBinary(enc[j]); err != nil {
+							t.Fatal(err)
+						}
+						if err := total.Merge(&e); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if sb, err = b.Combine(total); err != nil {
+						t.Fatal(err)
+					}
+					if diff := cmp.Diff(want, denseSums(t, sb), bits); diff != "" {
+						t.Fatalf("iteration %d, %s: statistics differ (-EStep +shards):\n%s", it, sp.name, diff)
+					}
+				}
+				gamma, phi = nextGamma, nextPhi
+				st := framework.BatchStep(it)
+				if err := a.Update(ctx, sa, st); err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Update(ctx, sb, st); err != nil {
+					t.Fatal(err)
+				}
+				ea, eb := a.ELBO(sa, st), b.ELBO(sb, st)
+				if math.Float64bits(ea) != math.Float64bits(eb) {
+					t.Fatalf("iteration %d: bound %v by EStep, %v by shards", it, ea, eb)
+				}
+			}
+		})
+	}
+}
+
+// TestShardEStepRefuses: compositions whose statistics are not fixed-size
+// sums, or whose state a shard cannot carry, are refused with
+// ErrIncompatible naming the reason, and a malformed shard with
+// ErrBadInput.
+func TestShardEStepRefuses(t *testing.T) {
+	ctx := context.Background()
+	train, _, _ := smallCrowd(t)
+	for _, src := range []string{
+		"topics {\n  k = 2\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {}\n",
+		"topics {\n  k = 2\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n}\nannotators \"confusion\" {}\n",
+		"topics {\n  k = 2\n}\nresponse \"class-prior\" {}\nannotators \"glad\" {}\n",
+	} {
+		r, err := Build(mustConfig(t, src), nil, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh := &Shard{Index: []int{0}, Docs: train.Docs[:1], Answers: train.Answers.ByDoc[:1]}
+		if _, err := r.Model.ShardEStep(ctx, sh); !errors.Is(err, framework.ErrIncompatible) {
+			t.Errorf("%q: %v, want ErrIncompatible", src, err)
+		} else {
+			t.Logf("%v", err)
+		}
+	}
+	m := seamCases[0].build(t)
+	for name, sh := range map[string]*Shard{
+		"indices":   {Index: []int{0, 1}, Docs: m.corpus.Docs[:1]},
+		"γ length":  {Index: []int{0}, Docs: m.corpus.Docs[:1], Gamma: [][]float64{{1, 2}}},
+		"word id":   {Index: []int{0}, Docs: []framework.Doc{{Words: []int32{int32(m.Topics.V)}, Counts: []float64{1}, N: 1}}},
+		"γ entries": {Index: []int{0}, Docs: m.corpus.Docs[:1], Gamma: [][]float64{}},
+	} {
+		if _, err := m.ShardEStep(ctx, sh); !errors.Is(err, framework.ErrBadInput) {
+			t.Errorf("%s: %v, want ErrBadInput", name, err)
+		}
+	}
+}
+
+// BenchmarkExactEStep: one batch E-step with exact sums (each document's
+// statistics added into 192-bit fixed point, seam.go) against the float64
+// merge shard by shard (exactOff), on the plain-LDA benchmark corpus
+// (BenchmarkEStepIteration's, 11,000 documents, V 20,000, K 50) with one
+// worker, and on the MA-sLDAr composition corpus (K 20, K² numbers per
+// document for the Gaussian's E[z̄z̄ᵀ]).
+func BenchmarkExactEStep(b *testing.B) {
+	ctx := context.Background()
+	reg := func(b *testing.B) *Model {
+		cc, err := compCorpus()
+		if err != nil {
+			b.Fatal(err)
+		}
+		src := "seed = 1\ntopics {\n  k = 20\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\nworkers = 1\n"
+		r, err := Build(mustConfig(b, src), nil, cc.reg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Model.EStep(ctx, allDocs(r.Model.NumDocs())); err != nil {
+			b.Fatal(err)
+		}
+		return r.Model
+	}
+	for _, comp := range []struct {
+		name  string
+		build func(b *testing.B) *Model
+	}{
+		{"lda", func(b *testing.B) *Model { return newBenchModel(b, "best", 1) }},
+		{"ma-sldar", reg},
+	} {
+		for _, off := range []bool{true, false} {
+			name := comp.name + "/exact"
+			if off {
+				name = comp.name + "/float64"
+			}
+			b.Run(name, func(b *testing.B) {
+				m := comp.build(b)
+				all := allDocs(m.NumDocs())
+				exactOff = off
+				defer func() { exactOff = false }()
+				for b.Loop() {
+					if _, err := m.EStep(ctx, all); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
