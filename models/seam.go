@@ -34,12 +34,12 @@ func (s *stats) summable() (bool, string) {
 	for _, c := range []struct {
 		what string
 		st   framework.Stats
-	}{{"topics", s.topics}, {"response", s.resp}, {"annotators", s.noise}} {
+	}{{"topic layer's", s.topics}, {"response's", s.resp}, {"annotators'", s.noise}} {
 		if c.st == nil {
 			continue
 		}
 		if _, ok := c.st.(framework.Summable); !ok {
-			return false, fmt.Sprintf("the %s' statistics (%T) are not fixed-size sums", c.what, c.st)
+			return false, fmt.Sprintf("the %s statistics (%T) are not fixed-size sums", c.what, c.st)
 		}
 	}
 	return true, ""

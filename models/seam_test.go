@@ -302,3 +302,115 @@ func BenchmarkExactEStep(b *testing.B) {
 		}
 	}
 }
+
+// TestSnapshot: a run's snapshot has a stable SHA-256 that changes with
+// the globals; a model rebuilt from it without the corpus (FromSnapshot)
+// runs the shard-level E-step exactly as the run's own model does; a
+// wrong sum, magic, version or a truncated snapshot is refused.
+func TestSnapshot(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ name, src string }{
+		{"ma-sldar", smallRegConfig},
+		{"lda", "seed = 7\ntopics {\n  k = 3\n}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := smallRegCorpus(t)
+			if tc.name == "lda" {
+				c.Answers = nil
+			}
+			run, err := Build(mustConfig(t, tc.src), nil, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := run.Model
+			all := allDocs(m.NumDocs())
+			for it := 1; it <= 2; it++ {
+				s, err := m.EStep(ctx, all)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := m.Update(ctx, s, framework.BatchStep(it)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			snap, err := run.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := run.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Sum != snap.Sum {
+				t.Fatalf("two snapshots of the same globals: %s, %s", snap.Sum, again.Sum)
+			}
+			w, err := FromSnapshot(snap.Data, snap.Sum, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.ShardPhi() != m.ShardPhi() {
+				t.Fatalf("ShardPhi %v from the snapshot, %v in the run", w.ShardPhi(), m.ShardPhi())
+			}
+			sh := &Shard{Index: all[:40]}
+			for _, d := range sh.Index {
+				sh.Docs = append(sh.Docs, c.Docs[d])
+				if c.Answers != nil {
+					sh.Answers = append(sh.Answers, c.Answers.ByDoc[d])
+				}
+				sh.Gamma = append(sh.Gamma, m.Gamma(d))
+				if m.ShardPhi() {
+					sh.Phi = append(sh.Phi, m.phi.Phi(d))
+				}
+			}
+			want, err := m.ShardEStep(ctx, sh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := w.ShardEStep(ctx, sh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wb, _ := want.Sums.MarshalBinary()
+			gb, _ := got.Sums.MarshalBinary()
+			if !cmp.Equal(wb, gb) {
+				t.Errorf("the model from the snapshot sums other statistics")
+			}
+			if diff := cmp.Diff(want.Gamma, got.Gamma, bits); diff != "" {
+				t.Errorf("γ from the snapshot's model (-run +snapshot):\n%s", diff)
+			}
+			if diff := cmp.Diff(want.Targets, got.Targets, bits); diff != "" {
+				t.Errorf("q(target) from the snapshot's model (-run +snapshot):\n%s", diff)
+			}
+			if diff := cmp.Diff(want.Phi, got.Phi); diff != "" {
+				t.Errorf("φ from the snapshot's model (-run +snapshot):\n%s", diff)
+			}
+			// Other globals, another sum.
+			s, err := m.EStep(ctx, all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Update(ctx, s, framework.BatchStep(3)); err != nil {
+				t.Fatal(err)
+			}
+			if next, err := run.Snapshot(); err != nil || next.Sum == snap.Sum {
+				t.Errorf("after an update: sum %v (%v), before %s", next.Sum, err, snap.Sum)
+			}
+			bad := func(f func([]byte) []byte) []byte { return f(append([]byte(nil), snap.Data...)) }
+			for name, tt := range map[string]struct {
+				data []byte
+				sum  string
+			}{
+				"wrong sum": {snap.Data, again.Sum[:63] + "0"},
+				"flipped":   {bad(func(b []byte) []byte { b[len(b)/2] ^= 1; return b }), snap.Sum},
+				"magic":     {bad(func(b []byte) []byte { b[0] = 'X'; return b }), ""},
+				"version":   {bad(func(b []byte) []byte { b[8] = 9; return b }), ""},
+				"truncated": {snap.Data[:len(snap.Data)-3], ""},
+				"trailing":  {append(bad(func(b []byte) []byte { return b }), 1), ""},
+			} {
+				if _, err := FromSnapshot(tt.data, tt.sum, nil); !errors.Is(err, framework.ErrBadInput) {
+					t.Errorf("%s: %v, want ErrBadInput", name, err)
+				}
+			}
+		})
+	}
+}
