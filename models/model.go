@@ -296,17 +296,18 @@ func (m *Model) NewStats() framework.Stats {
 
 // worker is one goroutine's scratch.
 type worker struct {
-	ds    *framework.DocState
-	scr   *topics.Scratch
-	local framework.LikelihoodLocal
-	stats framework.Stats
-	doc   framework.Stats      // one document's statistics (exact E-step, seam.go)
-	sums  *framework.ExactSums // the worker's exact sums (exact E-step)
-	shard bool                 // the shard-level E-step: the warm φ is phiIn, not the model's store
-	phiIn []float32            // the document's stored φ in a shard (nil: none)
-	gw    []float64            // the warm sweep's γ (local_init "best")
-	phiW  []float64            // the warm sweep's φ (local_init "best", supervised)
-	term  []float64            // framework.PhiDocTerm's ρ̄_d
+	ds       *framework.DocState
+	scr      *topics.Scratch
+	local    framework.LikelihoodLocal
+	stats    framework.Stats
+	doc      framework.Stats      // one document's statistics (exact E-step, seam.go)
+	sums     *framework.ExactSums // the worker's exact sums (exact E-step)
+	shard    bool                 // the shard-level E-step: the warm φ is phiIn, not the model's store
+	phiIn    []float32            // the document's stored φ in a shard (nil: none)
+	targetIn framework.Target     // the document's q(target) of its last E-step in a shard (nil: none)
+	gw       []float64            // the warm sweep's γ (local_init "best")
+	phiW     []float64            // the warm sweep's φ (local_init "best", supervised)
+	term     []float64            // framework.PhiDocTerm's ρ̄_d
 }
 
 func (m *Model) newWorker(withStats bool, maxLen int) *worker {
@@ -454,6 +455,9 @@ func (m *Model) firstPhi(w *worker, warm []float64) (restored bool) {
 		if w.shard {
 			if m.phiWarm && w.phiIn != nil {
 				restored = restorePhi(ds, w.phiIn, t.K, m.phiUser)
+			} else if r, ok := w.local.(framework.TargetRestorerFrom); ok && w.targetIn != nil && r.RestoreTargetFrom(ds, w.targetIn) {
+				m.solvePhi(w)
+				restored = true
 			}
 		} else if m.phiWarm && m.phi.has(ds) {
 			restored = m.phi.restore(ds, m.phiUser)

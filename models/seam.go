@@ -118,6 +118,11 @@ type Shard struct {
 	// weight above 1, or a response with an exact pilot: Model.ShardPhi);
 	// nil entries (or a nil slice): none. Ignored by other models.
 	Phi [][]float32
+	// Targets is each document's q(target) from its last E-step, for a
+	// response that warm-starts from it (framework.TargetRestorerFrom: the
+	// softmax's quadratic bound); nil entries (or a nil slice): none.
+	// Ignored by other responses.
+	Targets []framework.Target
 }
 
 // ShardResult is the output of the shard-level E-step.
@@ -157,8 +162,11 @@ func (m *Model) checkSeam() error {
 		return fmt.Errorf("%w: the response's M-step reads every document's φ (the softmax's product bound): not fixed-size statistics", framework.ErrIncompatible)
 	}
 	if m.Response != nil {
-		if _, ok := m.Response.NewLocal().(framework.TargetRestorer); ok {
-			return fmt.Errorf("%w: the response keeps every document's q(target) for its warm start: not a shard's state", framework.ErrIncompatible)
+		l := m.Response.NewLocal()
+		_, tr := l.(framework.TargetRestorer)
+		_, from := l.(framework.TargetRestorerFrom)
+		if tr && !from {
+			return fmt.Errorf("%w: the response restores every document's q(target) from its own store for its warm start, and cannot take it from a shard (framework.TargetRestorerFrom)", framework.ErrIncompatible)
 		}
 	}
 	return nil
@@ -180,8 +188,8 @@ func (m *Model) ShardEStep(ctx context.Context, sh *Shard) (*ShardResult, error)
 		return nil, err
 	}
 	n := len(sh.Docs)
-	if len(sh.Index) != n || sh.Answers != nil && len(sh.Answers) != n || sh.Gamma != nil && len(sh.Gamma) != n || sh.Phi != nil && len(sh.Phi) != n {
-		return nil, fmt.Errorf("%w: shard of %d documents with %d indices, %d answer lists, %d γ, %d φ", framework.ErrBadInput, n, len(sh.Index), len(sh.Answers), len(sh.Gamma), len(sh.Phi))
+	if len(sh.Index) != n || sh.Answers != nil && len(sh.Answers) != n || sh.Gamma != nil && len(sh.Gamma) != n || sh.Phi != nil && len(sh.Phi) != n || sh.Targets != nil && len(sh.Targets) != n {
+		return nil, fmt.Errorf("%w: shard of %d documents with %d indices, %d answer lists, %d γ, %d φ, %d targets", framework.ErrBadInput, n, len(sh.Index), len(sh.Answers), len(sh.Gamma), len(sh.Phi), len(sh.Targets))
 	}
 	if m.Noise != nil && sh.Answers == nil {
 		return nil, fmt.Errorf("%w: the model has annotators but the shard has no answers", framework.ErrBadInput)
@@ -226,9 +234,12 @@ func (m *Model) ShardEStep(ctx context.Context, sh *Shard) (*ShardResult, error)
 		if sh.Gamma != nil {
 			warm = sh.Gamma[i]
 		}
-		w.phiIn = nil
+		w.phiIn, w.targetIn = nil, nil
 		if sh.Phi != nil {
 			w.phiIn = sh.Phi[i]
+		}
+		if sh.Targets != nil {
+			w.targetIn = sh.Targets[i]
 		}
 		m.localStep(w, sh.Index[i], &sh.Docs[i], a, warm)
 		res.Gamma[i] = append([]float64(nil), w.ds.Gamma...)
@@ -243,6 +254,7 @@ func (m *Model) ShardEStep(ctx context.Context, sh *Shard) (*ShardResult, error)
 			res.Targets[i] = m.Response.NewTarget()
 			res.Targets[i].CopyFrom(w.ds.Target)
 		}
+		w.ds.Index = -1 // nothing about the document is to be kept outside the statistics (framework.Global.Accumulate)
 		if err := m.addDoc(w, res.Sums); err != nil {
 			return nil, fmt.Errorf("shard document %d (index %d): %w", i, sh.Index[i], err)
 		}

@@ -66,6 +66,15 @@ var seamCases = []struct {
 		}
 		return r.Model
 	}},
+	{"ma-sldac-mm", func(t *testing.T) *Model {
+		train, _, _ := smallCrowd(t)
+		src := "seed = 6\ntopics {\n  k = 4\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {}\n"
+		r, err := Build(mustConfig(t, src), nil, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Model
+	}},
 	{"class-prior+mace", func(t *testing.T) *Model {
 		train, _, _ := smallCrowd(t)
 		src := "seed = 5\ntopics {\n  k = 2\n}\nresponse \"class-prior\" {}\nannotators \"mace\" {}\n"
@@ -135,6 +144,7 @@ func TestShardEStepEqualsEStep(t *testing.T) {
 			}
 			gamma := make([][]float64, D)
 			phi := make([][]float32, D)
+			targets := make([]framework.Target, D)
 			rng := rand.New(rand.NewPCG(26, 3))
 			for it := 1; it <= 3; it++ {
 				sa, err := a.EStep(ctx, all)
@@ -145,16 +155,17 @@ func TestShardEStepEqualsEStep(t *testing.T) {
 				var sb framework.Stats
 				nextGamma := make([][]float64, D)
 				nextPhi := make([][]float32, D)
+				nextTargets := make([]framework.Target, D)
 				for _, sp := range splits(D, rng) {
 					var enc [][]byte
 					for _, p := range sp.parts {
-						sh := &Shard{Index: p, Gamma: make([][]float64, len(p)), Phi: make([][]float32, len(p))}
+						sh := &Shard{Index: p, Gamma: make([][]float64, len(p)), Phi: make([][]float32, len(p)), Targets: make([]framework.Target, len(p))}
 						for j, d := range p {
 							sh.Docs = append(sh.Docs, b.corpus.Docs[d])
 							if b.corpus.Answers != nil {
 								sh.Answers = append(sh.Answers, b.corpus.Answers.ByDoc[d])
 							}
-							sh.Gamma[j], sh.Phi[j] = gamma[d], phi[d]
+							sh.Gamma[j], sh.Phi[j], sh.Targets[j] = gamma[d], phi[d], targets[d]
 						}
 						res, err := b.ShardEStep(ctx, sh)
 						if err != nil {
@@ -181,6 +192,9 @@ func TestShardEStepEqualsEStep(t *testing.T) {
 								nextPhi[d] = res.Phi[j]
 							}
 							nextGamma[d] = res.Gamma[j]
+							if res.Targets != nil {
+								nextTargets[d] = res.Targets[j]
+							}
 						}
 					}
 					total := framework.NewExactSums(layout)
@@ -200,7 +214,7 @@ func TestShardEStepEqualsEStep(t *testing.T) {
 						t.Fatalf("iteration %d, %s: statistics differ (-EStep +shards):\n%s", it, sp.name, diff)
 					}
 				}
-				gamma, phi = nextGamma, nextPhi
+				gamma, phi, targets = nextGamma, nextPhi, nextTargets
 				st := framework.BatchStep(it)
 				if err := a.Update(ctx, sa, st); err != nil {
 					t.Fatal(err)
@@ -412,5 +426,50 @@ func TestSnapshot(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSoftmaxMMMonotone: MA-sLDAc with the quadratic bound's MM M-step
+// (fixed-size statistics, issue 26) never lowers the batch bound — the
+// reported value is the minoriser at the new η, below the bound and at or
+// above the last one — within each stage (the classifier start re-starts
+// the annotators); its truth accuracy is compared with the L-BFGS M-step
+// on the same bound.
+func TestSoftmaxMMMonotone(t *testing.T) {
+	train, _, truth := smallCrowd(t)
+	acc := map[string]float64{}
+	for _, mstep := range []string{"mm", "lbfgs"} {
+		src := "seed = 8\ntopics {\n  k = 4\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"" + mstep + "\"\n}\nannotators \"confusion\" {}\ninference \"batch\" {\n  max_iters = 60\n  tol = 0\n}\n"
+		r, err := Build(mustConfig(t, src), nil, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev, stage, drops := math.Inf(-1), -1, 0
+		if _, err := r.Fit(context.Background(), func(p framework.Progress) error {
+			if p.Stage != stage {
+				stage, prev = p.Stage, math.Inf(-1)
+			}
+			if p.ELBO < prev-1e-9*math.Abs(prev) {
+				drops++
+				if mstep == "mm" {
+					t.Errorf("mm: iteration %d (stage %d): bound %.12g after %.12g", p.Iter, p.Stage, p.ELBO, prev)
+				}
+			}
+			prev = p.ELBO
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		right := 0
+		for d, c := range truth {
+			if r.Model.Target(d).(*framework.Categorical).Argmax() == c {
+				right++
+			}
+		}
+		acc[mstep] = float64(right) / float64(len(truth))
+		t.Logf("%s: truth accuracy %.4f, bound %.6g, %d drops", mstep, acc[mstep], prev, drops)
+	}
+	if acc["mm"] < acc["lbfgs"]-0.03 {
+		t.Errorf("truth accuracy with the MM step %.4f, with L-BFGS %.4f", acc["mm"], acc["lbfgs"])
 	}
 }
