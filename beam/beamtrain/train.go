@@ -1,0 +1,386 @@
+// Package beamtrain trains a maslda model with batch variational EM on
+// Apache Beam (issue 26, item 2): the E-step of every iteration is one
+// pipeline whose ParDo runs models.Model.ShardEStep on shards of the
+// corpus and whose CombineFn merges the shards' exact sums
+// (framework.ExactSums) in whatever order the runner chooses; the M-step,
+// the bound and the convergence test run in the driver. The results are
+// those of the in-process E-step, bit for bit (the seam: docs/design.md,
+// "Beyond one machine: the seam").
+//
+// Files in the work directory:
+//
+//	shard-NNNNN.bin        a shard's documents and answers (gob; written once)
+//	state-NNNNN.iT.bin     a shard's per-document state before iteration T: γ, φ, q(target) (gob);
+//	                       written to a temporary file and renamed, so a retried bundle is harmless
+//	globals-SUM.bin        the globals of an iteration (models.Run.Snapshot), named by their SHA-256;
+//	                       a worker loads each once (the cache of loadModel)
+//	sums.iT.bin            the combined exact sums of iteration T
+//
+// The driver's memory holds the globals and the statistics (O(K·V)), not
+// the documents' state, which stays in the state files.
+package beamtrain
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/models"
+)
+
+func init() {
+	register.DoFn2x2[context.Context, int, []byte, error](&eStepFn{})
+	register.Combiner1[[]byte](&sumsFn{})
+	register.DoFn1x1[[]byte, error](&writeFn{})
+}
+
+// shardFile is what a shard file holds.
+type shardFile struct {
+	Index   []int
+	Docs    []framework.Doc
+	Answers [][]framework.Answer
+}
+
+// stateFile is a shard's per-document state.
+type stateFile struct {
+	Gamma   [][]float64
+	Phi     [][]float32
+	Targets [][]byte // each gob-encoded (the response's concrete target type); nil: none
+}
+
+func shardPath(dir string, s int) string { return filepath.Join(dir, fmt.Sprintf("shard-%05d.bin", s)) }
+func statePath(dir string, s, it int) string {
+	return filepath.Join(dir, fmt.Sprintf("state-%05d.i%d.bin", s, it))
+}
+func sumsPath(dir string, it int) string { return filepath.Join(dir, fmt.Sprintf("sums.i%d.bin", it)) }
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory and a rename.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+func writeGob(path string, v any) error {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
+		return err
+	}
+	return writeAtomic(path, buf.Bytes())
+}
+
+func readGob(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// models loaded by workers, by the SHA-256 of their snapshot: each
+// snapshot is read and rebuilt once per worker process.
+var (
+	cacheMu sync.Mutex
+	cache   = map[string]*models.Model{}
+	loads   int // snapshots loaded (tests)
+)
+
+func loadModel(path, sum string) (*models.Model, error) {
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	if m, ok := cache[sum]; ok {
+		return m, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := models.FromSnapshot(data, sum, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	clear(cache) // one iteration's globals at a time
+	cache[sum] = m
+	loads++
+	return m, nil
+}
+
+// eStepFn runs the shard-level E-step of one shard and emits its exact
+// sums (encoded).
+type eStepFn struct {
+	Dir, Globals, Sum string
+	Iter              int
+	// FailOnce, when not empty, names a file: the first call that finds
+	// it absent creates it and fails (tests of retries).
+	FailOnce string
+}
+
+func (f *eStepFn) ProcessElement(ctx context.Context, s int) ([]byte, error) {
+	if f.FailOnce != "" {
+		if fh, err := os.OpenFile(f.FailOnce, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
+			fh.Close()
+			return nil, fmt.Errorf("shard %d: a failure injected once (%s)", s, f.FailOnce)
+		}
+	}
+	m, err := loadModel(f.Globals, f.Sum)
+	if err != nil {
+		return nil, err
+	}
+	var sh shardFile
+	if err := readGob(shardPath(f.Dir, s), &sh); err != nil {
+		return nil, err
+	}
+	in := &models.Shard{Index: sh.Index, Docs: sh.Docs, Answers: sh.Answers}
+	var st stateFile
+	if f.Iter > 1 {
+		if err := readGob(statePath(f.Dir, s, f.Iter), &st); err != nil {
+			return nil, err
+		}
+		in.Gamma, in.Phi = st.Gamma, st.Phi
+		if st.Targets != nil && m.Response != nil {
+			in.Targets = make([]framework.Target, len(st.Targets))
+			for i, b := range st.Targets {
+				if b == nil {
+					continue
+				}
+				t := m.Response.NewTarget()
+				if err := gob.NewDecoder(bytes.NewReader(b)).Decode(t); err != nil {
+					return nil, fmt.Errorf("shard %d: q(target) of document %d: %w", s, sh.Index[i], err)
+				}
+				in.Targets[i] = t
+			}
+		}
+	}
+	res, err := m.ShardEStep(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("shard %d: %w", s, err)
+	}
+	next := stateFile{Gamma: res.Gamma, Phi: res.Phi}
+	if res.Targets != nil {
+		next.Targets = make([][]byte, len(res.Targets))
+		for i, t := range res.Targets {
+			var buf bytes.Buffer
+			if err := gob.NewEncoder(&buf).Encode(t); err != nil {
+				return nil, fmt.Errorf("shard %d: q(target) of document %d: %w", s, sh.Index[i], err)
+			}
+			next.Targets[i] = buf.Bytes()
+		}
+	}
+	if err := writeGob(statePath(f.Dir, s, f.Iter+1), &next); err != nil {
+		return nil, err
+	}
+	return res.Sums.MarshalBinary()
+}
+
+// sumsFn merges encoded exact sums; an empty accumulator is nil.
+type sumsFn struct{}
+
+func (sumsFn) CreateAccumulator() []byte { return nil }
+
+func (f sumsFn) AddInput(a, b []byte) []byte { return f.MergeAccumulators(a, b) }
+
+func (sumsFn) MergeAccumulators(a, b []byte) []byte {
+	if len(a) == 0 {
+		return b
+	}
+	if len(b) == 0 {
+		return a
+	}
+	var x, y framework.ExactSums
+	if err := x.UnmarshalBinary(a); err != nil {
+		panic(err) // a CombineFn cannot return an error; the runner reports it
+	}
+	if err := y.UnmarshalBinary(b); err != nil {
+		panic(err)
+	}
+	if err := x.Merge(&y); err != nil {
+		panic(err)
+	}
+	out, err := x.MarshalBinary()
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+func (sumsFn) ExtractOutput(a []byte) []byte { return a }
+
+// writeFn writes the combined sums to a file.
+type writeFn struct{ Path string }
+
+func (f *writeFn) ProcessElement(b []byte) error { return writeAtomic(f.Path, b) }
+
+// Options configure Train.
+type Options struct {
+	Dir       string  // work directory (created; shards, states, globals)
+	ShardSize int     // documents per shard (default models.ShardSize)
+	MaxIters  int     // batch iterations (default 100)
+	Tol       float64 // stop when |ΔL| ≤ Tol·|L| (0: run MaxIters)
+	// Run executes a pipeline (default beam.Run with the "prism" runner).
+	Run func(ctx context.Context, p *beam.Pipeline) error
+	// Progress, when set, is called after every iteration.
+	Progress func(iter int, elbo float64) error
+	// Retries is how many times an iteration's pipeline is run again after
+	// it failed (prism does not retry a failed bundle; other runners
+	// retry bundles themselves). A rerun is harmless: each shard reads the
+	// state of the iteration and writes that of the next by rename, and the
+	// combined sums are written by rename. Default (0): 2; < 0: none.
+	Retries int
+	// FailOnce, when not empty, makes one E-step call fail once (tests).
+	FailOnce string
+}
+
+// Result is a finished Train.
+type Result struct {
+	Iters     int
+	ELBO      float64
+	Converged bool
+	Trace     []float64
+	Reruns    int // pipelines run again after a failure
+}
+
+// Train runs batch variational EM on run's model and training corpus,
+// every E-step a Beam pipeline. The run's model ends with the trained
+// globals (its in-process per-document state is not updated: the state is
+// in the work directory's files). The model must be one that trains by
+// shards (models.Model.SumLayout).
+func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
+	m := run.Model
+	if _, err := m.SumLayout(); err != nil {
+		return nil, err
+	}
+	c := m.Corpus()
+	if c == nil {
+		return nil, fmt.Errorf("%w: no training corpus", framework.ErrNotTrained)
+	}
+	if opt.ShardSize <= 0 {
+		opt.ShardSize = models.ShardSize
+	}
+	if opt.MaxIters <= 0 {
+		opt.MaxIters = 100
+	}
+	retries := opt.Retries
+	if retries == 0 {
+		retries = 2
+	}
+	if opt.Run == nil {
+		opt.Run = func(ctx context.Context, p *beam.Pipeline) error {
+			_, err := beam.Run(ctx, "prism", p)
+			return err
+		}
+	}
+	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	D := len(c.Docs)
+	nShards := (D + opt.ShardSize - 1) / opt.ShardSize
+	for s := range nShards {
+		sh := shardFile{}
+		for d := s * opt.ShardSize; d < min(D, (s+1)*opt.ShardSize); d++ {
+			sh.Index = append(sh.Index, d)
+			sh.Docs = append(sh.Docs, c.Docs[d])
+			if c.Answers != nil {
+				sh.Answers = append(sh.Answers, c.Answers.ByDoc[d])
+			}
+		}
+		if err := writeGob(shardPath(opt.Dir, s), &sh); err != nil {
+			return nil, err
+		}
+	}
+	ids := make([]int, nShards)
+	for i := range ids {
+		ids[i] = i
+	}
+	res := &Result{}
+	prev := math.NaN()
+	for it := 1; it <= opt.MaxIters; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		snap, err := run.Snapshot()
+		if err != nil {
+			return nil, err
+		}
+		gpath := filepath.Join(opt.Dir, "globals-"+snap.Sum+".bin")
+		if err := writeAtomic(gpath, snap.Data); err != nil {
+			return nil, err
+		}
+		for try := 0; ; try++ {
+			p, s := beam.NewPipelineWithRoot()
+			in := beam.CreateList(s, ids)
+			sums := beam.ParDo(s, &eStepFn{Dir: opt.Dir, Globals: gpath, Sum: snap.Sum, Iter: it, FailOnce: opt.FailOnce}, in)
+			total := beam.Combine(s, sumsFn{}, sums)
+			beam.ParDo0(s, &writeFn{Path: sumsPath(opt.Dir, it)}, total)
+			err := opt.Run(ctx, p)
+			if err == nil {
+				break
+			}
+			if try >= retries || ctx.Err() != nil {
+				return nil, fmt.Errorf("iteration %d: the E-step pipeline (%d runs): %w", it, try+1, err)
+			}
+			res.Reruns++
+		}
+		data, err := os.ReadFile(sumsPath(opt.Dir, it))
+		if err != nil {
+			return nil, fmt.Errorf("iteration %d: %w", it, err)
+		}
+		var ex framework.ExactSums
+		if err := ex.UnmarshalBinary(data); err != nil {
+			return nil, fmt.Errorf("iteration %d: %w", it, err)
+		}
+		stats, err := m.Combine(&ex)
+		if err != nil {
+			return nil, fmt.Errorf("iteration %d: %w", it, err)
+		}
+		step := framework.BatchStep(it)
+		if err := m.Update(ctx, stats, step); err != nil {
+			return nil, fmt.Errorf("iteration %d: %w", it, err)
+		}
+		elbo := m.ELBO(stats, step)
+		res.Iters, res.ELBO, res.Trace = it, elbo, append(res.Trace, elbo)
+		for _, old := range []string{gpath, sumsPath(opt.Dir, it)} {
+			if err := os.Remove(old); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, err
+			}
+		}
+		for sh := range nShards {
+			os.Remove(statePath(opt.Dir, sh, it)) // the state before this iteration is spent
+		}
+		if opt.Progress != nil {
+			if err := opt.Progress(it, elbo); err != nil {
+				return res, err
+			}
+		}
+		if opt.Tol > 0 && !math.IsNaN(prev) && math.Abs(elbo-prev) <= opt.Tol*math.Abs(elbo) {
+			res.Converged = true
+			break
+		}
+		prev = elbo
+	}
+	return res, nil
+}
