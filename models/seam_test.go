@@ -398,6 +398,24 @@ func TestSnapshot(t *testing.T) {
 			if diff := cmp.Diff(want.Phi, got.Phi); diff != "" {
 				t.Errorf("φ from the snapshot's model (-run +snapshot):\n%s", diff)
 			}
+			// A run built the same way takes the globals (a driver resuming).
+			fresh, err := Build(mustConfig(t, tc.src), nil, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fresh.LoadSnapshot(snap.Data, snap.Sum); err != nil {
+				t.Fatal(err)
+			}
+			if s2, err := fresh.Snapshot(); err != nil || s2.Sum != snap.Sum {
+				t.Errorf("a run loaded from the snapshot has sum %v (%v), want %s", s2, err, snap.Sum)
+			}
+			other, err := Build(mustConfig(t, tc.src+"\n# another text\n"), nil, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := other.LoadSnapshot(snap.Data, snap.Sum); !errors.Is(err, framework.ErrBadInput) {
+				t.Errorf("LoadSnapshot into a run of another configuration: %v, want ErrBadInput", err)
+			}
 			// Other globals, another sum.
 			s, err := m.EStep(ctx, all)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/topics"
@@ -123,16 +124,22 @@ func (r *snapReader) strings() []string {
 	return ss
 }
 
-// FromSnapshot rebuilds a model from a snapshot through the registry
-// (nil: framework.Default), without a training corpus: what an engine's
-// worker runs Model.ShardEStep on. sum, when not empty, is the snapshot's
-// expected SHA-256 (hex), checked first. Errors wrap framework.ErrBadInput
-// (another magic or version, a wrong sum, a truncated or inconsistent
-// encoding) or come from rebuilding the components.
-func FromSnapshot(data []byte, sum string, reg *framework.Registry) (*Model, error) {
-	if reg == nil {
-		reg = framework.Default
-	}
+// snapshotGlobals is a decoded snapshot.
+type snapshotGlobals struct {
+	K, V       int
+	phase      framework.Phase
+	phiWarm    bool
+	weight     float64
+	name       string
+	src        []byte
+	classes    []string
+	annotators []string
+	zeta       []float64
+	params     [2][]byte // response, annotators
+}
+
+// decodeSnapshot checks the sum (when not empty) and decodes data.
+func decodeSnapshot(data []byte, sum string) (*snapshotGlobals, error) {
 	if sum != "" {
 		got := sha256.Sum256(data)
 		if g := hex.EncodeToString(got[:]); g != sum {
@@ -147,11 +154,11 @@ func FromSnapshot(data []byte, sum string, reg *framework.Registry) (*Model, err
 		return nil, fmt.Errorf("%w: snapshot: format version %d; this build reads version %d", framework.ErrBadInput, v, snapshotVersion)
 	}
 	K, V := r.u64(), r.u64()
-	phase := framework.Phase(r.u64())
-	flags := r.u64()
-	weight := math.Float64frombits(r.u64())
-	name, src := string(r.bytes()), r.bytes()
-	classes, annotators := r.strings(), r.strings()
+	g := &snapshotGlobals{phase: framework.Phase(r.u64())}
+	g.phiWarm = r.u64()&1 != 0
+	g.weight = math.Float64frombits(r.u64())
+	g.name, g.src = string(r.bytes()), r.bytes()
+	g.classes, g.annotators = r.strings(), r.strings()
 	nz := r.u64()
 	if r.err != nil {
 		return nil, r.err
@@ -159,59 +166,122 @@ func FromSnapshot(data []byte, sum string, reg *framework.Registry) (*Model, err
 	if K < 1 || V < 1 || K > 1<<20 || V > 1<<32 || nz != K*V || uint64(len(r.b)) < 8*nz {
 		return nil, fmt.Errorf("%w: snapshot: k = %d, v = %d with %d topic numbers in %d bytes", framework.ErrBadInput, K, V, nz, len(r.b))
 	}
-	cfg, err := ParseConfig(append([]byte(nil), src...), name)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
+	g.K, g.V = int(K), int(V)
+	g.zeta = make([]float64, nz)
+	for i := range g.zeta {
+		g.zeta[i] = math.Float64frombits(r.u64())
 	}
-	if uint64(cfg.Topics.K) != K {
-		return nil, fmt.Errorf("%w: snapshot: k = %d but its configuration says %d", framework.ErrBadInput, K, cfg.Topics.K)
+	g.params[0], g.params[1] = r.bytes(), r.bytes()
+	if r.err != nil {
+		return nil, r.err
 	}
-	layer, err := topics.New(cfg.Topics, int(V))
-	if err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
+	if len(r.b) != 0 {
+		return nil, fmt.Errorf("%w: snapshot: %d bytes after the end", framework.ErrBadInput, len(r.b))
 	}
-	for i := range layer.Zeta {
-		layer.Zeta[i] = math.Float64frombits(r.u64())
+	if g.phase != framework.PhaseJoint && g.phase != framework.PhaseTopics && g.phase != framework.PhaseResponse {
+		return nil, fmt.Errorf("%w: snapshot: phase %d", framework.ErrBadInput, g.phase)
 	}
-	layer.Refresh()
-	setup := &framework.Setup{K: int(K), V: int(V), Classes: classes, Annotators: annotators, Rand: NewRand(cfg.Seed)}
-	resp, noise, _, err := components(cfg, reg, setup)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
-	}
-	for _, c := range []struct {
+	return g, nil
+}
+
+// loadParams gives the components their parameters from the snapshot.
+func (g *snapshotGlobals) loadParams(resp, noise any) error {
+	for i, c := range []struct {
 		what string
 		comp any
 	}{{"response", resp}, {"annotators", noise}} {
-		params := r.bytes()
-		if r.err != nil {
-			return nil, r.err
-		}
+		params := g.params[i]
 		p, ok := c.comp.(framework.Persister)
 		if !ok || c.comp == nil {
 			if len(params) > 0 {
-				return nil, fmt.Errorf("%w: snapshot: %s parameters for a model without them", framework.ErrBadInput, c.what)
+				return fmt.Errorf("%w: snapshot: %s parameters for a model without them", framework.ErrBadInput, c.what)
 			}
 			continue
 		}
 		if err := p.LoadParams(bytes.NewReader(params)); err != nil {
-			return nil, fmt.Errorf("snapshot: %s: %w", c.what, err)
+			return fmt.Errorf("snapshot: %s: %w", c.what, err)
 		}
 	}
-	if len(r.b) != 0 {
-		return nil, fmt.Errorf("%w: snapshot: %d bytes after the end", framework.ErrBadInput, len(r.b))
+	return nil
+}
+
+// FromSnapshot rebuilds a model from a snapshot through the registry
+// (nil: framework.Default), without a training corpus: what an engine's
+// worker runs Model.ShardEStep on. sum, when not empty, is the snapshot's
+// expected SHA-256 (hex), checked first. Errors wrap framework.ErrBadInput
+// (another magic or version, a wrong sum, a truncated or inconsistent
+// encoding) or come from rebuilding the components.
+func FromSnapshot(data []byte, sum string, reg *framework.Registry) (*Model, error) {
+	if reg == nil {
+		reg = framework.Default
+	}
+	g, err := decodeSnapshot(data, sum)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ParseConfig(append([]byte(nil), g.src...), g.name)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	if cfg.Topics.K != g.K {
+		return nil, fmt.Errorf("%w: snapshot: k = %d but its configuration says %d", framework.ErrBadInput, g.K, cfg.Topics.K)
+	}
+	layer, err := topics.New(cfg.Topics, g.V)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	copy(layer.Zeta, g.zeta)
+	layer.Refresh()
+	setup := &framework.Setup{K: g.K, V: g.V, Classes: g.classes, Annotators: g.annotators, Rand: NewRand(cfg.Seed)}
+	resp, noise, _, err := components(cfg, reg, setup)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	if err := g.loadParams(resp, noise); err != nil {
+		return nil, err
 	}
 	m, err := NewModel(layer, resp, noise, nil, cfg.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
-	if phase != framework.PhaseJoint && phase != framework.PhaseTopics && phase != framework.PhaseResponse {
-		return nil, fmt.Errorf("%w: snapshot: phase %d", framework.ErrBadInput, phase)
-	}
-	m.phase = phase
-	m.phiWarm = flags&1 != 0
-	if math.Float64bits(m.weight) != math.Float64bits(weight) {
-		return nil, fmt.Errorf("%w: snapshot: the rebuilt response's supervision weight is %v, the snapshot's %v", framework.ErrBadInput, m.weight, weight)
+	m.phase, m.phiWarm = g.phase, g.phiWarm
+	if math.Float64bits(m.weight) != math.Float64bits(g.weight) {
+		return nil, fmt.Errorf("%w: snapshot: the rebuilt response's supervision weight is %v, the snapshot's %v", framework.ErrBadInput, m.weight, g.weight)
 	}
 	return m, nil
+}
+
+// LoadSnapshot sets the run's globals from a snapshot of a run built the
+// same way (configuration text, dimensions, class and annotator names,
+// phase): ζ and the components' parameters, keeping what Init derived from
+// the training corpus (an engine's driver resuming from its checkpoint).
+// Errors wrap framework.ErrBadInput and name the difference.
+func (r *Run) LoadSnapshot(data []byte, sum string) error {
+	g, err := decodeSnapshot(data, sum)
+	if err != nil {
+		return err
+	}
+	m := r.Model
+	switch {
+	case !bytes.Equal(g.src, r.Config.Source):
+		return fmt.Errorf("%w: snapshot: another configuration than the run's", framework.ErrBadInput)
+	case g.K != m.Topics.K || g.V != m.Topics.V:
+		return fmt.Errorf("%w: snapshot: k = %d, v = %d; the run has k = %d, v = %d", framework.ErrBadInput, g.K, g.V, m.Topics.K, m.Topics.V)
+	case !slices.Equal(g.classes, r.Classes) || !slices.Equal(g.annotators, r.Annotators):
+		return fmt.Errorf("%w: snapshot: other class or annotator names than the run's", framework.ErrBadInput)
+	case g.phase != m.phase:
+		return fmt.Errorf("%w: snapshot: phase %v, the run is in %v", framework.ErrBadInput, g.phase, m.phase)
+	}
+	if err := g.loadParams(m.Response, m.Noise); err != nil {
+		return err
+	}
+	copy(m.Topics.Zeta, g.zeta)
+	m.Topics.Refresh()
+	if err := m.syncWeight(); err != nil {
+		return err
+	}
+	if math.Float64bits(m.weight) != math.Float64bits(g.weight) {
+		return fmt.Errorf("%w: snapshot: the response's supervision weight is %v after loading, the snapshot's %v", framework.ErrBadInput, m.weight, g.weight)
+	}
+	return nil
 }

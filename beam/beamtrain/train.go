@@ -24,6 +24,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -253,7 +254,23 @@ type Options struct {
 	Retries int
 	// FailOnce, when not empty, makes one E-step call fail once (tests).
 	FailOnce string
+	// Resume continues from the work directory's checkpoint (written after
+	// every iteration: checkpoint.json and the globals it names), which
+	// must be of a run built the same way over the same corpus.
+	Resume bool
 }
+
+// checkpoint is checkpoint.json: where a driver stands after an iteration.
+type checkpoint struct {
+	Format    string   `json:"format"`
+	Iter      int      `json:"iter"`
+	Docs      int      `json:"docs"`
+	ShardSize int      `json:"shard_size"`
+	Sum       string   `json:"globals_sha256"` // the globals after Iter (globals-SUM.bin)
+	Trace     []uint64 `json:"trace_bits"`     // the bounds so far, IEEE bits
+}
+
+const checkpointFormat = "maslda-beam-checkpoint-1"
 
 // Result is a finished Train.
 type Result struct {
@@ -318,13 +335,45 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	}
 	res := &Result{}
 	prev := math.NaN()
-	for it := 1; it <= opt.MaxIters; it++ {
+	first := 1
+	var snap *models.Snapshot
+	if opt.Resume {
+		var ck checkpoint
+		b, err := os.ReadFile(filepath.Join(opt.Dir, "checkpoint.json"))
+		if err != nil {
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+		if err := json.Unmarshal(b, &ck); err != nil || ck.Format != checkpointFormat {
+			return nil, fmt.Errorf("%w: resume: %s is not a checkpoint of this format (%q)", framework.ErrBadInput, filepath.Join(opt.Dir, "checkpoint.json"), checkpointFormat)
+		}
+		if ck.Docs != D || ck.ShardSize != opt.ShardSize || len(ck.Trace) != ck.Iter {
+			return nil, fmt.Errorf("%w: resume: the checkpoint is of %d documents in shards of %d, this run has %d in shards of %d", framework.ErrBadInput, ck.Docs, ck.ShardSize, D, opt.ShardSize)
+		}
+		data, err := os.ReadFile(filepath.Join(opt.Dir, "globals-"+ck.Sum+".bin"))
+		if err != nil {
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+		if err := run.LoadSnapshot(data, ck.Sum); err != nil {
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+		snap = &models.Snapshot{Data: data, Sum: ck.Sum}
+		for _, b := range ck.Trace {
+			res.Trace = append(res.Trace, math.Float64frombits(b))
+		}
+		first, res.Iters = ck.Iter+1, ck.Iter
+		if ck.Iter > 0 {
+			res.ELBO, prev = res.Trace[ck.Iter-1], res.Trace[ck.Iter-1]
+		}
+	}
+	for it := first; it <= opt.MaxIters; it++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		snap, err := run.Snapshot()
-		if err != nil {
-			return nil, err
+		if snap == nil {
+			var err error
+			if snap, err = run.Snapshot(); err != nil {
+				return nil, err
+			}
 		}
 		gpath := filepath.Join(opt.Dir, "globals-"+snap.Sum+".bin")
 		if err := writeAtomic(gpath, snap.Data); err != nil {
@@ -363,11 +412,37 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		}
 		elbo := m.ELBO(stats, step)
 		res.Iters, res.ELBO, res.Trace = it, elbo, append(res.Trace, elbo)
-		for _, old := range []string{gpath, sumsPath(opt.Dir, it)} {
+		// The checkpoint: the new globals, then checkpoint.json naming them
+		// (both by rename), then the spent files.
+		next, err := run.Snapshot()
+		if err != nil {
+			return nil, err
+		}
+		npath := filepath.Join(opt.Dir, "globals-"+next.Sum+".bin")
+		if err := writeAtomic(npath, next.Data); err != nil {
+			return nil, err
+		}
+		ck := checkpoint{Format: checkpointFormat, Iter: it, Docs: D, ShardSize: opt.ShardSize, Sum: next.Sum}
+		for _, e := range res.Trace {
+			ck.Trace = append(ck.Trace, math.Float64bits(e))
+		}
+		b, err := json.MarshalIndent(&ck, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		if err := writeAtomic(filepath.Join(opt.Dir, "checkpoint.json"), append(b, '\n')); err != nil {
+			return nil, err
+		}
+		spent := []string{sumsPath(opt.Dir, it)}
+		if npath != gpath {
+			spent = append(spent, gpath)
+		}
+		for _, old := range spent {
 			if err := os.Remove(old); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return nil, err
 			}
 		}
+		snap = next
 		for sh := range nShards {
 			os.Remove(statePath(opt.Dir, sh, it)) // the state before this iteration is spent
 		}

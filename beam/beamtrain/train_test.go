@@ -2,6 +2,7 @@ package beamtrain
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -149,6 +150,58 @@ func TestBeamEqualsInProcess(t *testing.T) {
 				}
 			}
 			t.Logf("%s: bounds %v; snapshots loaded %s", tc.name, res.Trace, strconv.Itoa(loads))
+		})
+	}
+}
+
+// TestResume: a driver stopped between iterations (after the checkpoint
+// of iteration 2) and started again with Resume, from a run built anew,
+// ends with the uninterrupted run's bounds and globals, bit for bit.
+func TestResume(t *testing.T) {
+	const iters = 4
+	for _, tc := range compositions[1:] {
+		t.Run(tc.name, func(t *testing.T) {
+			whole := build(t, tc.src, tc.kind)
+			want, err := Train(context.Background(), whole, Options{Dir: t.TempDir(), MaxIters: iters, Run: prismRun})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantSnap, err := whole.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			stop := errors.New("stopped")
+			_, err = Train(context.Background(), build(t, tc.src, tc.kind), Options{Dir: dir, MaxIters: iters, Run: prismRun,
+				Progress: func(it int, _ float64) error {
+					if it == 2 {
+						return stop
+					}
+					return nil
+				}})
+			if !errors.Is(err, stop) {
+				t.Fatalf("the first run: %v, want it stopped", err)
+			}
+			r := build(t, tc.src, tc.kind)
+			got, err := Train(context.Background(), r, Options{Dir: dir, MaxIters: iters, Run: prismRun, Resume: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Trace) != len(want.Trace) {
+				t.Fatalf("%d bounds after resuming, %d uninterrupted", len(got.Trace), len(want.Trace))
+			}
+			for i := range want.Trace {
+				if math.Float64bits(got.Trace[i]) != math.Float64bits(want.Trace[i]) {
+					t.Errorf("iteration %d: bound %v resumed, %v uninterrupted", i+1, got.Trace[i], want.Trace[i])
+				}
+			}
+			snap, err := r.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap.Sum != wantSnap.Sum {
+				t.Errorf("globals: SHA-256 %s resumed, %s uninterrupted", snap.Sum, wantSnap.Sum)
+			}
 		})
 	}
 }
