@@ -241,7 +241,8 @@ type Options struct {
 	Dir       string  // work directory (created; shards, states, globals)
 	ShardSize int     // documents per shard (default models.ShardSize)
 	MaxIters  int     // batch iterations (default 100)
-	Tol       float64 // stop when |ΔL| ≤ Tol·|L| (0: run MaxIters)
+	MinIters  int     // iterations before convergence is tested (default 0: from the second)
+	Tol       float64 // stop when |ΔL| ≤ Tol·|L_prev| (0: run MaxIters); the whole bound's change only, not a model's ConvergencePart
 	// Run executes a pipeline (default beam.Run with the "prism" runner).
 	Run func(ctx context.Context, p *beam.Pipeline) error
 	// Progress, when set, is called after every iteration.
@@ -451,7 +452,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 				return res, err
 			}
 		}
-		if opt.Tol > 0 && !math.IsNaN(prev) && math.Abs(elbo-prev) <= opt.Tol*math.Abs(elbo) {
+		if opt.Tol > 0 && it >= opt.MinIters && !math.IsNaN(prev) && math.Abs(elbo-prev) <= opt.Tol*math.Abs(prev) {
 			res.Converged = true
 			break
 		}
