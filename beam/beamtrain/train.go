@@ -30,6 +30,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -41,8 +42,29 @@ import (
 
 func init() {
 	register.DoFn2x2[context.Context, int, []byte, error](&eStepFn{})
-	register.Combiner1[[]byte](&sumsFn{})
+	register.Combiner3[*framework.ExactSums, []byte, []byte](&sumsFn{})
 	register.DoFn1x1[[]byte, error](&writeFn{})
+	beam.RegisterCoder(reflect.TypeOf((*framework.ExactSums)(nil)), encodeSums, decodeSums)
+}
+
+// encodeSums and decodeSums are the Beam coder of the combiner's
+// accumulator (framework.ExactSums' own encoding; nil: no sums yet).
+func encodeSums(e *framework.ExactSums) ([]byte, error) {
+	if e == nil || len(e.Layout()) == 0 {
+		return []byte{}, nil
+	}
+	return e.MarshalBinary()
+}
+
+func decodeSums(b []byte) (*framework.ExactSums, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	e := new(framework.ExactSums)
+	if err := e.UnmarshalBinary(b); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // shardFile is what a shard file holds.
@@ -198,38 +220,38 @@ func (f *eStepFn) ProcessElement(ctx context.Context, s int) ([]byte, error) {
 	return res.Sums.MarshalBinary()
 }
 
-// sumsFn merges encoded exact sums; an empty accumulator is nil.
+// sumsFn merges the shards' exact sums (encoded) into an accumulator that
+// stays decoded between inputs; nil is no sums yet.
 type sumsFn struct{}
 
-func (sumsFn) CreateAccumulator() []byte { return nil }
+func (sumsFn) CreateAccumulator() *framework.ExactSums { return nil }
 
-func (f sumsFn) AddInput(a, b []byte) []byte { return f.MergeAccumulators(a, b) }
-
-func (sumsFn) MergeAccumulators(a, b []byte) []byte {
-	if len(a) == 0 {
-		return b
+func (sumsFn) AddInput(a *framework.ExactSums, b []byte) (*framework.ExactSums, error) {
+	e, err := decodeSums(b)
+	if err != nil || e == nil {
+		return a, err
 	}
-	if len(b) == 0 {
-		return a
-	}
-	var x, y framework.ExactSums
-	if err := x.UnmarshalBinary(a); err != nil {
-		panic(err) // a CombineFn cannot return an error; the runner reports it
-	}
-	if err := y.UnmarshalBinary(b); err != nil {
-		panic(err)
-	}
-	if err := x.Merge(&y); err != nil {
-		panic(err)
-	}
-	out, err := x.MarshalBinary()
-	if err != nil {
-		panic(err)
-	}
-	return out
+	return mergeSums(a, e)
 }
 
-func (sumsFn) ExtractOutput(a []byte) []byte { return a }
+func (sumsFn) MergeAccumulators(a, b *framework.ExactSums) (*framework.ExactSums, error) {
+	return mergeSums(a, b)
+}
+
+func mergeSums(a, b *framework.ExactSums) (*framework.ExactSums, error) {
+	if a == nil {
+		return b, nil
+	}
+	if b == nil {
+		return a, nil
+	}
+	if err := a.Merge(b); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (sumsFn) ExtractOutput(a *framework.ExactSums) ([]byte, error) { return encodeSums(a) }
 
 // writeFn writes the combined sums to a file.
 type writeFn struct{ Path string }
