@@ -32,12 +32,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"sync"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/models"
+	"github.com/maslda/maslda/optim"
 )
 
 func init() {
@@ -263,8 +265,8 @@ type Options struct {
 	Dir       string  // work directory (created; shards, states, globals)
 	ShardSize int     // documents per shard (default models.ShardSize)
 	MaxIters  int     // batch iterations (default 100)
-	MinIters  int     // iterations before convergence is tested (default 0: from the second)
-	Tol       float64 // stop when |ΔL| ≤ Tol·|L_prev| (0: run MaxIters); the whole bound's change only, not a model's ConvergencePart
+	MinIters  int     // iterations before convergence is tested (optim.Batch's min_iters; at least 2)
+	Tol       float64 // optim.Batch's tol: the relative change of the bound (and of a model's ConvergencePart); 0 runs MaxIters
 	// Run executes a pipeline (default beam.Run with the "prism" runner).
 	Run func(ctx context.Context, p *beam.Pipeline) error
 	// Progress, when set, is called after every iteration.
@@ -283,14 +285,19 @@ type Options struct {
 	Resume bool
 }
 
-// checkpoint is checkpoint.json: where a driver stands after an iteration.
+// checkpoint is checkpoint.json: where a driver stands after an iteration
+// (optim.BatchState, floats as IEEE bits).
 type checkpoint struct {
 	Format    string   `json:"format"`
 	Iter      int      `json:"iter"`
 	Docs      int      `json:"docs"`
 	ShardSize int      `json:"shard_size"`
 	Sum       string   `json:"globals_sha256"` // the globals after Iter (globals-SUM.bin)
-	Trace     []uint64 `json:"trace_bits"`     // the bounds so far, IEEE bits
+	Trace     []uint64 `json:"trace_bits"`     // the bounds so far
+	Prev      uint64   `json:"prev_bits"`
+	PrevScale uint64   `json:"prev_scale_bits"`
+	PrevPart  uint64   `json:"prev_part_bits"`
+	ElapsedNS int64    `json:"elapsed_ns"`
 }
 
 const checkpointFormat = "maslda-beam-checkpoint-1"
@@ -304,11 +311,28 @@ type Result struct {
 	Reruns    int // pipelines run again after a failure
 }
 
-// Train runs batch variational EM on run's model and training corpus,
+// engineModel is the run's model whose E-step is a Beam pipeline over the
+// whole corpus (batch EM only); Update, ELBO and the convergence
+// capabilities are the model's own.
+type engineModel struct {
+	*models.Model
+	estep func(ctx context.Context) (framework.Stats, error)
+}
+
+func (e *engineModel) EStep(ctx context.Context, docs []int) (framework.Stats, error) {
+	if len(docs) != e.NumDocs() {
+		return nil, fmt.Errorf("%w: the Beam E-step covers the whole corpus (batch EM); asked for %d of %d documents", framework.ErrIncompatible, len(docs), e.NumDocs())
+	}
+	return e.estep(ctx)
+}
+
+// Train runs batch variational EM (optim.Batch: the convergence test of
+// `maslda train`'s batch schedule) on run's model and training corpus,
 // every E-step a Beam pipeline. The run's model ends with the trained
 // globals (its in-process per-document state is not updated: the state is
 // in the work directory's files). The model must be one that trains by
-// shards (models.Model.SumLayout).
+// shards (models.Model.SumLayout). Not here: restarts, the end of a
+// response's pilot, a classifier start (models.Run.Fit's).
 func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	m := run.Model
 	if _, err := m.SumLayout(); err != nil {
@@ -323,6 +347,10 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	}
 	if opt.MaxIters <= 0 {
 		opt.MaxIters = 100
+	}
+	sched := &optim.Batch{MaxIters: opt.MaxIters, MinIters: opt.MinIters, Tol: opt.Tol}
+	if err := sched.Validate(); err != nil {
+		return nil, err
 	}
 	retries := opt.Retries
 	if retries == 0 {
@@ -357,9 +385,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		ids[i] = i
 	}
 	res := &Result{}
-	prev := math.NaN()
-	first := 1
-	var snap *models.Snapshot
+	var from optim.BatchState
 	if opt.Resume {
 		var ck checkpoint
 		b, err := os.ReadFile(filepath.Join(opt.Dir, "checkpoint.json"))
@@ -369,8 +395,8 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if err := json.Unmarshal(b, &ck); err != nil || ck.Format != checkpointFormat {
 			return nil, fmt.Errorf("%w: resume: %s is not a checkpoint of this format (%q)", framework.ErrBadInput, filepath.Join(opt.Dir, "checkpoint.json"), checkpointFormat)
 		}
-		if ck.Docs != D || ck.ShardSize != opt.ShardSize || len(ck.Trace) != ck.Iter {
-			return nil, fmt.Errorf("%w: resume: the checkpoint is of %d documents in shards of %d, this run has %d in shards of %d", framework.ErrBadInput, ck.Docs, ck.ShardSize, D, opt.ShardSize)
+		if ck.Docs != D || ck.ShardSize != opt.ShardSize || len(ck.Trace) != ck.Iter || ck.Iter < 1 {
+			return nil, fmt.Errorf("%w: resume: the checkpoint is of %d documents in shards of %d after %d iterations, this run has %d in shards of %d", framework.ErrBadInput, ck.Docs, ck.ShardSize, ck.Iter, D, opt.ShardSize)
 		}
 		data, err := os.ReadFile(filepath.Join(opt.Dir, "globals-"+ck.Sum+".bin"))
 		if err != nil {
@@ -379,29 +405,26 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if err := run.LoadSnapshot(data, ck.Sum); err != nil {
 			return nil, fmt.Errorf("resume: %w", err)
 		}
-		snap = &models.Snapshot{Data: data, Sum: ck.Sum}
 		for _, b := range ck.Trace {
 			res.Trace = append(res.Trace, math.Float64frombits(b))
 		}
-		first, res.Iters = ck.Iter+1, ck.Iter
-		if ck.Iter > 0 {
-			res.ELBO, prev = res.Trace[ck.Iter-1], res.Trace[ck.Iter-1]
-		}
+		from = optim.BatchState{Iter: ck.Iter, Prev: math.Float64frombits(ck.Prev), PrevScale: math.Float64frombits(ck.PrevScale),
+			PrevPart: math.Float64frombits(ck.PrevPart), Elapsed: time.Duration(ck.ElapsedNS)}
 	}
-	for it := first; it <= opt.MaxIters; it++ {
-		if err := ctx.Err(); err != nil {
+	iter := from.Iter // E-steps done
+	inputs := ""      // the globals file of the last E-step
+	estep := func(ctx context.Context) (framework.Stats, error) {
+		iter++
+		it := iter
+		snap, err := run.Snapshot()
+		if err != nil {
 			return nil, err
-		}
-		if snap == nil {
-			var err error
-			if snap, err = run.Snapshot(); err != nil {
-				return nil, err
-			}
 		}
 		gpath := filepath.Join(opt.Dir, "globals-"+snap.Sum+".bin")
 		if err := writeAtomic(gpath, snap.Data); err != nil {
 			return nil, err
 		}
+		inputs = gpath
 		for try := 0; ; try++ {
 			p, s := beam.NewPipelineWithRoot()
 			in := beam.CreateList(s, ids)
@@ -429,56 +452,58 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}
-		step := framework.BatchStep(it)
-		if err := m.Update(ctx, stats, step); err != nil {
-			return nil, fmt.Errorf("iteration %d: %w", it, err)
+		if err := os.Remove(sumsPath(opt.Dir, it)); err != nil {
+			return nil, err
 		}
-		elbo := m.ELBO(stats, step)
-		res.Iters, res.ELBO, res.Trace = it, elbo, append(res.Trace, elbo)
-		// The checkpoint: the new globals, then checkpoint.json naming them
-		// (both by rename), then the spent files.
+		return stats, nil
+	}
+	// after writes the checkpoint of an iteration that does not end the run
+	// (the new globals, then checkpoint.json naming them, both by rename)
+	// and removes what only an earlier checkpoint needed.
+	after := func(bs optim.BatchState) error {
 		next, err := run.Snapshot()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		npath := filepath.Join(opt.Dir, "globals-"+next.Sum+".bin")
 		if err := writeAtomic(npath, next.Data); err != nil {
-			return nil, err
+			return err
 		}
-		ck := checkpoint{Format: checkpointFormat, Iter: it, Docs: D, ShardSize: opt.ShardSize, Sum: next.Sum}
+		ck := checkpoint{Format: checkpointFormat, Iter: bs.Iter, Docs: D, ShardSize: opt.ShardSize, Sum: next.Sum,
+			Prev: math.Float64bits(bs.Prev), PrevScale: math.Float64bits(bs.PrevScale), PrevPart: math.Float64bits(bs.PrevPart), ElapsedNS: int64(bs.Elapsed)}
 		for _, e := range res.Trace {
 			ck.Trace = append(ck.Trace, math.Float64bits(e))
 		}
 		b, err := json.MarshalIndent(&ck, "", "  ")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := writeAtomic(filepath.Join(opt.Dir, "checkpoint.json"), append(b, '\n')); err != nil {
-			return nil, err
+			return err
 		}
-		spent := []string{sumsPath(opt.Dir, it)}
-		if npath != gpath {
-			spent = append(spent, gpath)
-		}
-		for _, old := range spent {
-			if err := os.Remove(old); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return nil, err
+		if inputs != "" && inputs != npath {
+			if err := os.Remove(inputs); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
 			}
 		}
-		snap = next
 		for sh := range nShards {
-			os.Remove(statePath(opt.Dir, sh, it)) // the state before this iteration is spent
+			os.Remove(statePath(opt.Dir, sh, bs.Iter)) // read by iteration bs.Iter, now checkpointed past
 		}
+		return nil
+	}
+	obs := func(p framework.Progress) error {
+		res.Trace = append(res.Trace, p.ELBO)
 		if opt.Progress != nil {
-			if err := opt.Progress(it, elbo); err != nil {
-				return res, err
-			}
+			return opt.Progress(p.Iter, p.ELBO)
 		}
-		if opt.Tol > 0 && it >= opt.MinIters && !math.IsNaN(prev) && math.Abs(elbo-prev) <= opt.Tol*math.Abs(prev) {
-			res.Converged = true
-			break
-		}
-		prev = elbo
+		return nil
+	}
+	fr, err := sched.FitFrom(ctx, &engineModel{Model: m, estep: estep}, obs, from, after)
+	if fr != nil {
+		res.Iters, res.ELBO, res.Converged = fr.Iters, fr.ELBO, fr.Converged
+	}
+	if err != nil {
+		return res, err
 	}
 	return res, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/synth"
 	"github.com/maslda/maslda/models"
+	"github.com/maslda/maslda/optim"
 	_ "github.com/maslda/maslda/plugins/std"
 )
 
@@ -204,4 +205,37 @@ func TestResume(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConvergenceAsInProcess: with a tolerance, the Beam driver stops at
+// the iteration where in-process batch EM (optim.Batch, with the model's
+// ConvergencePart) stops, with the same bounds.
+func TestConvergenceAsInProcess(t *testing.T) {
+	tc := compositions[2] // MA-sLDAc: a supervised part judged on its own
+	want := build(t, tc.src, tc.kind)
+	var trace []float64
+	sched := &optim.Batch{MaxIters: 60, MinIters: 2, Tol: 1e-4}
+	res, err := sched.Fit(context.Background(), want.Model, nil, func(p framework.Progress) error {
+		trace = append(trace, p.ELBO)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Converged {
+		t.Fatalf("in process: not converged in %d iterations", res.Iters)
+	}
+	got, err := Train(context.Background(), build(t, tc.src, tc.kind), Options{Dir: t.TempDir(), MaxIters: 60, MinIters: 2, Tol: 1e-4, Run: prismRun})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Converged || got.Iters != res.Iters || len(got.Trace) != len(trace) {
+		t.Fatalf("Beam: converged %v after %d iterations; in process after %d", got.Converged, got.Iters, res.Iters)
+	}
+	for i := range trace {
+		if math.Float64bits(got.Trace[i]) != math.Float64bits(trace[i]) {
+			t.Errorf("iteration %d: bound %v on Beam, %v in process", i+1, got.Trace[i], trace[i])
+		}
+	}
+	t.Logf("converged after %d iterations", res.Iters)
 }

@@ -9,7 +9,8 @@
 // The runner is --beam-runner (prism in-process by default; universal
 // for a job server), with Beam's own flags (--endpoint,
 // --environment_type, ...) after a `--`.
-// The configuration's `inference "batch"` block gives max_iters and tol.
+// The configuration's `inference "batch"` block gives max_iters, min_iters
+// and tol; the convergence test is optim.Batch's, as in `maslda train`.
 package main
 
 import (
