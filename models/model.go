@@ -46,6 +46,8 @@ type Model struct {
 	phi     *phiStore
 	phiUser bool // the response reads phi in its M-step (framework.PhiUser)
 	phiWarm bool // warm starts resume from phi
+
+	exactMemo [3]int8 // per phase: 0 not asked, 1 the statistics are Summable, 2 not (seam.go, exact)
 }
 
 // NewModel assembles a model over a training corpus (which may be nil for a

@@ -84,6 +84,15 @@ func (m *Model) exact() bool {
 	if exactOff {
 		return false
 	}
+	if p := int(m.phase); p >= 0 && p < len(m.exactMemo) {
+		if m.exactMemo[p] == 0 { // the components never change: ask once per phase
+			m.exactMemo[p] = 2
+			if ok, _ := m.NewStats().(*stats).summable(); ok {
+				m.exactMemo[p] = 1
+			}
+		}
+		return m.exactMemo[p] == 1
+	}
 	ok, _ := m.NewStats().(*stats).summable()
 	return ok
 }
