@@ -252,6 +252,19 @@ func SetSliceSums(first int, get func(part int, dst []float64), xs ...[]float64)
 	}
 }
 
+// SumsVector returns every number of s in layout order (the numbers Sums
+// does not visit are zero): for tests and for comparing statistics.
+func SumsVector(s Summable) []float64 {
+	l := s.SumLayout()
+	start := make([]int, len(l)+1)
+	for i, p := range l {
+		start[i+1] = start[i] + p.Len
+	}
+	out := make([]float64, start[len(l)])
+	s.Sums(func(part, off int, xs []float64) { copy(out[start[part]+off:], xs) })
+	return out
+}
+
 // DocSums are Summable: two numbers.
 var _ Summable = (*DocSums)(nil)
 

@@ -22,14 +22,7 @@ func denseSums(t testing.TB, s framework.Stats) []float64 {
 	if !ok {
 		t.Fatalf("%T is not Summable", s)
 	}
-	l := sm.SumLayout()
-	start := make([]int, len(l)+1)
-	for i, p := range l {
-		start[i+1] = start[i] + p.Len
-	}
-	out := make([]float64, start[len(l)])
-	sm.Sums(func(part, off int, xs []float64) { copy(out[start[part]+off:], xs) })
-	return out
+	return framework.SumsVector(sm)
 }
 
 // seamCases are the compositions whose statistics are fixed-size sums,

@@ -9,16 +9,7 @@ import (
 )
 
 // dense is every number of Summable statistics, in layout order.
-func dense(s framework.Summable) []float64 {
-	l := s.SumLayout()
-	start := make([]int, len(l)+1)
-	for i, p := range l {
-		start[i+1] = start[i] + p.Len
-	}
-	out := make([]float64, start[len(l)])
-	s.Sums(func(part, off int, xs []float64) { copy(out[start[part]+off:], xs) })
-	return out
-}
+func dense(s framework.Summable) []float64 { return framework.SumsVector(s) }
 
 func sameBits(a, b []float64) int {
 	if len(a) != len(b) {
