@@ -20,6 +20,12 @@
 // expressed by a [Step]: batch is Step{Rho: 1, Scale: 1, Full: true}; SVI is
 // Step{Rho: ρ_t, Scale: D/|B|}. Sufficient statistics ([Stats]) are mergeable
 // so that the parallel E-step can merge per-shard statistics in a fixed order.
+// Statistics that are fixed-size sums ([Summable]) are summed exactly
+// instead ([Fixed], [ExactSums]: 128-bit fixed point with 64 fractional
+// bits, order-independent, with a versioned binary encoding), so that any
+// split of the documents across workers or an engine's bundles, merged in
+// any order, gives the same bits (docs/design.md, "Beyond one machine:
+// the seam").
 //
 // framework imports no plug-in and not optim; it depends on the standard
 // library and gonum only.

@@ -282,6 +282,16 @@ type TargetRestorer interface {
 	RestoreTarget(d *DocState) bool
 }
 
+// TargetRestorerFrom is an optional capability of a TargetRestorer whose
+// stored q(target) can come from the caller instead: RestoreTargetFrom sets
+// d.Target from t, the document's q(target) of its last E-step, exactly as
+// RestoreTarget would from the response's store. The shard-level E-step
+// (models.Model.ShardEStep) uses it with the state an engine keeps per
+// document, so that the response's store is not needed there.
+type TargetRestorerFrom interface {
+	RestoreTargetFrom(d *DocState, t Target) bool
+}
+
 // DocScorer is a required capability of a Likelihood and a NoiseModel (a
 // LikelihoodLocal may implement it too, and is then looked up first): its
 // part of document d's ELBO at the current global parameters and local

@@ -10,9 +10,18 @@
 //   - Model: implements framework.Model. Its E-step runs the local step of
 //     MODEL.md §1 (with a response's supervision term and the target
 //     posterior of §2/§3 when configured) on a pool of goroutines over
-//     fixed-size shards merged in shard order, so results are bit-identical
-//     for any number of workers; its ELBO is the sum of the components'
-//     terms of MODEL.md §4 after each update.
+//     fixed-size shards; when every component's statistics are fixed-size
+//     sums (framework.Summable) each document's statistics are added
+//     exactly (framework.ExactSums), otherwise shards are merged in shard
+//     order, so results are bit-identical for any number of workers; its
+//     ELBO is the sum of the components' terms of MODEL.md §4 after each
+//     update.
+//   - Model.ShardEStep (seam.go, issue 26): the shard-level E-step an
+//     engine calls — documents and their per-document state (γ_d, φ_d) in,
+//     exact sums of their statistics and the new state out, a pure
+//     function of the globals and the shard; the sums of any split, merged
+//     in any order and given to Model.Combine, are EStep's statistics bit
+//     for bit (docs/design.md, "Beyond one machine: the seam").
 //   - Model.EvalELBO (framework.Evaluator): the bound over every training
 //     document at the current globals — an E-step over the corpus that
 //     stores nothing, then ELBO with S = 1 — which SVI's eval_every reports

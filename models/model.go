@@ -46,6 +46,8 @@ type Model struct {
 	phi     *phiStore
 	phiUser bool // the response reads phi in its M-step (framework.PhiUser)
 	phiWarm bool // warm starts resume from phi
+
+	exactMemo [3]int8 // per phase: 0 not asked, 1 the statistics are Summable, 2 not (seam.go, exact)
 }
 
 // NewModel assembles a model over a training corpus (which may be nil for a
@@ -302,13 +304,18 @@ func (m *Model) NewStats() framework.Stats {
 
 // worker is one goroutine's scratch.
 type worker struct {
-	ds    *framework.DocState
-	scr   *topics.Scratch
-	local framework.LikelihoodLocal
-	stats framework.Stats
-	gw    []float64 // the warm sweep's γ (local_init "best")
-	phiW  []float64 // the warm sweep's φ (local_init "best", supervised)
-	term  []float64 // framework.PhiDocTerm's ρ̄_d
+	ds       *framework.DocState
+	scr      *topics.Scratch
+	local    framework.LikelihoodLocal
+	stats    framework.Stats
+	doc      framework.Stats      // one document's statistics (exact E-step, seam.go)
+	sums     *framework.ExactSums // the worker's exact sums (exact E-step)
+	shard    bool                 // the shard-level E-step: the warm φ is phiIn, not the model's store
+	phiIn    []float32            // the document's stored φ in a shard (nil: none)
+	targetIn framework.Target     // the document's q(target) of its last E-step in a shard (nil: none)
+	gw       []float64            // the warm sweep's γ (local_init "best")
+	phiW     []float64            // the warm sweep's φ (local_init "best", supervised)
+	term     []float64            // framework.PhiDocTerm's ρ̄_d
 
 	// topicELBO is the topic layer's DocELBO at the last docELBO; topicOK
 	// says that the document's state has not changed since, so that
@@ -461,7 +468,14 @@ func (m *Model) firstPhi(w *worker, warm []float64) (restored bool) {
 	ds, t := w.ds, m.Topics
 	t.Start(ds, warm)
 	if warm != nil {
-		if m.phiWarm && m.phi.has(ds) {
+		if w.shard {
+			if m.phiWarm && w.phiIn != nil {
+				restored = restorePhi(ds, w.phiIn, t.K, m.phiUser)
+			} else if r, ok := w.local.(framework.TargetRestorerFrom); ok && w.targetIn != nil && r.RestoreTargetFrom(ds, w.targetIn) {
+				m.solvePhi(w)
+				restored = true
+			}
+		} else if m.phiWarm && m.phi.has(ds) {
 			restored = m.phi.restore(ds, m.phiUser)
 		} else if r, ok := w.local.(framework.TargetRestorer); ok && r.RestoreTarget(ds) {
 			m.solvePhi(w)
@@ -606,28 +620,34 @@ func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) 
 	if err := m.ready(); err != nil {
 		return nil, err
 	}
-	total := m.NewStats()
 	K := m.Topics.K
 	ans := m.answers()
+	step := func(w *worker, pos int) {
+		i := docs[pos]
+		var a []framework.Answer
+		if ans != nil {
+			a = ans[i]
+		}
+		m.trainingStep(w, i, a)
+		if m.phase != framework.PhaseResponse {
+			copy(m.gamma[i*K:(i+1)*K], w.ds.Gamma)
+			m.seen[i] = true
+		}
+		if m.phase == framework.PhaseJoint && m.phiWarm || m.phase == framework.PhaseTopics && m.phi != nil {
+			m.phi.record(w.ds)
+		}
+		if m.phase != framework.PhaseTopics && m.targets != nil {
+			m.targets[i].CopyFrom(w.ds.Target)
+			m.tseen[i] = true
+		}
+	}
+	if m.exact() {
+		return m.exactPass(ctx, len(docs), step)
+	}
+	total := m.NewStats()
 	err := m.shards(ctx, len(docs), m.maxLen, true,
 		func(w *worker, pos int) {
-			i := docs[pos]
-			var a []framework.Answer
-			if ans != nil {
-				a = ans[i]
-			}
-			m.trainingStep(w, i, a)
-			if m.phase != framework.PhaseResponse {
-				copy(m.gamma[i*K:(i+1)*K], w.ds.Gamma)
-				m.seen[i] = true
-			}
-			if m.phase == framework.PhaseJoint && m.phiWarm || m.phase == framework.PhaseTopics && m.phi != nil {
-				m.phi.record(w.ds)
-			}
-			if m.phase != framework.PhaseTopics && m.targets != nil {
-				m.targets[i].CopyFrom(w.ds.Target)
-				m.tseen[i] = true
-			}
+			step(w, pos)
 			m.accumulateWorker(w)
 		},
 		func(s framework.Stats) { total.Merge(s) })
@@ -637,14 +657,59 @@ func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) 
 	return total, nil
 }
 
+// exactPass runs step(w, pos) for pos in [0, n) on the pool and adds the
+// statistics of each document, as step leaves it in w.ds, exactly into
+// its worker's sums (seam.go); the workers' sums are merged and rounded
+// once (Combine). The result does not depend on the number of workers,
+// the shards or the order of anything.
+func (m *Model) exactPass(ctx context.Context, n int, step func(w *worker, pos int)) (framework.Stats, error) {
+	layout := m.NewStats().(*stats).SumLayout()
+	var (
+		mu     sync.Mutex
+		all    []*framework.ExactSums
+		addErr error
+	)
+	err := m.shards(ctx, n, m.maxLen, false, func(w *worker, pos int) {
+		if w.sums == nil {
+			w.sums, w.doc = framework.NewExactSums(layout), m.NewStats()
+			mu.Lock()
+			all = append(all, w.sums)
+			mu.Unlock()
+		}
+		step(w, pos)
+		if err := m.addDoc(w, w.sums); err != nil {
+			mu.Lock()
+			addErr = err
+			mu.Unlock()
+		}
+	}, nil)
+	if err == nil {
+		err = addErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	total := framework.NewExactSums(layout)
+	for _, s := range all {
+		if err := total.Merge(s); err != nil {
+			return nil, err
+		}
+	}
+	return m.Combine(total)
+}
+
 // accumulateWorker adds w's document, after its local step, to w.stats
 // (every component's Accumulate). The topic layer's DocELBO is the one
 // localStep's last docELBO computed when the document's state is still the
 // one it saw (w.topicOK): one evaluation of the topic layer's document
 // bound fewer per document (of three) under local_init = "best", the same
 // sum bit for bit.
-func (m *Model) accumulateWorker(w *worker) {
-	st, d := w.stats.(*stats), w.ds
+func (m *Model) accumulateWorker(w *worker) { m.accumulateInto(w, w.stats) }
+
+// accumulateInto is accumulateWorker into s (w.stats, or w.doc for the
+// exact E-step's one document).
+func (m *Model) accumulateInto(w *worker, s framework.Stats) {
+	st, d := s.(*stats), w.ds
 	if st.topics != nil {
 		if w.topicOK {
 			m.Topics.AccumulateDocELBO(st.topics, d, w.topicELBO)
@@ -875,19 +940,28 @@ func (m *Model) EvalELBO(ctx context.Context) (float64, error) {
 	if err := m.ready(); err != nil {
 		return math.NaN(), err
 	}
-	total := m.NewStats()
 	ans := m.answers()
-	err := m.shards(ctx, len(m.corpus.Docs), m.maxLen, true,
-		func(w *worker, i int) {
-			var a []framework.Answer
-			if ans != nil {
-				a = ans[i]
-			}
-			m.trainingStep(w, i, a)
-			w.ds.Index = -1 // evaluation only: nothing about the document is to be kept
-			m.accumulateWorker(w)
-		},
-		func(s framework.Stats) { total.Merge(s) })
+	step := func(w *worker, i int) {
+		var a []framework.Answer
+		if ans != nil {
+			a = ans[i]
+		}
+		m.trainingStep(w, i, a)
+		w.ds.Index = -1 // evaluation only: nothing about the document is to be kept
+	}
+	var total framework.Stats
+	var err error
+	if m.exact() {
+		total, err = m.exactPass(ctx, len(m.corpus.Docs), step)
+	} else {
+		total = m.NewStats()
+		err = m.shards(ctx, len(m.corpus.Docs), m.maxLen, true,
+			func(w *worker, i int) {
+				step(w, i)
+				m.accumulateWorker(w)
+			},
+			func(s framework.Stats) { total.Merge(s) })
+	}
 	if err != nil {
 		return math.NaN(), err
 	}

@@ -80,8 +80,13 @@ func (f *phiStore) record(d *framework.DocState) {
 // recorded before the stores were merged (the softmax's warm start
 // divided, the model's own stores multiplied) stay bit-identical.
 func (f *phiStore) restore(d *framework.DocState, div bool) bool {
-	i, K := d.Index, f.k
-	src := f.phi[f.off[i]:f.off[i+1]]
+	i := d.Index
+	return restorePhi(d, f.phi[f.off[i]:f.off[i+1]], f.k, div)
+}
+
+// restorePhi is phiStore.restore from src, a document's stored φ
+// (Len_d×K float32): the store's, or a shard's (Shard.Phi).
+func restorePhi(d *framework.DocState, src []float32, K int, div bool) bool {
 	for j := range d.Doc.Words {
 		row := d.PhiRow(j)
 		s := 0.0

@@ -761,3 +761,41 @@ func (l *Layer) Beta() [][]float64 {
 	}
 	return b
 }
+
+var _ framework.Summable = (*Stats)(nil)
+
+// SumLayout is the statistics as fixed-size sums (framework.Summable):
+// "topics.word" (V×K, word-major) and "topics.doc" (DocELBO and Docs).
+func (s *Stats) SumLayout() []framework.SumPart {
+	return []framework.SumPart{{Name: "topics.word", Len: s.K * s.V}, {Name: "topics.doc", Len: 2}}
+}
+
+// Sums visits the rows of the words touched since the last Reset (the
+// others are zero), then DocELBO and Docs.
+func (s *Stats) Sums(visit func(part, off int, xs []float64)) {
+	K := s.K
+	for _, w := range s.touched {
+		visit(0, int(w)*K, s.Word[int(w)*K:(int(w)+1)*K])
+	}
+	docs := float64(s.Docs)
+	framework.ScalarSums(1, visit, &s.DocELBO, &docs)
+}
+
+// SetSums sets every number; the touched rows are then those with a
+// non-zero entry, in increasing word order.
+func (s *Stats) SetSums(get func(part int, dst []float64)) {
+	s.Reset()
+	get(0, s.Word)
+	K := s.K
+	for w := range s.V {
+		for _, x := range s.Word[w*K : (w+1)*K] {
+			if x != 0 {
+				s.touch(int32(w))
+				break
+			}
+		}
+	}
+	var docs float64
+	framework.SetScalarSums(1, get, &s.DocELBO, &docs)
+	s.Docs = int(docs)
+}

@@ -741,3 +741,20 @@ var (
 	_ framework.Persister  = (*Model)(nil)
 	_ framework.Reporter   = (*Model)(nil)
 )
+
+var _ framework.Summable = (*Stats)(nil)
+
+// SumLayout is the statistics as fixed-size sums (framework.Summable).
+func (s *Stats) SumLayout() []framework.SumPart {
+	return []framework.SumPart{{Name: "bias-precision.n", Len: len(s.N)}, {Name: "bias-precision.sy", Len: len(s.SY)}, {Name: "bias-precision.sq", Len: len(s.SQ)}}
+}
+
+// Sums visits N, SY and SQ.
+func (s *Stats) Sums(visit func(part, off int, xs []float64)) {
+	framework.SliceSums(0, visit, s.N, s.SY, s.SQ)
+}
+
+// SetSums sets N, SY and SQ.
+func (s *Stats) SetSums(get func(part int, dst []float64)) {
+	framework.SetSliceSums(0, get, s.N, s.SY, s.SQ)
+}

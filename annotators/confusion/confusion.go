@@ -1125,3 +1125,36 @@ func (m *Model) Accuracy(r int) float64 {
 	}
 	return plain / float64(C)
 }
+
+var _ framework.Summable = (*Stats)(nil)
+
+// SumLayout is the statistics as fixed-size sums (framework.Summable):
+// "confusion.counts" (R×C×C).
+func (s *Stats) SumLayout() []framework.SumPart {
+	return []framework.SumPart{{Name: "confusion.counts", Len: s.R * s.C * s.C}}
+}
+
+// Sums visits the counts of the annotators touched since the last Reset
+// (the others are zero).
+func (s *Stats) Sums(visit func(part, off int, xs []float64)) {
+	n := s.C * s.C
+	for _, r := range s.touched {
+		visit(0, int(r)*n, s.Counts[int(r)*n:][:n])
+	}
+}
+
+// SetSums sets every count; the touched annotators are then those with a
+// non-zero count, in increasing order.
+func (s *Stats) SetSums(get func(part int, dst []float64)) {
+	s.Reset()
+	get(0, s.Counts)
+	n := s.C * s.C
+	for r := range s.R {
+		for _, x := range s.Counts[r*n:][:n] {
+			if x != 0 {
+				s.touch(int32(r))
+				break
+			}
+		}
+	}
+}

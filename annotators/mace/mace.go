@@ -418,3 +418,18 @@ func (m *Model) className(l int) string {
 	}
 	return strconv.Itoa(l)
 }
+
+var _ framework.Summable = (*Stats)(nil)
+
+// SumLayout is the statistics as fixed-size sums (framework.Summable).
+func (s *Stats) SumLayout() []framework.SumPart {
+	return []framework.SumPart{{Name: "mace.a", Len: len(s.A)}, {Name: "mace.b", Len: len(s.B)}}
+}
+
+// Sums visits A and B.
+func (s *Stats) Sums(visit func(part, off int, xs []float64)) {
+	framework.SliceSums(0, visit, s.A, s.B)
+}
+
+// SetSums sets A and B.
+func (s *Stats) SetSums(get func(part int, dst []float64)) { framework.SetSliceSums(0, get, s.A, s.B) }

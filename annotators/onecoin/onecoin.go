@@ -433,3 +433,20 @@ func (m *Model) Report() (header []string, rows [][]string, doc any) {
 	}
 	return header, rows, out
 }
+
+var _ framework.Summable = (*Stats)(nil)
+
+// SumLayout is the statistics as fixed-size sums (framework.Summable).
+func (s *Stats) SumLayout() []framework.SumPart {
+	return []framework.SumPart{{Name: "one-coin.correct", Len: len(s.Correct)}, {Name: "one-coin.n", Len: len(s.N)}}
+}
+
+// Sums visits Correct and N.
+func (s *Stats) Sums(visit func(part, off int, xs []float64)) {
+	framework.SliceSums(0, visit, s.Correct, s.N)
+}
+
+// SetSums sets Correct and N.
+func (s *Stats) SetSums(get func(part int, dst []float64)) {
+	framework.SetSliceSums(0, get, s.Correct, s.N)
+}

@@ -506,3 +506,16 @@ func (m *Model) LoadParams(rd io.Reader) error {
 	m.refresh()
 	return nil
 }
+
+var _ framework.Summable = (*Stats)(nil)
+
+// SumLayout is the statistics as fixed-size sums (framework.Summable).
+func (s *Stats) SumLayout() []framework.SumPart {
+	return []framework.SumPart{{Name: "ordinal-shift.n", Len: len(s.N)}}
+}
+
+// Sums visits N.
+func (s *Stats) Sums(visit func(part, off int, xs []float64)) { framework.SliceSums(0, visit, s.N) }
+
+// SetSums sets N.
+func (s *Stats) SetSums(get func(part int, dst []float64)) { framework.SetSliceSums(0, get, s.N) }

@@ -144,6 +144,7 @@ func TestLikelihood(t TB, lk Likelihood) {
 	lk.run(t, "TargetStationary", func(t TB) { checkTargetStationary(t, c) })
 	lk.run(t, "DocELBOSum", c.checkDocELBOSum)
 	lk.run(t, "Merge", c.checkMerge)
+	lk.run(t, "ExactSums", c.checkExactSums)
 	lk.run(t, "ZeroStep", c.checkZeroStep)
 	lk.run(t, "Scale", c.checkScale)
 	lk.run(t, "Blend", c.checkBlend)

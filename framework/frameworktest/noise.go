@@ -111,6 +111,7 @@ func TestNoiseModel(t TB, nm NoiseModel) {
 	nm.run(t, "EvidenceGradient", func(t TB) { checkEvidenceGradient(t, c, nm.Kind, nm.Classes) })
 	nm.run(t, "DocELBOSum", c.checkDocELBOSum)
 	nm.run(t, "Merge", c.checkMerge)
+	nm.run(t, "ExactSums", c.checkExactSums)
 	nm.run(t, "ZeroStep", c.checkZeroStep)
 	nm.run(t, "Scale", c.checkScale)
 	nm.run(t, "Blend", c.checkBlend)

@@ -421,3 +421,22 @@ func (r *Response) LoadParams(rd io.Reader) error {
 	r.refresh()
 	return nil
 }
+
+var _ framework.Summable = (*Stats)(nil)
+
+// SumLayout is the statistics as fixed-size sums (framework.Summable).
+func (s *Stats) SumLayout() []framework.SumPart {
+	return []framework.SumPart{{Name: "class-prior.counts", Len: len(s.Counts)}, {Name: "class-prior.scalars", Len: 2}}
+}
+
+// Sums visits Counts, then Entropy and Docs.
+func (s *Stats) Sums(visit func(part, off int, xs []float64)) {
+	framework.SliceSums(0, visit, s.Counts)
+	framework.ScalarSums(1, visit, &s.Entropy, &s.Docs)
+}
+
+// SetSums sets every number.
+func (s *Stats) SetSums(get func(part int, dst []float64)) {
+	framework.SetSliceSums(0, get, s.Counts)
+	framework.SetScalarSums(1, get, &s.Entropy, &s.Docs)
+}

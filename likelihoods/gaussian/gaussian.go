@@ -900,3 +900,22 @@ var (
 func (r *Response) Coefficients() ([][]float64, map[string]float64) {
 	return [][]float64{append([]float64(nil), r.Eta...)}, map[string]float64{"intercept": r.B, "sigma2": r.Sigma2, "weight": r.SupervisionWeight()}
 }
+
+var _ framework.Summable = (*Stats)(nil)
+
+// SumLayout is the statistics as fixed-size sums (framework.Summable).
+func (s *Stats) SumLayout() []framework.SumPart {
+	return []framework.SumPart{{Name: "gaussian.zz", Len: len(s.ZZ)}, {Name: "gaussian.phim", Len: len(s.PhiM)}, {Name: "gaussian.phisum", Len: len(s.PhiSum)}, {Name: "gaussian.scalars", Len: 4}}
+}
+
+// Sums visits ZZ, PhiM, PhiSum, then M, MM, Docs and Entropy.
+func (s *Stats) Sums(visit func(part, off int, xs []float64)) {
+	framework.SliceSums(0, visit, s.ZZ, s.PhiM, s.PhiSum)
+	framework.ScalarSums(3, visit, &s.M, &s.MM, &s.Docs, &s.Entropy)
+}
+
+// SetSums sets every number.
+func (s *Stats) SetSums(get func(part int, dst []float64)) {
+	framework.SetSliceSums(0, get, s.ZZ, s.PhiM, s.PhiSum)
+	framework.SetScalarSums(3, get, &s.M, &s.MM, &s.Docs, &s.Entropy)
+}

@@ -8,7 +8,16 @@
 //	  max_iters = 50    # L-BFGS iterations per batch M-step (default 50)
 //	  svi_iters = 5     # L-BFGS iterations per SVI mini-batch (default 5)
 //	  bound     = "product" # or "quadratic" (below)
+//	  mstep     = "lbfgs"   # or "mm" with bound = "quadratic" (mm.go)
 //	}
+//
+// With mstep = "mm" an update is one Böhning minorise-maximise step from
+// fixed-size statistics (G = Σ_d (λ_d − p_d)φ̄_dᵀ, X = Σ_d φ̄_dφ̄_dᵀ,
+// S = Σ_d Cov z̄_d, the bound's value at the statistics' η₀ and Σ_d H(λ_d):
+// framework.Summable, so an engine can sum them exactly, issue 26): the
+// maximiser of the minoriser, a K×K Cholesky solve per class; the
+// reported ELBO is the minoriser at the new η (a lower bound, exact at η₀),
+// and batch EM stays monotone (the update is a framework.Ascender).
 //
 // It needs class names (framework.Setup.Classes, from the answers file):
 // Init refuses fewer than two. The true-class posterior q(c_d) = Cat(λ_d)

@@ -184,7 +184,7 @@ func TestBadParams(t *testing.T) {
 	// unknown key lists the valid ones; a negative l2 is refused.
 	reg := testRegistry()
 	for _, c := range []struct{ block, want string }{
-		{`response "softmax" { l3 = 1 }`, "Valid: bound, grad_tol, l2, max_iters, svi_iters"},
+		{`response "softmax" { l3 = 1 }`, "Valid: bound, grad_tol, l2, max_iters, mstep, svi_iters"},
 		{"response \"softmax\" {\n  l2 = -1\n}", "softmax l2 = -1"},
 		{"response \"softmax\" {\n  max_iters = \"many\"\n}", "a number is required"},
 	} {
@@ -224,5 +224,28 @@ func TestBadParams(t *testing.T) {
 	}
 	if s := r.(*Softmax); s.Mu != 1.0/8 || s.maxIters != DefaultMaxIters || s.sviIters != DefaultSVIIters || s.gradTol != 1e-5 {
 		t.Errorf("defaults: μ %v max_iters %d svi_iters %d grad_tol %v", s.Mu, s.maxIters, s.sviIters, s.gradTol)
+	}
+}
+
+// TestMStepParams: mstep = "mm" needs the quadratic bound and l2 > 0;
+// other values are refused with the valid ones.
+func TestMStepParams(t *testing.T) {
+	zero := 0.0
+	for _, tc := range []struct {
+		name string
+		p    Params
+		want string
+	}{
+		{"unknown", Params{MStep: "newton"}, `softmax mstep = "newton"; valid: lbfgs, mm`},
+		{"product bound", Params{MStep: "mm"}, `softmax mstep = "mm" needs bound = "quadratic"`},
+		{"no penalty", Params{MStep: "mm", Bound: "quadratic", L2: &zero}, `softmax mstep = "mm" needs l2 > 0`},
+	} {
+		err := tc.p.Validate()
+		if !errors.Is(err, framework.ErrBadInput) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrBadInput mentioning %q", tc.name, err, tc.want)
+		}
+	}
+	if err := (Params{MStep: "mm", Bound: "quadratic"}).Validate(); err != nil {
+		t.Errorf("mm with the quadratic bound: %v", err)
 	}
 }

@@ -456,8 +456,24 @@ func (lc *qlocal) RestoreTarget(d *framework.DocState) bool {
 	if lc.s.noRestore || !st.fits(d) || st.doc[d.Index] != d.Doc {
 		return false
 	}
+	return lc.restoreLambda(d, st.lam[d.Index*lc.C:(d.Index+1)*lc.C])
+}
+
+var _ framework.TargetRestorerFrom = (*qlocal)(nil)
+
+// RestoreTargetFrom sets d.Target to λ_d = src's probabilities
+// (framework.TargetRestorerFrom), as RestoreTarget does from the store.
+func (lc *qlocal) RestoreTargetFrom(d *framework.DocState, src framework.Target) bool {
+	c, ok := src.(*framework.Categorical)
+	if lc.s.noRestore || !ok || len(c.P) != lc.C {
+		return false
+	}
+	return lc.restoreLambda(d, c.P)
+}
+
+func (lc *qlocal) restoreLambda(d *framework.DocState, lam []float64) bool {
 	t := d.Target.(*framework.Categorical)
-	copy(t.P, st.lam[d.Index*lc.C:(d.Index+1)*lc.C])
+	copy(t.P, lam)
 	for l, p := range t.P {
 		t.Log[l] = math.Log(p)
 	}

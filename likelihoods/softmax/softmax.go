@@ -48,6 +48,12 @@ type Params struct {
 	// needs every training document's φ) or "quadratic" (Böhning's bound,
 	// quad.go, whose M-step needs λ_d and φ̄_d per document only).
 	Bound string `hcl:"bound,optional"`
+	// MStep is how a global step fits η: "lbfgs" (default; L-BFGS on the
+	// bound, whose statistics hold every document's λ_d and φ̄_d, or φ) or
+	// "mm" (bound = "quadratic" only: one Böhning minorise-maximise step
+	// per update from fixed-size statistics, mm.go, which an engine can
+	// sum exactly: issue 26). "mm" needs l2 > 0.
+	MStep string `hcl:"mstep,optional"`
 }
 
 // Validate checks the parameters; errors wrap framework.ErrBadInput.
@@ -63,6 +69,12 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: softmax grad_tol = %v, want a finite number > 0 (0 = default %g)", framework.ErrBadInput, p.GradTol, DefaultGradTol)
 	case p.Bound != "" && p.Bound != "product" && p.Bound != "quadratic":
 		return fmt.Errorf("%w: softmax bound = %q; valid: product, quadratic", framework.ErrBadInput, p.Bound)
+	case p.MStep != "" && p.MStep != "lbfgs" && p.MStep != "mm":
+		return fmt.Errorf("%w: softmax mstep = %q; valid: lbfgs, mm", framework.ErrBadInput, p.MStep)
+	case p.MStep == "mm" && p.Bound != "quadratic":
+		return fmt.Errorf("%w: softmax mstep = \"mm\" needs bound = \"quadratic\" (the product bound's statistics are not fixed-size)", framework.ErrBadInput)
+	case p.MStep == "mm" && p.L2 != nil && !(*p.L2 > 0):
+		return fmt.Errorf("%w: softmax mstep = \"mm\" needs l2 > 0 (the direction of η along the classes is otherwise free)", framework.ErrBadInput)
 	}
 	return nil
 }
@@ -83,7 +95,7 @@ func New(p framework.Params) (framework.Likelihood, error) {
 	if err := pr.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Softmax{params: pr, guard: true, quad: pr.Bound == "quadratic"}
+	s := &Softmax{params: pr, guard: true, quad: pr.Bound == "quadratic", mm: pr.MStep == "mm"}
 	s.pool.New = func() any { return newEvalScratch(s.C, s.K) }
 	return s, nil
 }
@@ -103,6 +115,7 @@ type Softmax struct {
 
 	params             Params
 	quad               bool // bound = "quadratic"
+	mm                 bool // mstep = "mm" (mm.go)
 	maxIters, sviIters int
 	gradTol            float64
 	st                 *store
@@ -188,6 +201,10 @@ func (s *Softmax) Init(setup *framework.Setup) error {
 	return nil
 }
 
+// Ascends reports whether Update only promises not to lower the bound
+// (framework.Ascender): the MM step maximises a minoriser, not the bound.
+func (s *Softmax) Ascends() bool { return s.mm }
+
 // NeedsPhi reports whether the M-step reads every training document's φ:
 // under the product bound (framework.PhiUser).
 func (s *Softmax) NeedsPhi() bool { return !s.quad }
@@ -254,10 +271,13 @@ func (s *Softmax) Update(ctx context.Context, st framework.Stats, step framework
 	if s.Eta == nil {
 		return fmt.Errorf("%w: softmax: Update before Init", framework.ErrNotTrained)
 	}
-	stats := st.(*Stats)
 	if !(step.Rho >= 0 && step.Rho <= 1) || !(step.Scale >= 0) || math.IsInf(step.Scale, 0) {
 		return fmt.Errorf("softmax: invalid step ρ = %v, scale = %v", step.Rho, step.Scale)
 	}
+	if s.mm {
+		return s.updateMM(ctx, st.(*mmStats), step)
+	}
+	stats := st.(*Stats)
 	recs := s.records(stats)
 	s.last = Solve{Docs: len(recs)}
 	var memo dataMemo
@@ -355,6 +375,9 @@ func (m *dataMemo) get(x []float64) (float64, bool) {
 //
 //	S Σ_{d∈batch} [ λ_d·ηφ̄_d − log Σ_l B_dl + H(λ_d) ] − (μ/2)‖η‖²
 func (s *Softmax) ELBO(st framework.Stats, step framework.Step) float64 {
+	if s.mm {
+		return s.elboMM(st.(*mmStats), step)
+	}
 	stats := st.(*Stats)
 	data := s.lastData
 	if stats != s.lastStats || stats.version != s.lastVer {

@@ -1,6 +1,10 @@
 package softmax
 
-import "github.com/maslda/maslda/framework"
+import (
+	"slices"
+
+	"github.com/maslda/maslda/framework"
+)
 
 // store holds, for every training document, what the M-step needs from its
 // last local step besides φ: λ_d (C) and φ̄_d (K). φ_d, which the product
@@ -73,6 +77,9 @@ type Stats struct {
 
 // NewStats returns empty statistics.
 func (s *Softmax) NewStats() framework.Stats {
+	if s.mm {
+		return &mmStats{C: s.C, K: s.K, G: make([]float64, s.C*s.K), X: make([]float64, s.K*s.K), Cov: make([]float64, s.K*s.K), Eta0: slices.Clone(s.Eta)}
+	}
 	st := &Stats{st: s.st}
 	if s.quad {
 		st.Cov = make([]float64, s.K*s.K)
@@ -109,6 +116,10 @@ func (s *Stats) Docs() int { return len(s.Index) + len(s.extra) }
 // read from the model's store, which the model wrote before calling
 // Accumulate; a document the stores cannot serve is copied (φ as float32).
 func (s *Softmax) Accumulate(st framework.Stats, d *framework.DocState) {
+	if s.mm {
+		s.accumulateMM(st.(*mmStats), d)
+		return
+	}
 	stats := st.(*Stats)
 	t := d.Target.(*framework.Categorical)
 	stats.Entropy += t.Entropy()

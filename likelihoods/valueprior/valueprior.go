@@ -335,3 +335,20 @@ func (r *Response) LoadState(rd io.Reader) error {
 	}
 	return nil
 }
+
+var _ framework.Summable = (*Stats)(nil)
+
+// SumLayout is the statistics as fixed-size sums (framework.Summable).
+func (s *Stats) SumLayout() []framework.SumPart {
+	return []framework.SumPart{{Name: "value-prior.scalars", Len: 4}}
+}
+
+// Sums visits Docs, Sum, SumSq and Entropy.
+func (s *Stats) Sums(visit func(part, off int, xs []float64)) {
+	framework.ScalarSums(0, visit, &s.Docs, &s.Sum, &s.SumSq, &s.Entropy)
+}
+
+// SetSums sets every number.
+func (s *Stats) SetSums(get func(part int, dst []float64)) {
+	framework.SetScalarSums(0, get, &s.Docs, &s.Sum, &s.SumSq, &s.Entropy)
+}

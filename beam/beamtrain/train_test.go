@@ -1,0 +1,241 @@
+package beamtrain
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+
+	"github.com/maslda/maslda/annotators/biasprecision"
+	"github.com/maslda/maslda/annotators/confusion"
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/synth"
+	"github.com/maslda/maslda/models"
+	"github.com/maslda/maslda/optim"
+	_ "github.com/maslda/maslda/plugins/std"
+)
+
+func TestMain(m *testing.M) {
+	beam.Init()
+	os.Exit(m.Run())
+}
+
+// corpus is a small planted corpus with numeric or class answers.
+func corpus(t *testing.T, kind string) *framework.Corpus {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(26, 4))
+	c, pl, err := synth.LDA(synth.LDASpec{D: 150, V: 60, K: 3, DocLen: 30, Alpha: 0.2, TopicConc: 0.1}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch kind {
+	case "values":
+		x := make([]float64, len(c.Docs))
+		for d := range x {
+			x[d] = pl.ZBar[d][0] + 3*pl.ZBar[d][1] + 5*pl.ZBar[d][2] + 0.3*rng.NormFloat64()
+		}
+		c.Answers = &framework.Answers{Annotators: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 3, rng)}
+	case "classes":
+		classes := synth.Classes(pl.ZBar, synth.PlantedEta(3, 3, 6, rng), rng)
+		pis, err := confusion.FromAccuracies([]float64{0.8, 0.6, 0.45}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byDoc, err := confusion.Sample(classes, pis, 2, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := []string{"c0", "c1", "c2"}
+		workers := []string{"a0", "a1", "a2"}
+		c.Answers = &framework.Answers{Annotators: workers, Classes: names, ByDoc: byDoc}
+	}
+	return c
+}
+
+var compositions = []struct{ name, kind, src string }{
+	{"lda", "", "seed = 1\ntopics {\n  k = 3\n}\n"},
+	{"ma-sldar", "values", "seed = 2\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\n"},
+	{"ma-sldac-mm", "classes", "seed = 3\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {\n  init = \"majority\"\n}\n"},
+}
+
+func build(t *testing.T, src, kind string) *models.Run {
+	t.Helper()
+	cfg, err := models.ParseConfig([]byte(src), "test.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := models.Build(cfg, nil, corpus(t, kind))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// inProcess is batch EM with the model's own E-step.
+func inProcess(t *testing.T, r *models.Run, iters int) []float64 {
+	t.Helper()
+	ctx := context.Background()
+	m := r.Model
+	all := make([]int, m.NumDocs())
+	for d := range all {
+		all[d] = d
+	}
+	var trace []float64
+	for it := 1; it <= iters; it++ {
+		s, err := m.EStep(ctx, all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := framework.BatchStep(it)
+		if err := m.Update(ctx, s, st); err != nil {
+			t.Fatal(err)
+		}
+		trace = append(trace, m.ELBO(s, st))
+	}
+	return trace
+}
+
+func prismRun(ctx context.Context, p *beam.Pipeline) error {
+	_, err := prism.Execute(ctx, p)
+	return err
+}
+
+// TestBeamEqualsInProcess: batch EM whose E-steps are Beam pipelines on
+// prism (LOOPBACK) gives the in-process run's bounds and globals bit for
+// bit, for plain LDA, MA-sLDAr and MA-sLDAc (the MM M-step), with shards
+// of 7 documents (not the in-process 32) and, for MA-sLDAr, a DoFn that
+// fails once: prism fails the job, the driver reruns the iteration's
+// pipeline, and the result is unchanged.
+func TestBeamEqualsInProcess(t *testing.T) {
+	const iters = 4
+	for _, tc := range compositions {
+		t.Run(tc.name, func(t *testing.T) {
+			want := inProcess(t, build(t, tc.src, tc.kind), iters)
+			wantRun := build(t, tc.src, tc.kind)
+			inProcess(t, wantRun, iters)
+			wantSnap, err := wantRun.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := build(t, tc.src, tc.kind)
+			opt := Options{Dir: t.TempDir(), ShardSize: 7, MaxIters: iters, Run: prismRun}
+			if tc.name == "ma-sldar" {
+				opt.FailOnce = filepath.Join(t.TempDir(), "failed")
+			}
+			res, err := Train(context.Background(), r, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if math.Float64bits(res.Trace[i]) != math.Float64bits(want[i]) {
+					t.Errorf("iteration %d: bound %v on Beam, %v in process", i+1, res.Trace[i], want[i])
+				}
+			}
+			snap, err := r.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap.Sum != wantSnap.Sum {
+				t.Errorf("globals after %d iterations: SHA-256 %s on Beam, %s in process", iters, snap.Sum, wantSnap.Sum)
+			}
+			if opt.FailOnce != "" {
+				if _, err := os.Stat(opt.FailOnce); err != nil || res.Reruns != 1 {
+					t.Errorf("the injected failure: %v, %d pipelines rerun; want one", err, res.Reruns)
+				}
+			}
+			t.Logf("%s: bounds %v; snapshots loaded %s", tc.name, res.Trace, strconv.Itoa(loads))
+		})
+	}
+}
+
+// TestResume: a driver stopped between iterations (after the checkpoint
+// of iteration 2) and started again with Resume, from a run built anew,
+// ends with the uninterrupted run's bounds and globals, bit for bit.
+func TestResume(t *testing.T) {
+	const iters = 4
+	for _, tc := range compositions[1:] {
+		t.Run(tc.name, func(t *testing.T) {
+			whole := build(t, tc.src, tc.kind)
+			want, err := Train(context.Background(), whole, Options{Dir: t.TempDir(), MaxIters: iters, Run: prismRun})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantSnap, err := whole.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			stop := errors.New("stopped")
+			_, err = Train(context.Background(), build(t, tc.src, tc.kind), Options{Dir: dir, MaxIters: iters, Run: prismRun,
+				Progress: func(it int, _ float64) error {
+					if it == 2 {
+						return stop
+					}
+					return nil
+				}})
+			if !errors.Is(err, stop) {
+				t.Fatalf("the first run: %v, want it stopped", err)
+			}
+			r := build(t, tc.src, tc.kind)
+			got, err := Train(context.Background(), r, Options{Dir: dir, MaxIters: iters, Run: prismRun, Resume: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Trace) != len(want.Trace) {
+				t.Fatalf("%d bounds after resuming, %d uninterrupted", len(got.Trace), len(want.Trace))
+			}
+			for i := range want.Trace {
+				if math.Float64bits(got.Trace[i]) != math.Float64bits(want.Trace[i]) {
+					t.Errorf("iteration %d: bound %v resumed, %v uninterrupted", i+1, got.Trace[i], want.Trace[i])
+				}
+			}
+			snap, err := r.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap.Sum != wantSnap.Sum {
+				t.Errorf("globals: SHA-256 %s resumed, %s uninterrupted", snap.Sum, wantSnap.Sum)
+			}
+		})
+	}
+}
+
+// TestConvergenceAsInProcess: with a tolerance, the Beam driver stops at
+// the iteration where in-process batch EM (optim.Batch, with the model's
+// ConvergencePart) stops, with the same bounds.
+func TestConvergenceAsInProcess(t *testing.T) {
+	tc := compositions[2] // MA-sLDAc: a supervised part judged on its own
+	want := build(t, tc.src, tc.kind)
+	var trace []float64
+	sched := &optim.Batch{MaxIters: 60, MinIters: 2, Tol: 1e-4}
+	res, err := sched.Fit(context.Background(), want.Model, nil, func(p framework.Progress) error {
+		trace = append(trace, p.ELBO)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Converged {
+		t.Fatalf("in process: not converged in %d iterations", res.Iters)
+	}
+	got, err := Train(context.Background(), build(t, tc.src, tc.kind), Options{Dir: t.TempDir(), MaxIters: 60, MinIters: 2, Tol: 1e-4, Run: prismRun})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Converged || got.Iters != res.Iters || len(got.Trace) != len(trace) {
+		t.Fatalf("Beam: converged %v after %d iterations; in process after %d", got.Converged, got.Iters, res.Iters)
+	}
+	for i := range trace {
+		if math.Float64bits(got.Trace[i]) != math.Float64bits(trace[i]) {
+			t.Errorf("iteration %d: bound %v on Beam, %v in process", i+1, got.Trace[i], trace[i])
+		}
+	}
+	t.Logf("converged after %d iterations", res.Iters)
+}

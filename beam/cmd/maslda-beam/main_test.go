@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/maslda/maslda/annotators/biasprecision"
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/corpus"
+	"github.com/maslda/maslda/framework/synth"
+	"github.com/maslda/maslda/models"
+)
+
+// TestTrainWritesModel: `maslda-beam train` on LDA-C documents and an
+// answers CSV (MA-sLDAr) writes a model directory that models.Load (so
+// `maslda predict`, `eval`, `report`) reads, whose topics are those of
+// batch EM in process, bit for bit; a missing flag is a usage error.
+func TestTrainWritesModel(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(26, 9))
+	c, pl, err := synth.LDA(synth.LDASpec{D: 120, V: 50, K: 3, DocLen: 30, Alpha: 0.2, TopicConc: 0.1}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, len(c.Docs))
+	for d := range x {
+		x[d] = pl.ZBar[d][0] + 3*pl.ZBar[d][1] + 5*pl.ZBar[d][2]
+	}
+	c.Answers = &framework.Answers{Annotators: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 3, rng)}
+	var docs, ans bytes.Buffer
+	if err := corpus.WriteLDAC(&docs, c.Docs); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(c.Docs))
+	for i := range ids {
+		ids[i] = c.Docs[i].ID
+	}
+	if err := corpus.WriteAnswers(&ans, c.Answers, ids); err != nil {
+		t.Fatal(err)
+	}
+	src := "seed = 4\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\ninference \"batch\" {\n  max_iters = 3\n  tol = 0\n}\n"
+	files := map[string][]byte{"docs.ldac": docs.Bytes(), "answers.csv": ans.Bytes(), "config.hcl": []byte(src)}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "model")
+	var stdout, stderr bytes.Buffer
+	args := []string{"train", "--config", filepath.Join(dir, "config.hcl"), "--docs", filepath.Join(dir, "docs.ldac"),
+		"--answers", filepath.Join(dir, "answers.csv"), "--out", out, "--work", filepath.Join(dir, "work"), "--shard-size", "16"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	t.Logf("%s", stdout.String())
+	saved, err := models.Load(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The same in process, from the files as the command read them.
+	cfg, err := models.LoadConfig(filepath.Join(dir, "config.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := readCorpus(filepath.Join(dir, "docs.ldac"), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := readAnswers(cfg, rc, filepath.Join(dir, "answers.csv")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := models.Build(cfg, nil, rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := make([]int, len(rc.Docs))
+	for i := range all {
+		all[i] = i
+	}
+	for it := 1; it <= 3; it++ {
+		s, err := r.Model.EStep(context.Background(), all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Model.Update(context.Background(), s, framework.BatchStep(it)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, z := range r.Model.Topics.Zeta {
+		if math.Float64bits(z) != math.Float64bits(saved.Model.Topics.Zeta[i]) {
+			t.Fatalf("ζ[%d] = %v in the saved model, %v in process", i, saved.Model.Topics.Zeta[i], z)
+		}
+	}
+
+	stderr.Reset()
+	if code := run(context.Background(), []string{"train", "--docs", "x"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "is required") {
+		t.Errorf("without --config: exit %d, %q", code, stderr.String())
+	}
+}

@@ -1,0 +1,509 @@
+package framework
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// ErrInexact marks a sum that the exact accumulator cannot represent: an
+// addend that is NaN, infinite or of magnitude ≥ 2^63, or a total of
+// magnitude ≥ 2^63 (docs/design.md, "Beyond one machine: the seam").
+var ErrInexact = errors.New("exact sum out of range")
+
+// Fixed is an exact, order-independent sum of float64 numbers in
+// fixed point: each addend x is rounded once to the nearest multiple of
+// 2^−64 (ties to even), and the rounded addends are summed exactly as
+// integers of 192 bits (ext, hi, lo in two's complement; value
+// (ext·2^128 + hi·2^64 + lo)·2^−64). Integer addition being associative
+// and commutative, any split of the addends into partial sums and any
+// order of merging them give the same bits. An addend that is NaN,
+// infinite or of magnitude ≥ 2^63 makes the sum invalid (Err); a total
+// of magnitude ≥ 2^63 makes Float64 fail. The 64 bits above the 128 keep
+// the sum exact through up to 2^63 addends of magnitude < 2^63, so
+// whether it fits is a property of the total, not of the order.
+//
+// Resolution: 2^−64 ≈ 5.4e−20 absolute. A number smaller than that is
+// lost; addends of statistics (counts, sums of probabilities, bounds of
+// magnitude far above 1e−19) are rounded in bits they do not have.
+// The zero value is a valid empty sum.
+type Fixed struct {
+	lo, hi uint64
+	ext    int64
+	bad    float64 // the first addend out of range (never 0); 0 when none
+}
+
+// fixedLimit is 2^63: addends and totals must be smaller in magnitude.
+const fixedLimit = 9223372036854775808.0
+
+// toFixed returns round(x·2^64) (ties to even) as a 128-bit two's
+// complement integer (hi, lo); ok is false when x is NaN, infinite or
+// |x| ≥ 2^63.
+func toFixed(x float64) (hi, lo uint64, ok bool) {
+	b := math.Float64bits(x)
+	exp := int(b>>52) & 0x7ff
+	if exp >= 1023+63 { // NaN, ±Inf, |x| ≥ 2^63
+		return 0, 0, false
+	}
+	mant := b&(1<<52-1) | 1<<52
+	// |x| = mant·2^(exp−1075), |x|·2^64 = mant·2^(exp−1011); exp−1011 ≤ 74.
+	switch sh := exp - 1011; {
+	case sh >= 64:
+		hi = mant << (sh - 64)
+	case sh >= 0:
+		hi, lo = mant>>(64-sh), mant<<sh // a shift by 64 gives 0
+	case sh > -54:
+		r := uint(-sh)
+		q := mant >> r
+		rem := mant & (1<<r - 1)
+		half := uint64(1) << (r - 1)
+		if rem > half || rem == half && q&1 == 1 {
+			q++
+		}
+		lo = q
+	default:
+		return 0, 0, true // |x|·2^64 < 2^53·2^−54 = 1/2 (zero and subnormals too)
+	}
+	if b>>63 != 0 {
+		lo, hi = negate128(lo, hi)
+	}
+	return hi, lo, true
+}
+
+func negate128(lo, hi uint64) (uint64, uint64) {
+	lo, c := bits.Sub64(0, lo, 0)
+	hi, _ = bits.Sub64(0, hi, c)
+	return lo, hi
+}
+
+// add adds the sign-extended 128-bit integer (hi, lo) into (ext, hi, lo).
+func (f *Fixed) add(hi, lo uint64) {
+	var c uint64
+	f.lo, c = bits.Add64(f.lo, lo, 0)
+	f.hi, c = bits.Add64(f.hi, hi, c)
+	f.ext += int64(c) + int64(hi)>>63
+}
+
+// Add adds x to the sum. A NaN, infinite or too large x makes the sum
+// invalid (Err reports the first such addend).
+func (f *Fixed) Add(x float64) {
+	hi, lo, ok := toFixed(x)
+	if !ok {
+		if f.bad == 0 {
+			f.bad = x
+		}
+		return
+	}
+	f.add(hi, lo)
+}
+
+// Merge adds the sum g into f.
+func (f *Fixed) Merge(g Fixed) {
+	var c uint64
+	f.lo, c = bits.Add64(f.lo, g.lo, 0)
+	f.hi, c = bits.Add64(f.hi, g.hi, c)
+	f.ext += g.ext + int64(c)
+	if f.bad == 0 {
+		f.bad = g.bad
+	}
+}
+
+// Err is nil unless an addend was NaN, infinite or of magnitude ≥ 2^63
+// (an error wrapping ErrInexact naming it).
+func (f *Fixed) Err() error {
+	if f.bad != 0 {
+		return fmt.Errorf("%w: addend %v (want a finite number of magnitude < 2^63)", ErrInexact, f.bad)
+	}
+	return nil
+}
+
+// Float64 is the sum rounded to the nearest float64 (ties to even). It
+// fails, wrapping ErrInexact, when an addend was invalid or the total's
+// magnitude is 2^63 or more.
+func (f *Fixed) Float64() (float64, error) {
+	if err := f.Err(); err != nil {
+		return math.NaN(), err
+	}
+	if f.ext != int64(f.hi)>>63 || f.hi == 1<<63 && f.lo == 0 {
+		return math.NaN(), fmt.Errorf("%w: the total's magnitude is 2^63 or more", ErrInexact)
+	}
+	lo, hi := f.lo, f.hi
+	neg := int64(hi) < 0
+	if neg {
+		lo, hi = negate128(lo, hi)
+	}
+	v := roundScaled(hi, lo)
+	if neg {
+		v = -v
+	}
+	return v, nil
+}
+
+// roundScaled is (hi·2^64 + lo)·2^−64 rounded to the nearest float64, ties
+// to even (hi < 2^63).
+func roundScaled(hi, lo uint64) float64 {
+	var n int // bit length of hi:lo
+	if hi != 0 {
+		n = 128 - bits.LeadingZeros64(hi)
+	} else {
+		n = 64 - bits.LeadingZeros64(lo)
+	}
+	if n <= 53 {
+		return math.Ldexp(float64(lo), -64) // exact: lo < 2^53, hi = 0
+	}
+	r := uint(n - 53) // bits to drop, 1..74
+	var q, rem, half uint64
+	var above bool // rem > half, for r > 64
+	if r < 64 {
+		q = hi<<(64-r) | lo>>r
+		rem = lo & (1<<r - 1)
+		half = 1 << (r - 1)
+	} else if r == 64 {
+		q, rem, half = hi, lo, 1<<63
+	} else {
+		s := r - 64
+		q = hi >> s
+		remHi := hi & (1<<s - 1)
+		halfHi := uint64(1) << (s - 1)
+		// compare (remHi, lo) with (halfHi, 0)
+		switch {
+		case remHi > halfHi || remHi == halfHi && lo > 0:
+			above = true
+		case remHi == halfHi && lo == 0:
+			rem, half = 1, 1 // a tie
+		default:
+			rem, half = 0, 1
+		}
+	}
+	if above || rem > half || rem == half && q&1 == 1 {
+		q++
+	}
+	return math.Ldexp(float64(q), int(r)-64) // q ≤ 2^53: exact
+}
+
+// fixedBytes is the size of one encoded Fixed: lo, hi, ext.
+const fixedBytes = 24
+
+// SumPart names one part of a Summable's numbers and gives its length.
+type SumPart struct {
+	Name string
+	Len  int
+}
+
+// Summable is an optional capability of Stats whose Merge adds a fixed
+// number of float64s elementwise (fixed by the component's dimensions, not
+// by the number of documents): statistics that any engine can combine as
+// fixed-size sums, exactly and in any order, through ExactSums.
+type Summable interface {
+	Stats
+	// SumLayout lists the parts of the numbers in a fixed order.
+	SumLayout() []SumPart
+	// Sums calls visit with slices of the parts' numbers (the part's
+	// index in SumLayout, the offset of xs in the part), every number at
+	// most once; a number it does not visit is zero (a sparse component
+	// skips the rows it never touched). visit only reads xs.
+	Sums(visit func(part, off int, xs []float64))
+	// SetSums sets every number: get fills dst, the whole of part
+	// `part`, once for each part. The statistics are then those whose
+	// Sums are the numbers given.
+	SetSums(get func(part int, dst []float64))
+}
+
+// ScalarSums passes the values of ps to visit as one part (index part,
+// offset 0): a helper for a Summable's Sums over its scalar fields.
+func ScalarSums(part int, visit func(part, off int, xs []float64), ps ...*float64) {
+	var buf [8]float64
+	xs := buf[:0]
+	for _, p := range ps {
+		xs = append(xs, *p)
+	}
+	visit(part, 0, xs)
+}
+
+// SetScalarSums sets the scalar fields ps from part `part` of get: a
+// helper for a Summable's SetSums.
+func SetScalarSums(part int, get func(part int, dst []float64), ps ...*float64) {
+	var buf [8]float64
+	xs := buf[:0]
+	for range ps {
+		xs = append(xs, 0)
+	}
+	get(part, xs)
+	for i, p := range ps {
+		*p = xs[i]
+	}
+}
+
+// SliceSums visits each of xs whole, as parts first, first+1, …: a helper
+// for a Summable's Sums over dense slices.
+func SliceSums(first int, visit func(part, off int, xs []float64), xs ...[]float64) {
+	for i, x := range xs {
+		visit(first+i, 0, x)
+	}
+}
+
+// SetSliceSums fills each of xs from parts first, first+1, … of get: a
+// helper for a Summable's SetSums.
+func SetSliceSums(first int, get func(part int, dst []float64), xs ...[]float64) {
+	for i, x := range xs {
+		get(first+i, x)
+	}
+}
+
+// SumsVector returns every number of s in layout order (the numbers Sums
+// does not visit are zero): for tests and for comparing statistics.
+func SumsVector(s Summable) []float64 {
+	l := s.SumLayout()
+	start := make([]int, len(l)+1)
+	for i, p := range l {
+		start[i+1] = start[i] + p.Len
+	}
+	out := make([]float64, start[len(l)])
+	s.Sums(func(part, off int, xs []float64) { copy(out[start[part]+off:], xs) })
+	return out
+}
+
+// DocSums are Summable: two numbers.
+var _ Summable = (*DocSums)(nil)
+
+// SumLayout is "docsums" of 2 numbers: Docs and Sum.
+func (s *DocSums) SumLayout() []SumPart { return []SumPart{{Name: "docsums", Len: 2}} }
+
+// Sums visits Docs and Sum.
+func (s *DocSums) Sums(visit func(part, off int, xs []float64)) {
+	ScalarSums(0, visit, &s.Docs, &s.Sum)
+}
+
+// SetSums sets Docs and Sum.
+func (s *DocSums) SetSums(get func(part int, dst []float64)) { SetScalarSums(0, get, &s.Docs, &s.Sum) }
+
+// ExactSums are the exact, order-independent sums (Fixed) of Summable
+// statistics of one layout: Add adds statistics, Merge adds other sums,
+// Round writes the totals back as float64 statistics, and
+// MarshalBinary/UnmarshalBinary carry them between processes. Adding the
+// statistics of any split of a set of documents, in any order and merged
+// in any order, gives the same bits.
+type ExactSums struct {
+	layout []SumPart
+	start  []int // offset of each part in acc
+	acc    []Fixed
+}
+
+// NewExactSums returns empty sums of the layout.
+func NewExactSums(layout []SumPart) *ExactSums {
+	e := &ExactSums{layout: append([]SumPart(nil), layout...), start: make([]int, len(layout)+1)}
+	for i, p := range layout {
+		e.start[i+1] = e.start[i] + p.Len
+	}
+	e.acc = make([]Fixed, e.start[len(layout)])
+	return e
+}
+
+// Layout is the layout of the sums.
+func (e *ExactSums) Layout() []SumPart { return e.layout }
+
+// Reset empties the sums.
+func (e *ExactSums) Reset() { clear(e.acc) }
+
+// CheckLayout fails, wrapping ErrIncompatible and naming the first
+// difference, unless want is the sums' layout.
+func (e *ExactSums) CheckLayout(want []SumPart) error {
+	if len(want) != len(e.layout) {
+		return fmt.Errorf("%w: exact sums of %d parts, want %d (%s)", ErrIncompatible, len(e.layout), len(want), layoutString(want))
+	}
+	for i, p := range want {
+		if e.layout[i] != p {
+			return fmt.Errorf("%w: exact sums: part %d is %q of %d numbers, want %q of %d", ErrIncompatible, i, e.layout[i].Name, e.layout[i].Len, p.Name, p.Len)
+		}
+	}
+	return nil
+}
+
+func layoutString(l []SumPart) string {
+	s := ""
+	for i, p := range l {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s[%d]", p.Name, p.Len)
+	}
+	return s
+}
+
+// Add adds every number of s (statistics of the sums' layout).
+func (e *ExactSums) Add(s Summable) error {
+	if err := e.CheckLayout(s.SumLayout()); err != nil {
+		return err
+	}
+	var err error
+	s.Sums(func(part, off int, xs []float64) {
+		if err != nil {
+			return
+		}
+		if part < 0 || part >= len(e.layout) || off < 0 || off+len(xs) > e.layout[part].Len {
+			err = fmt.Errorf("%w: exact sums: %T visited part %d [%d, %d), outside its layout (%s)", ErrIncompatible, s, part, off, off+len(xs), layoutString(e.layout))
+			return
+		}
+		acc := e.acc[e.start[part]+off:][:len(xs)]
+		for i, x := range xs {
+			acc[i].Add(x)
+		}
+	})
+	return err
+}
+
+// Merge adds the sums o (of the same layout) into e.
+func (e *ExactSums) Merge(o *ExactSums) error {
+	if err := e.CheckLayout(o.layout); err != nil {
+		return err
+	}
+	for i := range e.acc {
+		e.acc[i].Merge(o.acc[i])
+	}
+	return nil
+}
+
+// Err is nil unless an addend was out of range (ErrInexact), naming the
+// part and the index of the first such number.
+func (e *ExactSums) Err() error {
+	for p := range e.layout {
+		for i, f := range e.acc[e.start[p]:e.start[p+1]] {
+			if err := f.Err(); err != nil {
+				return fmt.Errorf("exact sums: %s[%d]: %w", e.layout[p].Name, i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Round sets s (statistics of the sums' layout) to the totals, each
+// rounded to the nearest float64. It fails, wrapping ErrInexact and
+// naming the number, when an addend or a total was out of range; s is
+// then unchanged.
+func (e *ExactSums) Round(s Summable) error {
+	if err := e.CheckLayout(s.SumLayout()); err != nil {
+		return err
+	}
+	vals := make([]float64, len(e.acc))
+	for p := range e.layout {
+		for i := e.start[p]; i < e.start[p+1]; i++ {
+			v, err := e.acc[i].Float64()
+			if err != nil {
+				return fmt.Errorf("exact sums: %s[%d]: %w", e.layout[p].Name, i-e.start[p], err)
+			}
+			vals[i] = v
+		}
+	}
+	s.SetSums(func(part int, dst []float64) {
+		copy(dst, vals[e.start[part]:e.start[part+1]])
+	})
+	return nil
+}
+
+// exactMagic and exactVersion head the binary encoding of ExactSums.
+const (
+	exactMagic   = "MASLDAX1"
+	exactVersion = 1
+)
+
+// MarshalBinary encodes the sums: "MASLDAX1", the format version (uint32
+// LE), the layout (number of parts; each part's name length, name and
+// length), the number of non-zero entries, and each of those as its index
+// (uint64) and its 192-bit value (lo, hi uint64, ext int64), all little
+// endian. It fails (ErrInexact) when an addend was out of range: an
+// invalid sum is not sent on.
+func (e *ExactSums) MarshalBinary() ([]byte, error) {
+	if err := e.Err(); err != nil {
+		return nil, err
+	}
+	b := append([]byte(nil), exactMagic...)
+	b = binary.LittleEndian.AppendUint32(b, exactVersion)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(e.layout)))
+	for _, p := range e.layout {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(p.Name)))
+		b = append(b, p.Name...)
+		b = binary.LittleEndian.AppendUint64(b, uint64(p.Len))
+	}
+	nz := 0
+	for _, f := range e.acc {
+		if f.lo != 0 || f.hi != 0 || f.ext != 0 {
+			nz++
+		}
+	}
+	b = binary.LittleEndian.AppendUint64(b, uint64(nz))
+	for i, f := range e.acc {
+		if f.lo != 0 || f.hi != 0 || f.ext != 0 {
+			b = binary.LittleEndian.AppendUint64(b, uint64(i))
+			b = binary.LittleEndian.AppendUint64(b, f.lo)
+			b = binary.LittleEndian.AppendUint64(b, f.hi)
+			b = binary.LittleEndian.AppendUint64(b, uint64(f.ext))
+		}
+	}
+	return b, nil
+}
+
+// UnmarshalBinary decodes sums written by MarshalBinary, replacing e's
+// layout and contents. A wrong magic, another version or a truncated or
+// inconsistent encoding is an error wrapping ErrBadInput; compare the
+// layout with CheckLayout.
+func (e *ExactSums) UnmarshalBinary(data []byte) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: exact sums: "+format, append([]any{ErrBadInput}, args...)...)
+	}
+	if len(data) < len(exactMagic)+8 || string(data[:len(exactMagic)]) != exactMagic {
+		return bad("not an encoding of exact sums (want the magic %q)", exactMagic)
+	}
+	r := data[len(exactMagic):]
+	if v := binary.LittleEndian.Uint32(r); v != exactVersion {
+		return bad("format version %d; this build reads version %d", v, exactVersion)
+	}
+	np := binary.LittleEndian.Uint32(r[4:])
+	r = r[8:]
+	var layout []SumPart
+	total := uint64(0)
+	for i := uint32(0); i < np; i++ {
+		if len(r) < 4 {
+			return bad("truncated in the layout")
+		}
+		n := uint64(binary.LittleEndian.Uint32(r))
+		r = r[4:]
+		if uint64(len(r)) < n+8 {
+			return bad("truncated in the layout")
+		}
+		name := string(r[:n])
+		l := binary.LittleEndian.Uint64(r[n:])
+		r = r[n+8:]
+		total += l
+		if l > uint64(math.MaxInt32)*64 || total > uint64(math.MaxInt32)*64 {
+			return bad("part %q of %d numbers is too large", name, l)
+		}
+		layout = append(layout, SumPart{Name: name, Len: int(l)})
+	}
+	if len(r) < 8 {
+		return bad("truncated before the entries")
+	}
+	nz := binary.LittleEndian.Uint64(r)
+	r = r[8:]
+	if nz > total || uint64(len(r)) != nz*(8+fixedBytes) {
+		return bad("%d entries in %d bytes for %d numbers", nz, len(r), total)
+	}
+	out := NewExactSums(layout)
+	last := -1
+	for k := uint64(0); k < nz; k++ {
+		i := binary.LittleEndian.Uint64(r)
+		if i >= total || int(i) <= last {
+			return bad("entry index %d out of order or range", i)
+		}
+		last = int(i)
+		out.acc[i] = Fixed{
+			lo:  binary.LittleEndian.Uint64(r[8:]),
+			hi:  binary.LittleEndian.Uint64(r[16:]),
+			ext: int64(binary.LittleEndian.Uint64(r[24:])),
+		}
+		r = r[8+fixedBytes:]
+	}
+	*e = *out
+	return nil
+}
