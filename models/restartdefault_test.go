@@ -22,7 +22,7 @@ func TestDefaultRestarts(t *testing.T) {
 		want      got
 	}{
 		{"ma-sldac", `model = "ma-sldac"`, got{DefaultRestarts, DefaultRestartIters, true}},
-		{"ma-sldar", `model = "ma-sldar"`, got{DefaultRestarts, DefaultRestartIters, true}},
+		{"ma-sldar (one start at Build)", `model = "ma-sldar"`, got{DefaultRestarts, DefaultRestartIters, true}},
 		{"blocks", crowd, got{DefaultRestarts, DefaultRestartIters, true}},
 		{"written", crowd + "restarts = 1\n", got{1, DefaultRestartIters, false}},
 		{"written iters", crowd + "restarts = 2\nrestart_iters = 3\n", got{2, 3, false}},
@@ -36,6 +36,32 @@ func TestDefaultRestarts(t *testing.T) {
 			cfg := mustConfig(t, tc.src)
 			if diff := cmp.Diff(tc.want, got{cfg.Restarts, cfg.RestartIts, cfg.RestartsDefault}); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDefaultRestartsWeighted: a response with a supervision weight
+// (MA-sLDAr's gaussian, its pilot) keeps one start unless the file asks for
+// restarts; Build leaves the caller's configuration alone.
+func TestDefaultRestartsWeighted(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      int
+	}{
+		{"default", `model = "ma-sldar"`, 1},
+		{"written", "model = \"ma-sldar\"\nrestarts = 3\n", 3},
+		{"unweighted", "model = \"ma-sldar\"\nresponse \"gaussian\" {\n  weight = 1\n}\n", DefaultRestarts},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := mustConfig(t, tc.src)
+			before := cfg.Restarts
+			r, err := Build(cfg, nil, smallRegCorpus(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Config.Restarts != tc.want || cfg.Restarts != before {
+				t.Errorf("restarts %d after Build (want %d); the caller's configuration %d → %d", r.Config.Restarts, tc.want, before, cfg.Restarts)
 			}
 		})
 	}
