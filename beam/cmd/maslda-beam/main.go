@@ -115,6 +115,17 @@ func train(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if r.Config.Restarts > 1 {
+		if !r.Config.RestartsDefault {
+			return fmt.Errorf("%w: %s: restarts = %d: maslda-beam runs one start (it has no restarts); write restarts = 1", errUsage, *cfgPath, r.Config.Restarts)
+		}
+		// maslda train would first run its default restarts (plain-LDA
+		// candidates); the Beam driver trains from the one start.
+		r.Config.Restarts = 1
+		if _, err := fmt.Fprintln(stdout, "note: one start: maslda train would first pick the topics among its default restarts; maslda-beam has none"); err != nil {
+			return err
+		}
+	}
 	b, ok := r.Schedule.(*optim.Batch)
 	if !ok {
 		return fmt.Errorf("%w: maslda-beam runs inference \"batch\" only (the configuration has %q)", framework.ErrIncompatible, cfg.Inference.Name)

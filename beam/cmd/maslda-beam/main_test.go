@@ -103,4 +103,12 @@ func TestTrainWritesModel(t *testing.T) {
 	if code := run(context.Background(), []string{"train", "--docs", "x"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "is required") {
 		t.Errorf("without --config: exit %d, %q", code, stderr.String())
 	}
+	// Restarts written in the file are refused: the driver has none.
+	if err := os.WriteFile(filepath.Join(dir, "config.hcl"), []byte("restarts = 3\n"+src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := run(context.Background(), args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "restarts = 3") {
+		t.Errorf("with restarts = 3: exit %d, %q", code, stderr.String())
+	}
 }
