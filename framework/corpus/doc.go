@@ -3,7 +3,8 @@
 // docs/formats.md describes the formats with examples.
 //
 // Every reader takes an io.Reader and the file's name, which appears in
-// errors. An error about the content of a file is a *framework.LineError
+// errors; ReadFiles opens the files of a corpus (documents, ids,
+// vocabulary) by path and reads them with these. An error about the content of a file is a *framework.LineError
 // (it wraps framework.ErrBadInput) giving the file, the 1-based line (0
 // when it concerns the whole file) and what was expected. The readers never
 // panic. LF and CRLF line endings are accepted, and so is a missing final

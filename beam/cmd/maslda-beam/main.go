@@ -163,40 +163,9 @@ func withFile[T any](path string, read func(io.Reader, string) (T, error)) (T, e
 	return read(f, path)
 }
 
+// readCorpus reads the documents, ids and vocabulary as maslda train does.
 func readCorpus(docsPath, idsPath, vocabPath string) (*framework.Corpus, error) {
-	f, err := os.Open(docsPath)
-	if err != nil {
-		return nil, err
-	}
-	docs, v, err := corpus.ReadLDAC(f, docsPath)
-	f.Close()
-	if err != nil {
-		return nil, err
-	}
-	if len(docs) == 0 {
-		return nil, framework.Errorf(docsPath, 0, "no documents: the file is empty")
-	}
-	c := &framework.Corpus{Docs: docs, V: max(v, 1)}
-	if idsPath != "" {
-		ids, err := withFile(idsPath, corpus.ReadIDs)
-		if err != nil {
-			return nil, err
-		}
-		if err := corpus.ApplyIDs(c.Docs, ids, idsPath); err != nil {
-			return nil, err
-		}
-	}
-	if vocabPath != "" {
-		vocab, err := withFile(vocabPath, corpus.ReadVocab)
-		if err != nil {
-			return nil, err
-		}
-		if err := corpus.CheckVocab(c.Docs, len(vocab), docsPath); err != nil {
-			return nil, err
-		}
-		c.Vocab, c.V = vocab, len(vocab)
-	}
-	return c, nil
+	return corpus.ReadFiles(docsPath, idsPath, vocabPath, 0)
 }
 
 // readAnswers reads answers as the configured response's kind of target

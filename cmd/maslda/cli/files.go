@@ -28,48 +28,10 @@ func withFile[T any](path string, read func(io.Reader, string) (T, error)) (T, e
 	return read(bufio.NewReaderSize(f, 1<<20), path)
 }
 
-// loadDocs reads documents (LDA-C), optional ids and an optional vocabulary.
-// With a vocabulary V is its size and every word id must be below it;
-// without one V is 1 + the largest id (at least minV).
+// loadDocs reads documents (LDA-C), optional ids and an optional
+// vocabulary (corpus.ReadFiles).
 func loadDocs(docsPath, idsPath, vocabPath string, minV int) (*framework.Corpus, error) {
-	type ldac struct {
-		docs []framework.Doc
-		v    int
-	}
-	got, err := withFile(docsPath, func(r io.Reader, name string) (ldac, error) {
-		d, v, err := corpus.ReadLDAC(r, name)
-		return ldac{d, v}, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(got.docs) == 0 {
-		return nil, framework.Errorf(docsPath, 0, "no documents: the file is empty; expected one LDA-C line per document (M id:count ...)")
-	}
-	c := &framework.Corpus{Docs: got.docs, V: max(got.v, minV, 1)}
-	if idsPath != "" {
-		ids, err := withFile(idsPath, corpus.ReadIDs)
-		if err != nil {
-			return nil, err
-		}
-		if err := corpus.ApplyIDs(c.Docs, ids, idsPath); err != nil {
-			return nil, err
-		}
-	}
-	if vocabPath != "" {
-		vocab, err := withFile(vocabPath, corpus.ReadVocab)
-		if err != nil {
-			return nil, err
-		}
-		if err := corpus.CheckVocab(c.Docs, len(vocab), docsPath); err != nil {
-			return nil, err
-		}
-		if minV > 0 && len(vocab) != minV {
-			return nil, fmt.Errorf("%w: %s has %d terms, the model's vocabulary has %d", framework.ErrBadInput, vocabPath, len(vocab), minV)
-		}
-		c.V, c.Vocab = len(vocab), vocab
-	}
-	return c, nil
+	return corpus.ReadFiles(docsPath, idsPath, vocabPath, minV)
 }
 
 func docIDs(c *framework.Corpus) []string {
