@@ -9,8 +9,9 @@ import (
 	"github.com/maslda/maslda/framework"
 )
 
-// withFile opens path and calls read with it, buffered.
-func withFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
+// ReadPath opens path and calls read (any reader of this package, or one of
+// the same shape) on it, buffered, with path as the file's name in errors.
+func ReadPath[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
 	var zero T
 	f, err := os.Open(path)
 	if err != nil {
@@ -30,7 +31,7 @@ func ReadFiles(docsPath, idsPath, vocabPath string, minV int) (*framework.Corpus
 		docs []framework.Doc
 		v    int
 	}
-	got, err := withFile(docsPath, func(r io.Reader, name string) (ldac, error) {
+	got, err := ReadPath(docsPath, func(r io.Reader, name string) (ldac, error) {
 		d, v, err := ReadLDAC(r, name)
 		return ldac{d, v}, err
 	})
@@ -42,7 +43,7 @@ func ReadFiles(docsPath, idsPath, vocabPath string, minV int) (*framework.Corpus
 	}
 	c := &framework.Corpus{Docs: got.docs, V: max(got.v, minV, 1)}
 	if idsPath != "" {
-		ids, err := withFile(idsPath, ReadIDs)
+		ids, err := ReadPath(idsPath, ReadIDs)
 		if err != nil {
 			return nil, err
 		}
@@ -51,7 +52,7 @@ func ReadFiles(docsPath, idsPath, vocabPath string, minV int) (*framework.Corpus
 		}
 	}
 	if vocabPath != "" {
-		vocab, err := withFile(vocabPath, ReadVocab)
+		vocab, err := ReadPath(vocabPath, ReadVocab)
 		if err != nil {
 			return nil, err
 		}

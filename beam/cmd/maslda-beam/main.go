@@ -153,16 +153,6 @@ func train(ctx context.Context, args []string, stdout io.Writer) error {
 	return err
 }
 
-func withFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
-	var zero T
-	f, err := os.Open(path)
-	if err != nil {
-		return zero, err
-	}
-	defer f.Close()
-	return read(f, path)
-}
-
 // readCorpus reads the documents, ids and vocabulary as maslda train does.
 func readCorpus(docsPath, idsPath, vocabPath string) (*framework.Corpus, error) {
 	return corpus.ReadFiles(docsPath, idsPath, vocabPath, 0)
@@ -171,7 +161,7 @@ func readCorpus(docsPath, idsPath, vocabPath string) (*framework.Corpus, error) 
 // readAnswers reads answers as the configured response's kind of target
 // parses them (classes: the answers' distinct labels).
 func readAnswers(cfg *models.Config, c *framework.Corpus, path string) error {
-	t, err := withFile(path, corpus.ReadAnswers)
+	t, err := corpus.ReadPath(path, corpus.ReadAnswers)
 	if err != nil {
 		return err
 	}

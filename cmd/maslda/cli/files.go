@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -17,15 +16,9 @@ import (
 	"github.com/maslda/maslda/framework/corpus"
 )
 
-// withFile opens path and calls read with it.
+// withFile opens path and calls read with it (corpus.ReadPath).
 func withFile[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
-	var zero T
-	f, err := os.Open(path)
-	if err != nil {
-		return zero, err
-	}
-	defer f.Close()
-	return read(bufio.NewReaderSize(f, 1<<20), path)
+	return corpus.ReadPath(path, read)
 }
 
 // loadDocs reads documents (LDA-C), optional ids and an optional
