@@ -44,6 +44,11 @@ mutations=(
   'learned-np-kappa|annotators/biasprecision/biasprecision.go|s/local -= 0\.5 \* n \/ l\.kap\[r\]/local -= 0.5 \/ l.kap[r]/|./annotators/biasprecision'
   'convergence-part-off|models/model.go|s/return m\.weight \* sup, true/return m.weight * sup, false/|./models'
   'learned-hyper-grad|annotators/biasprecision/learned.go|s/gb \+= A\/B - ar\/br/gb += A\/B - A\/br/|./annotators/biasprecision'
+  'mm-bohning-sign|likelihoods/softmax/mm.go|s/an := 0\.5 \* \(N\[l\*K\+k\] - colN/an := 0.5 * (N[l*K+k] + colN/|./likelihoods/softmax'
+  'mm-scale-dropped|likelihoods/softmax/mm.go|s/v := scale\*\(st\.G\[l\*K\+k\]-an\)/v := (st.G[l*K+k]-an)/|./likelihoods/softmax'
+  'mm-gradient-sign|likelihoods/softmax/mm.go|s/w := t\.P\[l\] - x\[l\]/w := x[l] - t.P[l]/|./likelihoods/softmax'
+  'exact-carry-dropped|framework/exact.go|s/f\.hi, c = bits\.Add64\(f\.hi, hi, c\)/f.hi, c = bits.Add64(f.hi, hi, 0)/|./framework'
+  'restart-not-lda|models/build.go|s/\t\t\t\tm\.setRestartPhase\(true\)\n/\t\t\t\t_ = 0\n/|./models'
 )
 
 scratch=$(mktemp -d)
