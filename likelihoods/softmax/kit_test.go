@@ -36,3 +36,29 @@ func TestKitMM(t *testing.T) {
 		Natural: func(l framework.Likelihood) []float64 { return slices.Clone(l.(*Softmax).Eta) },
 	})
 }
+
+// textL2 returns a factory whose block sets text_l2 (and bound and mstep
+// when non-empty).
+func textL2(v float64, bound, mstep string) func() (framework.Likelihood, error) {
+	return func() (framework.Likelihood, error) {
+		return New(framework.ParamsFunc(func(into any) error {
+			p := into.(*Params)
+			p.TextL2, p.Bound, p.MStep = &v, bound, mstep
+			return nil
+		}))
+	}
+}
+
+// The kit with a penalty on the text's say apart from the classes' base
+// rates (text_l2 ≠ l2), under L-BFGS and under the MM step.
+func TestKitTextL2(t *testing.T) {
+	for _, c := range []struct{ name, bound, mstep string }{{"lbfgs", "", ""}, {"mm", "quadratic", "mm"}} {
+		t.Run(c.name, func(t *testing.T) {
+			frameworktest.TestLikelihood(t, frameworktest.Likelihood{
+				New:     textL2(3, c.bound, c.mstep),
+				Classes: 3,
+				Natural: func(l framework.Likelihood) []float64 { return slices.Clone(l.(*Softmax).Eta) },
+			})
+		})
+	}
+}

@@ -62,6 +62,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 	for trial := 0; trial < 4; trial++ {
 		s := testSoftmax(t, C, K, 1.5, rng)
 		s.Mu = 0.3
+		s.MuText = []float64{0.3, 2.7}[trial%2] // text_l2 = l2, and apart
 		var recs []docView[float32]
 		for d := 0; d < 5; d++ {
 			L := 1 + rng.IntN(6)

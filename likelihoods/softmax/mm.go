@@ -180,8 +180,8 @@ func (s *Softmax) updateMM(ctx context.Context, st *mmStats, step framework.Step
 
 // solveMM returns the maximiser of Q (with S_c = scale) around η₀ = st.Eta0.
 func (s *Softmax) solveMM(st *mmStats, scale float64) ([]float64, error) {
-	C, K, mu := s.C, s.K, s.Mu
-	if !(mu > 0) {
+	C, K, mu, mt := s.C, s.K, s.Mu, s.MuText
+	if !(mu > 0) || !(mt > 0) {
 		return nil, fmt.Errorf("%w: softmax mstep = \"mm\" needs an L2 penalty l2 > 0 (the direction of η along the classes is otherwise free)", framework.ErrIncompatible)
 	}
 	eta0 := st.Eta0
@@ -204,25 +204,49 @@ func (s *Softmax) solveMM(st *mmStats, scale float64) ([]float64, error) {
 			colN[k] += N[l*K+k]
 		}
 	}
+	// The penalty's gradient at η₀: μη₀ (μ_t = μ) or M η₀ per row,
+	// M = μ_t(I − 11ᵀ/K) + μ 11ᵀ/K.
+	pg := make([]float64, C*K)
+	s.penalty(eta0, pg)
 	R := make([]float64, C*K)
 	colR := make([]float64, K)
 	for l := 0; l < C; l++ {
 		for k := 0; k < K; k++ {
 			an := 0.5 * (N[l*K+k] - colN[k]/float64(C))
-			v := scale*(st.G[l*K+k]-an) - mu*eta0[l*K+k]
+			v := scale*(st.G[l*K+k]-an) - pg[l*K+k]
 			R[l*K+k] = v
 			colR[k] += v
 		}
 	}
-	// H = ½S_c(X + S) + μI, symmetrised.
+	// H = ½S_c(X + S) + M, symmetrised (M = μI when μ_t = μ).
 	H := make([]float64, K*K)
 	for i := 0; i < K; i++ {
 		for k := 0; k < K; k++ {
 			a := st.X[i*K+k] + st.Cov[i*K+k]
 			b := st.X[k*K+i] + st.Cov[k*K+i]
 			H[i*K+k] = 0.25 * scale * (a + b)
+			if mt != mu {
+				H[i*K+k] += (mu - mt) / float64(K)
+			}
 		}
-		H[i*K+i] += mu
+		H[i*K+i] += mt
+	}
+	// M⁻¹ applied to the classes' common part colR/C: (1/μ)·colR/C when
+	// μ_t = μ, else (1/μ_t)(I − 11ᵀ/K) + (1/μ)11ᵀ/K.
+	common := make([]float64, K)
+	if mt == mu {
+		for k := range common {
+			common[k] = colR[k] / (float64(C) * mu)
+		}
+	} else {
+		m := 0.0
+		for _, v := range colR {
+			m += v / float64(C)
+		}
+		m /= float64(K)
+		for k := range common {
+			common[k] = (colR[k]/float64(C)-m)/mt + m/mu
+		}
 	}
 	if err := cholesky(H, K); err != nil {
 		return nil, fmt.Errorf("softmax MM step: %w", err)
@@ -235,7 +259,7 @@ func (s *Softmax) solveMM(st *mmStats, scale float64) ([]float64, error) {
 		}
 		cholSolve(H, K, y)
 		for k := 0; k < K; k++ {
-			out[l*K+k] = eta0[l*K+k] + y[k] + colR[k]/(float64(C)*mu)
+			out[l*K+k] = eta0[l*K+k] + y[k] + common[k]
 		}
 	}
 	for _, v := range out {
@@ -278,11 +302,7 @@ func (s *Softmax) qValue(st *mmStats, scale float64, eta, eta0 []float64) float6
 		}
 	}
 	trq = 0.5 * (trq - dot(sumY, sumD)/float64(C))
-	pen := 0.0
-	for _, e := range eta {
-		pen += e * e
-	}
-	return scale*(st.D0+lin-0.5*trq+covTerm(eta, C, K, st.Cov, nil)) - 0.5*s.Mu*pen
+	return scale*(st.D0+lin-0.5*trq+covTerm(eta, C, K, st.Cov, nil)) - 0.5*s.penalty(eta, nil)
 }
 
 // elboMM is ELBO for mstep = "mm": Q at the current η around the

@@ -33,6 +33,14 @@ type Params struct {
 	// documents. 0 reproduces the paper (and lets η diverge on separable
 	// classes).
 	L2 *float64 `hcl:"l2,optional"`
+	// TextL2 is μ_t ≥ 0, the L2 penalty on what the topics say: each
+	// class's coefficients about their mean, (μ_t/2)Σ_l‖η_l − η̄_l1‖²,
+	// where l2 then weighs the means alone, (μ/2)Σ_l K·η̄_l² (each class's
+	// base rate: z̄ sums to 1, so η̄_l acts as class l's intercept). The
+	// two add up to (μ/2)‖η‖² when μ_t = μ. Default (nil): l2. A large
+	// μ_t leaves a class prior: the text's say is taken away, the classes'
+	// balance kept.
+	TextL2 *float64 `hcl:"text_l2,optional"`
 	// MaxIters is the number of L-BFGS iterations of a batch M-step
 	// (warm-started from the current η). Default (0): 50.
 	MaxIters int `hcl:"max_iters,optional"`
@@ -61,6 +69,8 @@ func (p Params) Validate() error {
 	switch {
 	case p.L2 != nil && !(*p.L2 >= 0 && !math.IsInf(*p.L2, 0)):
 		return fmt.Errorf("%w: softmax l2 = %v, want a finite number ≥ 0", framework.ErrBadInput, *p.L2)
+	case p.TextL2 != nil && !(*p.TextL2 >= 0 && !math.IsInf(*p.TextL2, 0)):
+		return fmt.Errorf("%w: softmax text_l2 = %v, want a finite number ≥ 0", framework.ErrBadInput, *p.TextL2)
 	case p.MaxIters < 0:
 		return fmt.Errorf("%w: softmax max_iters = %d, want ≥ 1 (0 = default %d)", framework.ErrBadInput, p.MaxIters, DefaultMaxIters)
 	case p.SVIIters < 0:
@@ -111,7 +121,9 @@ func New(p framework.Params) (framework.Likelihood, error) {
 type Softmax struct {
 	C, K int       // classes, topics
 	Eta  []float64 // η, C×K row-major: Eta[l*K+k] = η_lk
-	Mu   float64   // the L2 penalty μ in use
+	Mu   float64   // the L2 penalty μ in use (on the rows' means when MuText differs)
+	// MuText is the L2 penalty μ_t on the rows about their means (Params.TextL2).
+	MuText float64
 
 	params             Params
 	quad               bool // bound = "quadratic"
@@ -195,6 +207,10 @@ func (s *Softmax) Init(setup *framework.Setup) error {
 		s.Mu = *s.params.L2
 	} else {
 		s.Mu = 1 / float64(max(D, 1))
+	}
+	s.MuText = s.Mu
+	if s.params.TextL2 != nil {
+		s.MuText = *s.params.TextL2
 	}
 	s.st = newStore(setup.Corpus, s.K, s.C)
 	s.lastStats, s.last = nil, Solve{}
@@ -324,20 +340,20 @@ func objectiveWeight(docs int, scale float64) float64 { return math.Max(1, scale
 // data(η) at the points it evaluates in memo (nil: not recorded).
 func (s *Softmax) objective(recs []docView[float32], cov []float64, scale float64, memo *dataMemo) func(x, g []float64) float64 {
 	W := objectiveWeight(len(recs), scale)
-	mu := s.Mu
+	var pg []float64
 	return func(x, g []float64) float64 {
 		v := s.data(x, recs, cov, g)
 		memo.put(x, v)
-		pen := 0.0
-		for _, e := range x {
-			pen += e * e
+		if g != nil && len(pg) != len(g) {
+			pg = make([]float64, len(g))
 		}
+		pen := s.penalty(x, pg)
 		if g != nil {
 			for i := range g {
-				g[i] = -(scale*g[i] - mu*x[i]) / W
+				g[i] = -(scale*g[i] - pg[i]) / W
 			}
 		}
-		return -(scale*v - 0.5*mu*pen) / W
+		return -(scale*v - 0.5*pen) / W
 	}
 }
 
@@ -383,11 +399,45 @@ func (s *Softmax) ELBO(st framework.Stats, step framework.Step) float64 {
 	if stats != s.lastStats || stats.version != s.lastVer {
 		data = s.data(s.Eta, s.records(stats), stats.Cov, nil)
 	}
-	pen := 0.0
-	for _, e := range s.Eta {
-		pen += e * e
+	return step.Scale*(data+stats.Entropy) - 0.5*s.penalty(s.Eta, nil)
+}
+
+// penalty returns 2× the M-step's penalty at η,
+//
+//	μ_t Σ_l ‖η_l − η̄_l1‖² + μ Σ_l K·η̄_l²   (= μ‖η‖² when μ_t = μ),
+//
+// and, when g is non-nil, its half-gradient in g: μ_t(η_lk − η̄_l) + μη̄_l.
+func (s *Softmax) penalty(eta, g []float64) float64 {
+	mu, mt := s.Mu, s.MuText
+	if mt == mu {
+		pen := 0.0
+		for i, e := range eta {
+			pen += e * e
+			if g != nil {
+				g[i] = mu * e
+			}
+		}
+		return mu * pen
 	}
-	return step.Scale*(data+stats.Entropy) - 0.5*s.Mu*pen
+	K := s.K
+	pen := 0.0
+	for l := 0; l < len(eta)/K; l++ {
+		row := eta[l*K : (l+1)*K]
+		m := 0.0
+		for _, e := range row {
+			m += e
+		}
+		m /= float64(K)
+		dev := 0.0
+		for k, e := range row {
+			dev += (e - m) * (e - m)
+			if g != nil {
+				g[l*K+k] = mt*(e-m) + mu*m
+			}
+		}
+		pen += mt*dev + mu*float64(K)*m*m
+	}
+	return pen
 }
 
 // DocELBO is the response's part of document d's ELBO at the current η and
