@@ -515,6 +515,14 @@ type Starter interface {
 	StartFrom(pred []Target) error
 }
 
+// Tuner is an optional capability of a Likelihood that re-chooses a
+// hyperparameter of its own from its last statistics. The model calls
+// Tune at a Starter's start, a stage boundary (the bound may drop there),
+// before the annotators restart: the softmax chooses its text_l2 there.
+type Tuner interface {
+	Tune(ctx context.Context) error
+}
+
 // Observer is called after every update; an error stops the run and is
 // returned by Fit.
 type Observer func(p Progress) error

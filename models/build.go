@@ -241,6 +241,11 @@ func (s *starting) observe(ctx context.Context) framework.Observer {
 
 func (s *starting) start(ctx context.Context) error {
 	s.started = true
+	if tu, ok := s.r.Model.Response.(framework.Tuner); ok {
+		if err := tu.Tune(ctx); err != nil {
+			return err
+		}
+	}
 	preds, err := s.r.Model.Predict(ctx, s.r.Model.Corpus())
 	if err != nil {
 		return err

@@ -11,20 +11,35 @@ import (
 
 // paramsMagic starts response.params: then C and K as uint64
 // little-endian, then η (C×K, class-major) as float64 little-endian.
-const paramsMagic = "MASLDAs1"
+// tunedMagic starts the same followed by μ_t (float64), written when Tune
+// chose text_l2 (text_l2_folds).
+const (
+	paramsMagic = "MASLDAs1"
+	tunedMagic  = "MASLDAs2"
+)
 
 // SaveParams writes η (framework.Persister).
 func (s *Softmax) SaveParams(w io.Writer) error {
 	if s.Eta == nil {
 		return fmt.Errorf("%w: softmax: nothing to save before Init", framework.ErrNotTrained)
 	}
-	if _, err := io.WriteString(w, paramsMagic); err != nil {
+	magic := paramsMagic
+	if s.tuned {
+		magic = tunedMagic
+	}
+	if _, err := io.WriteString(w, magic); err != nil {
 		return err
 	}
 	if err := binary.Write(w, binary.LittleEndian, [2]uint64{uint64(s.C), uint64(s.K)}); err != nil {
 		return err
 	}
-	return binary.Write(w, binary.LittleEndian, s.Eta)
+	if err := binary.Write(w, binary.LittleEndian, s.Eta); err != nil {
+		return err
+	}
+	if s.tuned {
+		return binary.Write(w, binary.LittleEndian, s.MuText)
+	}
+	return nil
 }
 
 // LoadParams reads η written by SaveParams into a response initialised
@@ -34,7 +49,7 @@ func (s *Softmax) LoadParams(r io.Reader) error {
 		return fmt.Errorf("%w: softmax: LoadParams before Init", framework.ErrNotTrained)
 	}
 	magic := make([]byte, len(paramsMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != paramsMagic {
+	if _, err := io.ReadFull(r, magic); err != nil || (string(magic) != paramsMagic && string(magic) != tunedMagic) {
 		return fmt.Errorf("%w: not a softmax response parameter file (bad header)", framework.ErrBadInput)
 	}
 	var dims [2]uint64
@@ -54,11 +69,23 @@ func (s *Softmax) LoadParams(r io.Reader) error {
 			return fmt.Errorf("%w: softmax parameters: η[%d][%d] = %v, want a finite number", framework.ErrBadInput, i/s.K, i%s.K, e)
 		}
 	}
+	tuned, mt := string(magic) == tunedMagic, s.MuText
+	if tuned {
+		if err := binary.Read(r, binary.LittleEndian, &mt); err != nil {
+			return fmt.Errorf("%w: softmax parameters: truncated: text_l2 missing after η: %v", framework.ErrBadInput, err)
+		}
+		if !(mt >= 0) || math.IsInf(mt, 0) {
+			return fmt.Errorf("%w: softmax parameters: text_l2 = %v, want a finite number ≥ 0", framework.ErrBadInput, mt)
+		}
+	}
 	var extra [1]byte
 	if n, _ := r.Read(extra[:]); n != 0 {
 		return fmt.Errorf("%w: softmax parameters: unexpected data after η", framework.ErrBadInput)
 	}
 	copy(s.Eta, eta)
+	if tuned {
+		s.MuText, s.tuned = mt, true
+	}
 	s.lastStats = nil
 	return nil
 }

@@ -41,6 +41,16 @@ type Params struct {
 	// μ_t leaves a class prior: the text's say is taken away, the classes'
 	// balance kept.
 	TextL2 *float64 `hcl:"text_l2,optional"`
+	// TextL2Folds F ≥ 2 chooses μ_t at the annotators' classifier start by
+	// F-fold cross-validation of the text's prediction of the crowd's
+	// posteriors (tune.go, Softmax.Tune); text_l2 (or l2) is the value
+	// until then. Default (0): no choice.
+	TextL2Folds int `hcl:"text_l2_folds,optional"`
+	// TextL2Targets is what the text must predict in that cross-validation:
+	// "answers" (default: each document's answers' shares per class, the
+	// crowd's raw word, whatever the annotator model makes of it) or
+	// "crowd" (the crowd's posterior without the text's message).
+	TextL2Targets string `hcl:"text_l2_targets,optional"`
 	// MaxIters is the number of L-BFGS iterations of a batch M-step
 	// (warm-started from the current η). Default (0): 50.
 	MaxIters int `hcl:"max_iters,optional"`
@@ -71,6 +81,12 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: softmax l2 = %v, want a finite number ≥ 0", framework.ErrBadInput, *p.L2)
 	case p.TextL2 != nil && !(*p.TextL2 >= 0 && !math.IsInf(*p.TextL2, 0)):
 		return fmt.Errorf("%w: softmax text_l2 = %v, want a finite number ≥ 0", framework.ErrBadInput, *p.TextL2)
+	case p.TextL2Folds < 0 || p.TextL2Folds == 1:
+		return fmt.Errorf("%w: softmax text_l2_folds = %d, want 0 (no choice) or ≥ 2", framework.ErrBadInput, p.TextL2Folds)
+	case p.TextL2Targets != "" && p.TextL2Targets != "answers" && p.TextL2Targets != "crowd":
+		return fmt.Errorf("%w: softmax text_l2_targets = %q; valid: answers, crowd", framework.ErrBadInput, p.TextL2Targets)
+	case p.TextL2Folds > 0 && p.MStep == "mm":
+		return fmt.Errorf("%w: softmax text_l2_folds needs mstep = \"lbfgs\" (the MM step's statistics hold no documents to cross-validate)", framework.ErrBadInput)
 	case p.MaxIters < 0:
 		return fmt.Errorf("%w: softmax max_iters = %d, want ≥ 1 (0 = default %d)", framework.ErrBadInput, p.MaxIters, DefaultMaxIters)
 	case p.SVIIters < 0:
@@ -123,7 +139,11 @@ type Softmax struct {
 	Eta  []float64 // η, C×K row-major: Eta[l*K+k] = η_lk
 	Mu   float64   // the L2 penalty μ in use (on the rows' means when MuText differs)
 	// MuText is the L2 penalty μ_t on the rows about their means (Params.TextL2).
-	MuText float64
+	MuText   float64
+	answers  *framework.Answers // the training answers (Tune's targets)
+	tuned    bool               // MuText was chosen by Tune (saved with η)
+	lastTune Tuning             // the last Tune
+	etaE     []float64          // η of the E-step whose statistics Update last read (Tune removes its message)
 
 	params             Params
 	quad               bool // bound = "quadratic"
@@ -212,6 +232,10 @@ func (s *Softmax) Init(setup *framework.Setup) error {
 	if s.params.TextL2 != nil {
 		s.MuText = *s.params.TextL2
 	}
+	s.tuned, s.lastTune, s.etaE, s.answers = false, Tuning{}, nil, nil
+	if setup.Corpus != nil {
+		s.answers = setup.Corpus.Answers
+	}
 	s.st = newStore(setup.Corpus, s.K, s.C)
 	s.lastStats, s.last = nil, Solve{}
 	return nil
@@ -296,6 +320,9 @@ func (s *Softmax) Update(ctx context.Context, st framework.Stats, step framework
 	stats := st.(*Stats)
 	recs := s.records(stats)
 	s.last = Solve{Docs: len(recs)}
+	if s.params.TextL2Folds > 0 {
+		s.etaE = append(s.etaE[:0], s.Eta...)
+	}
 	var memo dataMemo
 	if step.Rho > 0 && (len(recs) > 0 || s.Mu > 0) {
 		iters := s.sviIters
@@ -494,5 +521,9 @@ func (s *Softmax) Coefficients() ([][]float64, map[string]float64) {
 	for l := range eta {
 		eta[l] = append([]float64(nil), s.Eta[l*s.K:(l+1)*s.K]...)
 	}
-	return eta, map[string]float64{"mu": s.Mu}
+	extra := map[string]float64{"mu": s.Mu}
+	if s.MuText != s.Mu || s.tuned {
+		extra["text_l2"] = s.MuText
+	}
+	return eta, extra
 }

@@ -1,0 +1,63 @@
+package models_test
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/likelihoods/softmax"
+	"github.com/maslda/maslda/models"
+)
+
+// text_l2_folds: the softmax chooses text_l2 by cross-validation at the
+// annotators' classifier start (framework.Tuner), the bound is monotone
+// within each stage, and the saved model keeps the choice.
+func TestTextL2Folds(t *testing.T) {
+	cd := plantedCrowd(t, 3, 300, 300, 6, 3, 2, []float64{0.8, 0.6, 0.5, 0.4})
+	cfg, err := models.ParseConfig([]byte("restarts = 1\ntopics {\n k = 6\n}\nresponse \"softmax\" {\n text_l2_folds = 5\n}\nannotators \"confusion\" {}\ninference \"batch\" {\n max_iters = 14\n}\n"), "c.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := models.Build(cfg, nil, cd.train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var elbos []float64
+	var stages []int
+	if _, err := r.Fit(context.Background(), func(p framework.Progress) error {
+		elbos, stages = append(elbos, p.ELBO), append(stages, p.Stage)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(elbos); i++ {
+		if stages[i] == stages[i-1] && elbos[i] < elbos[i-1]-1e-8*math.Abs(elbos[i-1]) {
+			t.Errorf("ELBO decreased within stage %d at iteration %d: %v → %v", stages[i], i+1, elbos[i-1], elbos[i])
+		}
+	}
+	s := r.Model.Response.(*softmax.Softmax)
+	tu := s.LastTune()
+	t.Logf("text_l2 chosen %v over %d documents; grid %v, losses %v", tu.Chosen, tu.Docs, tu.Grid, tu.Loss)
+	if tu.Docs < 250 || !slices.Contains(tu.Grid, tu.Chosen) || s.MuText != tu.Chosen {
+		t.Fatalf("Tune: %+v, μ_t %v: want a choice from the grid over the ≥ 250 documents with answers", tu, s.MuText)
+	}
+	// Text that decides the class (planted η of scale 6, 100-word documents):
+	// a weak penalty.
+	if tu.Chosen > 1 {
+		t.Errorf("chose text_l2 %v, want ≤ 1 on text that decides the class", tu.Chosen)
+	}
+	dir := filepath.Join(t.TempDir(), "m")
+	if err := r.SaveAtomic(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := models.Load(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := saved.Model.Response.(*softmax.Softmax).MuText; got != tu.Chosen {
+		t.Errorf("loaded text_l2 %v, want the chosen %v", got, tu.Chosen)
+	}
+}
