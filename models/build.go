@@ -198,6 +198,7 @@ type starting struct {
 	n, D    int
 	seen    int
 	started bool
+	tuned   bool // the response re-chose a hyperparameter (framework.Tuner): the third run
 	// iter and epoch offset the progress of a second schedule run (see fit).
 	iter, epoch int
 }
@@ -219,7 +220,9 @@ func (s *starting) observe(ctx context.Context) framework.Observer {
 	return func(p framework.Progress) error {
 		p.Iter += s.iter
 		p.Epoch += s.epoch
-		if s.started {
+		if s.tuned {
+			p.Stage = 3
+		} else if s.started {
 			p.Stage = 2
 		} else {
 			p.Stage = 1
@@ -241,11 +244,6 @@ func (s *starting) observe(ctx context.Context) framework.Observer {
 
 func (s *starting) start(ctx context.Context) error {
 	s.started = true
-	if tu, ok := s.r.Model.Response.(framework.Tuner); ok {
-		if err := tu.Tune(ctx); err != nil {
-			return err
-		}
-	}
 	preds, err := s.r.Model.Predict(ctx, s.r.Model.Corpus())
 	if err != nil {
 		return err
@@ -257,13 +255,13 @@ func (s *starting) start(ctx context.Context) error {
 	return s.st.StartFrom(targets)
 }
 
-// fit runs the schedule with the start in its observer. If the schedule
+// started2 runs the schedule with the start in its observer. If the schedule
 // converges before start_iters passes, the start happens then and the
 // schedule runs once more from the restarted annotators, its progress
 // numbered on from the first run's. A schedule that runs out of iterations
 // first (max_iters < start_iters) ends without the start: the caller asked
 // for that few. from (nil: the beginning) is a checkpoint's position.
-func (s *starting) fit(ctx context.Context, from *Position) (*framework.Result, error) {
+func (s *starting) started2(ctx context.Context, from *Position) (*framework.Result, error) {
 	r := s.r
 	var (
 		res *framework.Result
@@ -295,6 +293,56 @@ func (s *starting) fit(ctx context.Context, from *Position) (*framework.Result, 
 	return res2, err
 }
 
+// fit runs started2 (see there) and then, when the response is a
+// framework.Tuner and the run converged, lets it re-choose its
+// hyperparameter from the training documents' φ̄ predicted by the topics
+// alone; when that changes it, the schedule runs once more from there
+// (Stage 3), its progress numbered on. A checkpoint of that run resumes
+// in it (Position.Tuned), without a second choice.
+func (s *starting) fit(ctx context.Context, from *Position) (*framework.Result, error) {
+	r := s.r
+	if from != nil && from.Tuned {
+		s.started, s.seen, s.tuned = true, from.Seen, true
+		s.iter, s.epoch = from.IterOffset, from.EpochOffset
+		return s.third(ctx, from, &framework.Result{Iters: s.iter, Epochs: s.epoch})
+	}
+	res2, err := s.started2(ctx, from)
+	if err != nil || res2 == nil || !res2.Converged {
+		return res2, err
+	}
+	tu, ok := r.Model.Response.(framework.Tuner)
+	if !ok {
+		return res2, nil
+	}
+	preds, err := r.Model.Predict(ctx, r.Model.Corpus())
+	if err != nil {
+		return res2, err
+	}
+	bars := make([][]float64, len(preds))
+	for i, p := range preds {
+		bars[i] = p.PhiBar
+	}
+	changed, err := tu.Tune(ctx, bars)
+	if err != nil || !changed {
+		return res2, err
+	}
+	s.tuned = true
+	s.iter, s.epoch = res2.Iters, res2.Epochs
+	return s.third(ctx, nil, res2)
+}
+
+// third runs the schedule after the response's choice (from: a checkpoint
+// of that run, or nil), its result added to before's.
+func (s *starting) third(ctx context.Context, from *Position, before *framework.Result) (*framework.Result, error) {
+	res3, err := s.r.schedule(ctx, s.observe(ctx), from, s.after(true))
+	if res3 != nil {
+		res3.Iters += before.Iters
+		res3.Epochs += before.Epochs
+		res3.Elapsed += before.Elapsed
+	}
+	return res3, err
+}
+
 // after is the schedule's hook for Run.AfterIter (nil without one).
 func (s *starting) after(second bool) func(Position) error {
 	if s.r.AfterIter == nil {
@@ -303,7 +351,7 @@ func (s *starting) after(second bool) func(Position) error {
 	return func(p Position) error {
 		p.Pilot = s.r.piloted
 		p.Iter += s.iter
-		p.Second, p.Started, p.Seen, p.IterOffset, p.EpochOffset = second, s.started, s.seen, s.iter, s.epoch
+		p.Second, p.Started, p.Seen, p.IterOffset, p.EpochOffset, p.Tuned = second, s.started, s.seen, s.iter, s.epoch, s.tuned
 		return s.r.AfterIter(p)
 	}
 }

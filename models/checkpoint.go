@@ -53,6 +53,10 @@ type Position struct {
 	Second      bool `json:"second,omitempty"`       // in the second run of the schedule (it converged before the start)
 	IterOffset  int  `json:"iter_offset,omitempty"`  // the first run's iterations (Second)
 	EpochOffset int  `json:"epoch_offset,omitempty"` // and epochs
+	// Tuned: in the run after the response re-chose a hyperparameter
+	// (framework.Tuner, Stage 3); IterOffset and EpochOffset are then the
+	// runs' before it.
+	Tuned bool `json:"tuned,omitempty"`
 
 	// The two-stage schedule's stage (1 or 2; 0 under other schedules),
 	// with stage 1's iterations and convergence once in stage 2; BatchIter,

@@ -178,6 +178,10 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 			crowd.train, []int{2, 4}},
 		{"MA-sLDAc converged before the start", maslc + "annotators \"confusion\" {\n start_iters = 8\n}\ninference \"batch\" {\n max_iters = 20\n tol = 1\n}\n",
 			crowd.train, []int{1, 3}},
+		// The response re-chooses text_l2 when the run has converged
+		// (framework.Tuner) and the schedule runs once more (Stage 3).
+		{"MA-sLDAc text_l2_folds", "seed = 3\ntopics {\n k = 3\n}\nresponse \"softmax\" {\n text_l2_folds = 4\n}\nannotators \"confusion\" {\n start_iters = 2\n}\ninference \"batch\" {\n max_iters = 40\n tol = 1e-3\n}\n",
+			crowd.train, []int{1, 3, 10, 12, 14}},
 		{"MA-sLDAc restarts", "restarts = 2\nrestart_iters = 2\n" + maslc + "annotators \"confusion\" {\n start_iters = 2\n}\ninference \"batch\" {\n max_iters = 4\n tol = 0\n}\n",
 			crowd.train, []int{1, 2}},
 		{"MA-sLDAr", "seed = 4\ntopics {\n k = 3\n}\nresponse \"gaussian\" {\n estimate_sigma2 = true\n}\nannotators \"bias-precision\" {}\ninference \"batch\" {\n max_iters = 5\n tol = 0\n}\n",
@@ -189,6 +193,15 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := fitTrace(t, tc.src, tc.c, 0, "")
+			if tc.name == "MA-sLDAc text_l2_folds" {
+				var stages []int
+				for _, p := range want.progress {
+					stages = append(stages, p.Stage)
+				}
+				if stages[len(stages)-1] != 3 || stages[11] != 3 || stages[10] != 2 {
+					t.Fatalf("stages %v: want the third run from update 12 (the stops are chosen for it)", stages)
+				}
+			}
 			for _, k := range tc.stops {
 				got := fitTrace(t, tc.src, tc.c, k, filepath.Join(t.TempDir(), "cp"))
 				compareTraces(t, want, got)

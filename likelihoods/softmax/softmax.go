@@ -41,16 +41,11 @@ type Params struct {
 	// μ_t leaves a class prior: the text's say is taken away, the classes'
 	// balance kept.
 	TextL2 *float64 `hcl:"text_l2,optional"`
-	// TextL2Folds F ≥ 2 chooses μ_t at the annotators' classifier start by
-	// F-fold cross-validation of the text's prediction of the crowd's
-	// posteriors (tune.go, Softmax.Tune); text_l2 (or l2) is the value
-	// until then. Default (0): no choice.
+	// TextL2Folds F ≥ 2 chooses μ_t by F-fold cross-validation of the
+	// text's prediction of the answers (tune.go, Softmax.Tune) when the
+	// model asks (framework.Tuner); text_l2 (or l2) is the value until
+	// then. Default (0): no choice.
 	TextL2Folds int `hcl:"text_l2_folds,optional"`
-	// TextL2Targets is what the text must predict in that cross-validation:
-	// "answers" (default: each document's answers' shares per class, the
-	// crowd's raw word, whatever the annotator model makes of it) or
-	// "crowd" (the crowd's posterior without the text's message).
-	TextL2Targets string `hcl:"text_l2_targets,optional"`
 	// MaxIters is the number of L-BFGS iterations of a batch M-step
 	// (warm-started from the current η). Default (0): 50.
 	MaxIters int `hcl:"max_iters,optional"`
@@ -83,8 +78,6 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: softmax text_l2 = %v, want a finite number ≥ 0", framework.ErrBadInput, *p.TextL2)
 	case p.TextL2Folds < 0 || p.TextL2Folds == 1:
 		return fmt.Errorf("%w: softmax text_l2_folds = %d, want 0 (no choice) or ≥ 2", framework.ErrBadInput, p.TextL2Folds)
-	case p.TextL2Targets != "" && p.TextL2Targets != "answers" && p.TextL2Targets != "crowd":
-		return fmt.Errorf("%w: softmax text_l2_targets = %q; valid: answers, crowd", framework.ErrBadInput, p.TextL2Targets)
 	case p.TextL2Folds > 0 && p.MStep == "mm":
 		return fmt.Errorf("%w: softmax text_l2_folds needs mstep = \"lbfgs\" (the MM step's statistics hold no documents to cross-validate)", framework.ErrBadInput)
 	case p.MaxIters < 0:
@@ -232,7 +225,7 @@ func (s *Softmax) Init(setup *framework.Setup) error {
 	if s.params.TextL2 != nil {
 		s.MuText = *s.params.TextL2
 	}
-	s.tuned, s.lastTune, s.etaE, s.answers = false, Tuning{}, nil, nil
+	s.tuned, s.lastTune, s.answers = false, Tuning{}, nil
 	if setup.Corpus != nil {
 		s.answers = setup.Corpus.Answers
 	}
@@ -320,9 +313,6 @@ func (s *Softmax) Update(ctx context.Context, st framework.Stats, step framework
 	stats := st.(*Stats)
 	recs := s.records(stats)
 	s.last = Solve{Docs: len(recs)}
-	if s.params.TextL2Folds > 0 {
-		s.etaE = append(s.etaE[:0], s.Eta...)
-	}
 	var memo dataMemo
 	if step.Rho > 0 && (len(recs) > 0 || s.Mu > 0) {
 		iters := s.sviIters

@@ -14,71 +14,57 @@ import (
 var TextL2Grid = []float64{0.01, 0.1, 1, 10, 100, 1000}
 
 // cvTarget is one document of the cross-validation: its topic proportions
-// φ̄_d and the crowd's posterior without the text, q_d(c) ∝ λ_dc·exp(−η_c·φ̄_d).
+// φ̄_d and its answers' shares per class q_d.
 type cvTarget struct {
 	bar []float64
 	q   []float64
 }
 
 // Tune chooses μ_t (text_l2) by F-fold cross-validation when text_l2_folds
-// is set (framework.Tuner; the model calls it at the annotators' classifier
-// start, a stage boundary). From the last statistics it takes every
-// document's φ̄_d and λ_d, removes the text's message η_E·φ̄_d (η_E the η of
-// the E-step that made λ_d) to leave the crowd's posterior q_d, and, for
-// each μ_t of {l2} ∪ TextL2Grid, fits a multinomial logistic regression
-// softmax(ηφ̄_d) to q_d on F−1 folds (document i in fold i mod F, the same
-// split penalty: μ_t about the rows' means, l2 on the means) and scores
-// the held-out cross-entropy −Σ_d Σ_c q_dc log softmax(ηφ̄_d)_c. The μ_t
-// with the least held-out loss is kept (the smaller on a tie). Documents
-// whose q_d is uniform (no answers) are left out. The choice is the
-// response's to keep: it is saved with η (SaveParams) and reported by
-// LastTune.
-func (s *Softmax) Tune(ctx context.Context) error {
+// is set (framework.Tuner). bars holds every training document's φ̄_d as
+// the topics alone give it (no answers, no response: as for a new
+// document), in document order. For each μ_t of {l2} ∪ TextL2Grid it fits
+// a multinomial logistic regression softmax(ηφ̄_d) to the documents'
+// answers' shares per class on F−1 folds (document i of those with answers
+// in fold i mod F; the split penalty: μ_t about the rows' means, l2 on the
+// means) and scores the held-out cross-entropy −Σ_d Σ_c q_dc log
+// softmax(ηφ̄_d)_c. The μ_t of least held-out loss is kept (the smaller on
+// a tie); changed reports whether it differs from the one in use. The
+// choice is saved with η (SaveParams) and described by LastTune.
+func (s *Softmax) Tune(ctx context.Context, bars [][]float64) (changed bool, err error) {
 	F := s.params.TextL2Folds
-	if F == 0 {
-		return nil
-	}
-	if s.lastStats == nil || s.etaE == nil {
-		return nil // no batch statistics yet: keep μ_t
+	if F == 0 || s.answers == nil {
+		return false, nil
 	}
 	C, K := s.C, s.K
 	var data []cvTarget
-	if s.params.TextL2Targets != "crowd" {
-		data = s.answerTargets()
-	}
-	for _, v := range s.records(s.lastStats) {
-		if s.params.TextL2Targets != "crowd" {
-			break
-		}
-		if len(v.bar) != K || len(v.lam) != C {
+	for i, as := range s.answers.ByDoc {
+		if i >= len(bars) || len(bars[i]) != K || len(as) == 0 {
 			continue
 		}
 		q := make([]float64, C)
-		mx := math.Inf(-1)
-		for c := range q {
-			q[c] = math.Log(math.Max(v.lam[c], 1e-300)) - dot(s.etaE[c*K:(c+1)*K], v.bar)
-			mx = math.Max(mx, q[c])
+		n := 0.0
+		for _, a := range as {
+			if a.Class >= 0 && int(a.Class) < C {
+				q[a.Class]++
+				n++
+			}
 		}
-		sum, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
-		for c := range q {
-			q[c] = math.Exp(q[c] - mx)
-			sum += q[c]
-		}
-		for c := range q {
-			q[c] /= sum
-			lo, hi = math.Min(lo, q[c]), math.Max(hi, q[c])
-		}
-		if hi-lo < 1e-9 {
+		if n == 0 {
 			continue
 		}
-		data = append(data, cvTarget{bar: append([]float64(nil), v.bar...), q: q})
+		for c := range q {
+			q[c] /= n
+		}
+		data = append(data, cvTarget{bar: bars[i], q: q})
 	}
 	tu, ok, err := chooseTextL2(ctx, data, C, K, s.Mu, F)
 	if err != nil || !ok {
-		return err
+		return false, err
 	}
+	changed = tu.Chosen != s.MuText
 	s.MuText, s.tuned, s.lastTune = tu.Chosen, true, tu
-	return nil
+	return changed, nil
 }
 
 // chooseTextL2 is Tune's cross-validation on the documents data (false
@@ -128,41 +114,6 @@ type Tuning struct {
 
 // LastTune returns the last Tune's grid, losses and choice (zero before one).
 func (s *Softmax) LastTune() Tuning { return s.lastTune }
-
-// answerTargets are the documents of the last statistics with their
-// answers' shares per class as targets (documents without answers left
-// out).
-func (s *Softmax) answerTargets() []cvTarget {
-	if s.answers == nil {
-		return nil
-	}
-	var data []cvTarget
-	for _, i := range s.lastStats.Index {
-		if i < 0 || i >= len(s.answers.ByDoc) || len(s.answers.ByDoc[i]) == 0 {
-			continue
-		}
-		v := s.st.view(i, nil)
-		if len(v.bar) != s.K {
-			continue
-		}
-		q := make([]float64, s.C)
-		n := 0.0
-		for _, a := range s.answers.ByDoc[i] {
-			if a.Class >= 0 && int(a.Class) < s.C {
-				q[a.Class]++
-				n++
-			}
-		}
-		if n == 0 {
-			continue
-		}
-		for c := range q {
-			q[c] /= n
-		}
-		data = append(data, cvTarget{bar: append([]float64(nil), v.bar...), q: q})
-	}
-	return data
-}
 
 // fitCV fits η of softmax(ηφ̄_d) to the targets with pen's split penalty.
 func fitCV(ctx context.Context, pen *Softmax, data []cvTarget) ([]float64, error) {
