@@ -49,6 +49,10 @@ mutations=(
   'mm-gradient-sign|likelihoods/softmax/mm.go|s/w := t\.P\[l\] - x\[l\]/w := x[l] - t.P[l]/|./likelihoods/softmax'
   'exact-carry-dropped|framework/exact.go|s/f\.hi, c = bits\.Add64\(f\.hi, hi, c\)/f.hi, c = bits.Add64(f.hi, hi, 0)/|./framework'
   'restart-not-lda|models/build.go|s/\t\t\t\tm\.setRestartPhase\(true\)\n/\t\t\t\t_ = 0\n/|./models'
+  'text-l2-mean-weight|likelihoods/softmax/softmax.go|s/g\[l\*K\+k\] = mt\*\(e-m\) \+ mu\*m/g[l*K+k] = mt*(e-m) + mt*m/|./likelihoods/softmax'
+  'mm-text-common|likelihoods/softmax/mm.go|s/common\[k\] = \(colR\[k\]\/float64\(C\)-m\)\/mt \+ m\/mu/common[k] = colR[k] \/ (float64(C) * mu)/|./likelihoods/softmax'
+  'tune-no-third-run|models/build.go|s/\ts\.tuned = true\n\ts\.iter, s\.epoch = res2\.Iters, res2\.Epochs\n\treturn s\.third\(ctx, nil, res2\)/\treturn res2, nil/|./models'
+  'tune-resume-chooses-again|models/build.go|s/if from != nil && from\.Tuned \{/if from != nil \&\& from.Tuned \&\& false {/|./models'
 )
 
 scratch=$(mktemp -d)
