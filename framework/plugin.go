@@ -518,12 +518,14 @@ type Starter interface {
 // Tuner is an optional capability of a Likelihood that re-chooses a
 // hyperparameter of its own from the training documents' φ̄ as the topics
 // alone give them (phiBar, in document order: no answers, no response)
-// and the training corpus it was initialised with. changed reports
-// whether the value in use changed: the bound changes with it, so the
-// model calls Tune only at a stage boundary (see models.Run: after the
-// schedule has run, then once more from there when changed).
+// and the annotators' message about each document's answers (evidence[d]:
+// what NoiseModel.Evidence adds onto a zero target; nil for a document
+// without answers). changed reports whether the value in use changed: the
+// bound changes with it, so the model calls Tune only at a stage boundary
+// (models.Run: after the schedule has converged, then once more from
+// there when changed).
 type Tuner interface {
-	Tune(ctx context.Context, phiBar [][]float64) (changed bool, err error)
+	Tune(ctx context.Context, phiBar, evidence [][]float64) (changed bool, err error)
 }
 
 // Observer is called after every update; an error stops the run and is

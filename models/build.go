@@ -322,13 +322,40 @@ func (s *starting) fit(ctx context.Context, from *Position) (*framework.Result, 
 	for i, p := range preds {
 		bars[i] = p.PhiBar
 	}
-	changed, err := tu.Tune(ctx, bars)
+	changed, err := tu.Tune(ctx, bars, r.Model.evidence())
 	if err != nil || !changed {
 		return res2, err
 	}
 	s.tuned = true
 	s.iter, s.epoch = res2.Iters, res2.Epochs
 	return s.third(ctx, nil, res2)
+}
+
+// evidence is every training document's annotator message (for a
+// framework.Tuner): NoiseModel.Evidence onto a zero target, nil for a
+// document without answers or a model without annotators or categorical
+// targets.
+func (m *Model) evidence() [][]float64 {
+	c := m.Corpus()
+	out := make([][]float64, len(c.Docs))
+	if m.Noise == nil || m.Response == nil || c.Answers == nil {
+		return out
+	}
+	ds := &framework.DocState{K: m.Topics.K}
+	for i := range c.Docs {
+		if i >= len(c.Answers.ByDoc) || len(c.Answers.ByDoc[i]) == 0 {
+			continue
+		}
+		t, ok := m.Response.NewTarget().(*framework.Categorical)
+		if !ok {
+			return out
+		}
+		ds.Index, ds.Doc, ds.Answers, ds.Target = i, &c.Docs[i], c.Answers.ByDoc[i], t
+		t.Reset()
+		m.Noise.Evidence(ds)
+		out[i] = append([]float64(nil), t.Log...)
+	}
+	return out
 }
 
 // third runs the schedule after the response's choice (from: a checkpoint

@@ -133,10 +133,9 @@ type Softmax struct {
 	Mu   float64   // the L2 penalty μ in use (on the rows' means when MuText differs)
 	// MuText is the L2 penalty μ_t on the rows about their means (Params.TextL2).
 	MuText   float64
-	answers  *framework.Answers // the training answers (Tune's targets)
-	tuned    bool               // MuText was chosen by Tune (saved with η)
-	lastTune Tuning             // the last Tune
-	etaE     []float64          // η of the E-step whose statistics Update last read (Tune removes its message)
+	tuned    bool      // MuText was chosen by Tune (saved with η)
+	lastTune Tuning    // the last Tune
+	etaE     []float64 // η of the E-step whose statistics Update last read (Tune removes its message)
 
 	params             Params
 	quad               bool // bound = "quadratic"
@@ -225,10 +224,7 @@ func (s *Softmax) Init(setup *framework.Setup) error {
 	if s.params.TextL2 != nil {
 		s.MuText = *s.params.TextL2
 	}
-	s.tuned, s.lastTune, s.answers = false, Tuning{}, nil
-	if setup.Corpus != nil {
-		s.answers = setup.Corpus.Answers
-	}
+	s.tuned, s.lastTune = false, Tuning{}
 	s.st = newStore(setup.Corpus, s.K, s.C)
 	s.lastStats, s.last = nil, Solve{}
 	return nil

@@ -14,7 +14,7 @@ import (
 var TextL2Grid = []float64{0.01, 0.1, 1, 10, 100, 1000}
 
 // cvTarget is one document of the cross-validation: its topic proportions
-// φ̄_d and its answers' shares per class q_d.
+// φ̄_d and its answers' likelihood per class q_d(c) (up to a factor).
 type cvTarget struct {
 	bar []float64
 	q   []float64
@@ -23,38 +23,38 @@ type cvTarget struct {
 // Tune chooses μ_t (text_l2) by F-fold cross-validation when text_l2_folds
 // is set (framework.Tuner). bars holds every training document's φ̄_d as
 // the topics alone give it (no answers, no response: as for a new
-// document), in document order. For each μ_t of {l2} ∪ TextL2Grid it fits
-// a multinomial logistic regression softmax(ηφ̄_d) to the documents'
-// answers' shares per class on F−1 folds (document i of those with answers
-// in fold i mod F; the split penalty: μ_t about the rows' means, l2 on the
-// means) and scores the held-out cross-entropy −Σ_d Σ_c q_dc log
-// softmax(ηφ̄_d)_c. The μ_t of least held-out loss is kept (the smaller on
-// a tie); changed reports whether it differs from the one in use. The
-// choice is saved with η (SaveParams) and described by LastTune.
-func (s *Softmax) Tune(ctx context.Context, bars [][]float64) (changed bool, err error) {
+// document), evidence the annotators' message e_d(c) about its answers.
+// For each μ_t of {l2} ∪ TextL2Grid it fits η on F−1 folds (document i
+// of those with answers in fold i mod F; the split penalty: μ_t about the
+// rows' means, l2 on the means) to the answers' likelihood through the
+// annotators, Σ_d log Σ_c softmax(ηφ̄_d)_c exp(e_d(c)), and scores that
+// likelihood on the held-out fold: how well the text, read by a classifier
+// of the true class and passed through the annotator model as it stands,
+// predicts answers it was not fitted on. The μ_t of greatest held-out
+// likelihood is kept (the smaller on a tie); changed reports whether it
+// differs from the one in use. The choice is saved with η (SaveParams)
+// and described by LastTune.
+func (s *Softmax) Tune(ctx context.Context, bars, evidence [][]float64) (changed bool, err error) {
 	F := s.params.TextL2Folds
-	if F == 0 || s.answers == nil {
+	if F == 0 {
 		return false, nil
 	}
 	C, K := s.C, s.K
 	var data []cvTarget
-	for i, as := range s.answers.ByDoc {
-		if i >= len(bars) || len(bars[i]) != K || len(as) == 0 {
+	for i, e := range evidence {
+		if i >= len(bars) || len(bars[i]) != K || len(e) != C {
 			continue
+		}
+		mx, mn := math.Inf(-1), math.Inf(1)
+		for _, v := range e {
+			mx, mn = math.Max(mx, v), math.Min(mn, v)
+		}
+		if !(mx-mn > 1e-12) || math.IsInf(mx, 0) || math.IsNaN(mx) {
+			continue // no answers, or answers that tell the classes nowhere apart
 		}
 		q := make([]float64, C)
-		n := 0.0
-		for _, a := range as {
-			if a.Class >= 0 && int(a.Class) < C {
-				q[a.Class]++
-				n++
-			}
-		}
-		if n == 0 {
-			continue
-		}
-		for c := range q {
-			q[c] /= n
+		for c, v := range e {
+			q[c] = math.Exp(v - mx) // the answers' likelihood per class, up to a factor
 		}
 		data = append(data, cvTarget{bar: bars[i], q: q})
 	}
@@ -137,13 +137,15 @@ func fitCV(ctx context.Context, pen *Softmax, data []cvTarget) ([]float64, error
 	return res.X, nil
 }
 
-// cvLoss is −Σ_d Σ_c q_dc log softmax(ηφ̄_d)_c and, when g is non-nil, its
-// gradient in g (overwritten): Σ_d (p_d − q_d)φ̄_dᵀ.
+// cvLoss is −Σ_d log Σ_c softmax(ηφ̄_d)_c q_dc and, when g is non-nil,
+// its gradient in g (overwritten): Σ_d (p_d − r_d)φ̄_dᵀ with r_dc ∝
+// p_dc q_dc. With one-hot q it is the cross-entropy.
 func cvLoss(eta []float64, C, K int, data []cvTarget, g []float64) float64 {
 	if g != nil {
 		clear(g)
 	}
 	a := make([]float64, C)
+	p := make([]float64, C)
 	loss := 0.0
 	for _, d := range data {
 		mx := math.Inf(-1)
@@ -152,14 +154,19 @@ func cvLoss(eta []float64, C, K int, data []cvTarget, g []float64) float64 {
 			mx = math.Max(mx, a[c])
 		}
 		z := 0.0
-		for _, v := range a {
-			z += math.Exp(v - mx)
+		for c, v := range a {
+			p[c] = math.Exp(v - mx)
+			z += p[c]
 		}
-		lse := mx + math.Log(z)
-		for c, q := range d.q {
-			loss -= q * (a[c] - lse)
-			if g != nil {
-				r := math.Exp(a[c]-lse) - q
+		m := 0.0
+		for c := range p {
+			p[c] /= z
+			m += p[c] * d.q[c]
+		}
+		loss -= math.Log(m)
+		if g != nil {
+			for c := range p {
+				r := p[c] - p[c]*d.q[c]/m
 				for k, b := range d.bar {
 					g[c*K+k] += r * b
 				}
