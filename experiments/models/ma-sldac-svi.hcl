@@ -11,7 +11,8 @@ topics {
 response "softmax" {}
 
 annotators "confusion" {
-  omega = ${omega}
+  omega         = ${omega}
+  start_updates = 0 # the start after start_iters (8) epochs, as the recorded tables ran it (the default until 2026-11-27)
 }
 
 inference "svi" {
