@@ -504,7 +504,8 @@ type Progress struct {
 
 // Starter is an optional capability of a NoiseModel that re-initialises
 // itself from the model's own classifier: after StartIters() full passes
-// of the schedule over the corpus, models.Run.Fit predicts every training
+// of the schedule over the corpus (see UpdateStarter for SVI with
+// mini-batches), models.Run.Fit predicts every training
 // document with the topics alone (no answers: the response's predictive
 // distribution, as for new documents) and passes the targets, in document
 // order, to Start; the schedule then goes on. StartIters 0 means never.
@@ -526,6 +527,20 @@ type Starter interface {
 // there when changed).
 type Tuner interface {
 	Tune(ctx context.Context, phiBar, evidence [][]float64) (changed bool, err error)
+}
+
+// UpdateStarter is an optional capability of a Starter whose start,
+// under a schedule that updates the globals several times a pass over the
+// corpus (SVI with mini-batches smaller than the corpus), comes at the end
+// of the first pass by which StartUpdates() updates have been made, when
+// that is before StartIters() passes: the topics can classify after
+// fewer such passes. Under batch EM, and under SVI whose mini-batch is the
+// whole corpus (which performs the batch iterations), a pass is one update
+// and StartIters() counts. StartUpdates 0: StartIters() passes under every
+// schedule. models.Run.Fit asks the schedule for its updates a pass
+// (optim.SVI.UpdatesPerEpoch).
+type UpdateStarter interface {
+	StartUpdates() int
 }
 
 // Observer is called after every update; an error stops the run and is

@@ -195,7 +195,7 @@ type starting struct {
 	r       *Run
 	st      framework.Starter
 	obs     framework.Observer
-	n, D    int
+	n, D    int // passes before the start (startPasses), documents
 	seen    int
 	started bool
 	tuned   bool // the response re-chose a hyperparameter (framework.Tuner): the third run
@@ -213,7 +213,24 @@ func (r *Run) newStarting(obs framework.Observer) *starting {
 	if _, phased := r.Schedule.(framework.PhasedSchedule); phased {
 		return nil
 	}
-	return &starting{r: r, st: st, obs: obs, n: st.StartIters(), D: r.Model.NumDocs()}
+	return &starting{r: r, st: st, obs: obs, n: startPasses(st, r.Schedule, r.Model.NumDocs()), D: r.Model.NumDocs()}
+}
+
+// startPasses is the number of passes before the start: StartIters, or
+// under a schedule of several updates a pass (an epoch of SVI's
+// mini-batches: UpdatesPerEpoch) for a framework.UpdateStarter the first
+// pass by whose end StartUpdates updates were made, when that is earlier.
+func startPasses(st framework.Starter, sched framework.Schedule, docs int) int {
+	n := st.StartIters()
+	us, ok := st.(framework.UpdateStarter)
+	ps, ok2 := sched.(interface{ UpdatesPerEpoch(d int) int })
+	if !ok || !ok2 || us.StartUpdates() <= 0 {
+		return n
+	}
+	if per := ps.UpdatesPerEpoch(docs); per > 1 {
+		n = min(n, max(1, (us.StartUpdates()+per-1)/per))
+	}
+	return n
 }
 
 func (s *starting) observe(ctx context.Context) framework.Observer {

@@ -150,7 +150,7 @@ k = 0
 }`, "topics.k = 0"},
 		{"bad local_init", `topics {
 local_init = "x"
-}`, "valid: best, fresh, warm"},
+}`, "valid: auto, best, fresh, warm"},
 		{"bad fresh_start", `topics {
 fresh_start = "x"
 }`, "test.hcl:1: bad input: topics.fresh_start = \"x\"; valid: supervised, lda"},

@@ -36,6 +36,7 @@ type Model struct {
 	maxLen  int
 
 	phase  framework.Phase // framework.PhaseJoint unless a schedule set another (phase.go)
+	mini   bool            // during an E-step of fewer documents than the corpus (a mini-batch): local_init "auto" is "fresh"
 	fixed  bool            // the response has fixed features (framework.FixedFeatures): no PhaseJoint
 	weight float64         // the supervision weight w (framework.Weighted; 1 without it)
 
@@ -345,6 +346,12 @@ func (m *Model) newWorker(withStats bool, maxLen int) *worker {
 // iteration's, then a fresh restart to convergence, and keeps the fresh
 // result only if its document ELBO is at least the warm sweep's (otherwise
 // it continues from the warm sweep). "best" is monotone and explores.
+// "auto" (default) is "best" in an E-step over every training document
+// and "fresh" in a mini-batch's (m.mini): SVI is not monotone anyway, and
+// under it the warm sweep and the two document bounds of "best" cost a
+// third of an epoch for no accuracy (docs/performance.md, "SVI against
+// batch: what makes an epoch pay"); SVI whose mini-batch is the corpus
+// still performs the batch iterations.
 func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framework.Answer, warm []float64) {
 	w.topicOK = false
 	w.ds.Bind(i, doc, answers)
@@ -352,11 +359,18 @@ func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framew
 		m.emptyStep(w)
 		return
 	}
-	if warm == nil || m.Topics.LocalInit == "fresh" {
+	policy := m.Topics.LocalInit
+	if policy == "auto" {
+		policy = "best"
+		if m.mini {
+			policy = "fresh"
+		}
+	}
+	if warm == nil || policy == "fresh" {
 		m.infer(w, nil)
 		return
 	}
-	if m.Topics.LocalInit == "warm" {
+	if policy == "warm" {
 		m.infer(w, warm)
 		return
 	}
@@ -620,6 +634,8 @@ func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) 
 	if err := m.ready(); err != nil {
 		return nil, err
 	}
+	m.mini = len(docs) < m.NumDocs()
+	defer func() { m.mini = false }()
 	K := m.Topics.K
 	ans := m.answers()
 	step := func(w *worker, pos int) {

@@ -18,11 +18,14 @@ import (
 // news: on tweets every model's held-out accuracy is at chance) with
 // MASLDA_SVI_SCALE times its documents (default 20: 10,000 news
 // documents, 1.5 M tokens) and a third as many held-out documents.
-// MA-sLDAc, K 20, α 0.1, τ 0.1, one worker: batch EM for 15 iterations
-// (the matrix's run), then SVI (batch_size 500, κ 0.6, delay 1, tol 0)
-// for as many epochs. It predicts the held-out documents after every
-// batch update and four times an SVI epoch, out of the timed CPU
-// (MASLDA_SVI_TRACE=1 logs every evaluation). Metrics: batch-cpu-s and
+// MA-sLDAc, K 20, α 0.1, τ 0.1, one worker: SVI (batch_size 500, κ 0.6,
+// delay 1, tol 0) for 15 epochs, then batch EM for 15 iterations (the
+// matrix's run) from one start (restarts = 1, as SVI: MASLDA_SVI_RESTARTS=N
+// for N candidates, 0 for the library's default). It predicts the
+// held-out documents after every batch update and four times an SVI epoch
+// (by documents seen) and after the last update, out of the timed CPU
+// (MASLDA_SVI_TRACE=1 logs every evaluation; with -v they are not cut
+// short). Metrics: batch-cpu-s and
 // batch-acc, batch's whole run (Build included) and its final held-out
 // accuracy; batch-reach-cpu-s, when batch's own accuracy first reached
 // its final value; svi-reach-cpu-s, when SVI's first did (−1: never),
@@ -31,6 +34,14 @@ import (
 // batch-acc-at-third and svi-acc-at-third, each run's accuracy at its
 // last evaluation within a third of batch-cpu-s; svi-cpu-s, svi-acc and
 // svi-best-acc, SVI's whole run, final and best accuracy.
+//
+// For measuring variants: MASLDA_SVI_SEED (the corpus's seed, default
+// 2027); MASLDA_SVI_INFER, the body of SVI's inference block;
+// MASLDA_SVI_TOPICS, lines added to SVI's topics block; MASLDA_SVI_EXTRA,
+// blocks added to SVI's configuration (e.g. an annotators block);
+// MASLDA_SVI_BATCH, the body of batch's inference block (e.g. tol = 1e-5
+// and max_iters = 100 for batch to its own convergence); MASLDA_SVI_RUNS
+// = svi or batch runs that one alone.
 //
 //	go test ./models -run '^$' -bench '^BenchmarkSVIShape$' -benchtime 1x -timeout 60m
 func BenchmarkSVIShape(b *testing.B) {
@@ -55,16 +66,55 @@ func BenchmarkSVIShape(b *testing.B) {
 	spec.Name += "-svi"
 	spec.D *= scale
 	spec.Test = spec.D / 3
-	cr, err := synth.NewCrowd(spec, rand.New(rand.NewPCG(2027, 99)))
+	seed := uint64(2027)
+	if s := os.Getenv("MASLDA_SVI_SEED"); s != "" {
+		if _, err := fmt.Sscan(s, &seed); err != nil {
+			b.Fatalf("MASLDA_SVI_SEED=%q", s)
+		}
+	}
+	cr, err := synth.NewCrowd(spec, rand.New(rand.NewPCG(seed, 99)))
 	if err != nil {
 		b.Fatal(err)
 	}
-	const topics = "model = \"ma-sldac\"\nseed = 1\nworkers = 1\ntopics {\n  k = 20\n  alpha = 0.1\n  tau = 0.1\n}\n"
-	batchSrc := topics + fmt.Sprintf("inference \"batch\" {\n  max_iters = %d\n  min_iters = %d\n  tol = 0\n}\n", shapeIters, shapeIters)
-	sviSrc := topics + fmt.Sprintf("inference \"svi\" {\n  batch_size = 500\n  kappa = 0.6\n  delay = 1\n  epochs = %d\n  min_epochs = %d\n  tol = 0\n}\n", shapeIters, shapeIters)
+	batchRestarts := 1
+	if s := os.Getenv("MASLDA_SVI_RESTARTS"); s != "" {
+		if _, err := fmt.Sscan(s, &batchRestarts); err != nil || batchRestarts < 0 {
+			b.Fatalf("MASLDA_SVI_RESTARTS=%q", s)
+		}
+	}
+	topics := "model = \"ma-sldac\"\nseed = 1\nworkers = 1\ntopics {\n  k = 20\n  alpha = 0.1\n  tau = 0.1\n"
+	sviTopics := topics + os.Getenv("MASLDA_SVI_TOPICS") + "}\n"
+	topics += "}\n"
+	batchInfer := fmt.Sprintf("  max_iters = %d\n  min_iters = %d\n  tol = 0\n", shapeIters, shapeIters)
+	if s := os.Getenv("MASLDA_SVI_BATCH"); s != "" {
+		batchInfer = s
+	}
+	batchSrc := topics + "inference \"batch\" {\n" + batchInfer + "}\n"
+	if batchRestarts > 0 {
+		batchSrc += fmt.Sprintf("restarts = %d\n", batchRestarts)
+	}
+	infer := fmt.Sprintf("  batch_size = 500\n  kappa = 0.6\n  delay = 1\n  epochs = %d\n  min_epochs = %d\n  tol = 0\n", shapeIters, shapeIters)
+	if s := os.Getenv("MASLDA_SVI_INFER"); s != "" {
+		infer = s
+	}
+	sviSrc := sviTopics + "inference \"svi\" {\n" + infer + "}\n" + os.Getenv("MASLDA_SVI_EXTRA")
+	runs := os.Getenv("MASLDA_SVI_RUNS")
 	for b.Loop() {
+		if runs == "batch" {
+			bt := heldOutTrace(b, batchSrc, cr, 1)
+			b.ReportMetric(bt.cpu[len(bt.cpu)-1], "batch-cpu-s")
+			b.ReportMetric(bt.acc[len(bt.acc)-1], "batch-acc")
+			bt.log(b, "batch")
+			continue
+		}
+		st := heldOutTrace(b, sviSrc, cr, 4)
+		st.log(b, "svi")
+		if runs == "svi" {
+			b.ReportMetric(st.cpu[len(st.cpu)-1], "svi-cpu-s")
+			b.ReportMetric(st.acc[len(st.acc)-1], "svi-acc")
+			continue
+		}
 		bt := heldOutTrace(b, batchSrc, cr, 1)
-		st := heldOutTrace(b, sviSrc, cr, max(1, spec.D/500/4))
 		final := bt.acc[len(bt.acc)-1]
 		b.ReportMetric(bt.cpu[len(bt.cpu)-1], "batch-cpu-s")
 		b.ReportMetric(final, "batch-acc")
@@ -87,20 +137,23 @@ func BenchmarkSVIShape(b *testing.B) {
 			best = max(best, a)
 		}
 		b.ReportMetric(best, "svi-best-acc")
-		if os.Getenv("MASLDA_SVI_TRACE") != "" {
-			for i := range bt.acc {
-				b.Logf("batch evaluation %d: cpu %.3f s, held-out %.4f", i+1, bt.cpu[i], bt.acc[i])
-			}
-			for i := range st.acc {
-				b.Logf("svi evaluation %d: cpu %.3f s, held-out %.4f", i+1, st.cpu[i], st.acc[i])
-			}
-		}
+		bt.log(b, "batch")
 	}
 }
 
 // accTrace is a run's held-out accuracy after every update and the CPU
 // seconds of training so far (Build included, the predictions not).
 type accTrace struct{ cpu, acc []float64 }
+
+// log logs every evaluation with MASLDA_SVI_TRACE set.
+func (t accTrace) log(b *testing.B, name string) {
+	if os.Getenv("MASLDA_SVI_TRACE") == "" {
+		return
+	}
+	for i := range t.acc {
+		b.Logf("%s evaluation %d: cpu %.3f s, held-out %.4f", name, i+1, t.cpu[i], t.acc[i])
+	}
+}
 
 // reach is the CPU seconds after the first update whose accuracy is at
 // least target (−1: none).
@@ -127,16 +180,12 @@ func (t accTrace) at(cpu float64) float64 {
 	return a
 }
 
-func heldOutTrace(b *testing.B, src string, cr *synth.Crowd, every int) accTrace {
+func heldOutTrace(b *testing.B, src string, cr *synth.Crowd, evals int) accTrace {
 	cfg, err := models.ParseConfig([]byte(src), "svi.hcl")
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	last := shapeIters * ((len(cr.Train.Docs) + 499) / 500) // SVI's updates
-	if every == 1 {
-		last = shapeIters
-	}
 	var tr accTrace
 	excluded := 0.0
 	t0 := processCPU()
@@ -144,10 +193,7 @@ func heldOutTrace(b *testing.B, src string, cr *synth.Crowd, every int) accTrace
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := run.Fit(ctx, func(p framework.Progress) error {
-		if p.Restart != 0 || p.Iter%every != 0 && p.Iter != last {
-			return nil
-		}
+	eval := func() error {
 		c := processCPU()
 		pred, err := run.Model.Predict(ctx, cr.Test)
 		if err != nil {
@@ -157,8 +203,28 @@ func heldOutTrace(b *testing.B, src string, cr *synth.Crowd, every int) accTrace
 		tr.acc = append(tr.acc, accuracyOf(pred, cr.TestTruth))
 		excluded += processCPU() - c
 		return nil
+	}
+	D, seen, next := len(cr.Train.Docs), 0, 0
+	last := false // whether the last update was evaluated
+	if _, err := run.Fit(ctx, func(p framework.Progress) error {
+		if p.Restart != 0 {
+			return nil
+		}
+		seen += p.Docs
+		if last = seen*evals >= next*D; !last {
+			return nil
+		}
+		for seen*evals >= next*D {
+			next++
+		}
+		return eval()
 	}); err != nil {
 		b.Fatal(err)
+	}
+	if !last {
+		if err := eval(); err != nil {
+			b.Fatal(err)
+		}
 	}
 	return tr
 }

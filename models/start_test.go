@@ -30,6 +30,19 @@ func TestClassifierStartStages(t *testing.T) {
 			[]int{1, 2, 3}, []int{1, 1, 1}, 3},
 		{"svi", "annotators \"confusion\" {\n start_iters = 1\n}\ninference \"svi\" {\n batch_size = 50\n epochs = 2\n tol = 0\n}\n",
 			[]int{1, 2, 3, 4, 5, 6}, []int{1, 1, 1, 2, 2, 2}, 6},
+		// 3 mini-batches an epoch: 4 updates are made by the end of the
+		// second epoch, before start_iters (8) epochs.
+		{"svi start_updates", "annotators \"confusion\" {\n start_updates = 4\n}\ninference \"svi\" {\n batch_size = 50\n epochs = 3\n tol = 0\n}\n",
+			[]int{1, 2, 3, 4, 5, 6, 7, 8, 9}, []int{1, 1, 1, 1, 1, 1, 2, 2, 2}, 9},
+		// The default 40 updates come after start_iters = 2 epochs.
+		{"svi start_iters first", "annotators \"confusion\" {\n start_iters = 2\n}\ninference \"svi\" {\n batch_size = 50\n epochs = 3\n tol = 0\n}\n",
+			[]int{1, 2, 3, 4, 5, 6, 7, 8, 9}, []int{1, 1, 1, 1, 1, 1, 2, 2, 2}, 9},
+		// SVI whose mini-batch is the corpus performs the batch
+		// iterations: a pass is one update, start_iters counts.
+		{"svi full batch", "annotators \"confusion\" {\n start_iters = 2\n start_updates = 1\n}\ninference \"svi\" {\n batch_size = 1000\n epochs = 3\n tol = 0\n}\n",
+			[]int{1, 2, 3}, []int{1, 1, 2}, 3},
+		{"batch", "annotators \"confusion\" {\n start_iters = 2\n start_updates = 1\n}\ninference \"batch\" {\n max_iters = 3\n tol = 0\n}\n",
+			[]int{1, 2, 3}, []int{1, 1, 2}, 3},
 		{"no start", "annotators \"confusion\" {\n init = \"uniform\"\n}\ninference \"batch\" {\n max_iters = 3\n tol = 0\n}\n",
 			[]int{1, 2, 3}, []int{0, 0, 0}, 3},
 	} {

@@ -351,7 +351,11 @@ func (s *SVI) FitFrom(ctx context.Context, m framework.Model, rng *rand.Rand, ob
 func (b *Batch) MaxUpdates(d int) int { return b.MaxIters }
 
 // MaxUpdates is the largest number of updates Fit can make on d documents.
-func (s *SVI) MaxUpdates(d int) int {
+func (s *SVI) MaxUpdates(d int) int { return s.Epochs * s.UpdatesPerEpoch(d) }
+
+// UpdatesPerEpoch is the number of updates an epoch makes on d documents
+// (its mini-batches; 1 when the mini-batch is the corpus).
+func (s *SVI) UpdatesPerEpoch(d int) int {
 	bs := max(1, min(s.BatchSize, d))
-	return s.Epochs * ((d + bs - 1) / bs)
+	return (d + bs - 1) / bs
 }

@@ -29,8 +29,12 @@ type Config struct {
 	// 2026-11-27). Documents of at most local_tol_tokens tokens are swept
 	// exactly as before.
 	LocalTolTokens float64 `hcl:"local_tol_tokens,optional"`
-	Init           string  `hcl:"init,optional"`       // initial topics: "seeded" (default) or "random"
-	LocalInit      string  `hcl:"local_init,optional"` // each E-step's start for a document: "best" (default), "fresh" or "warm"
+	Init           string  `hcl:"init,optional"` // initial topics: "seeded" (default) or "random"
+	// LocalInit is each E-step's start for a document: "auto" (default:
+	// "best" in an E-step over every training document, as batch EM's,
+	// "fresh" in a mini-batch's E-step under SVI), "best", "fresh" or
+	// "warm" (models.Model.localStep).
+	LocalInit string `hcl:"local_init,optional"`
 	// FreshStart is how a supervised local step starts from scratch (a
 	// fresh restart of "best", every step of "fresh", a document's first
 	// E-step): "lda" (default: unsupervised sweeps to convergence, plain
@@ -43,7 +47,7 @@ type Config struct {
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, LocalTolTokens: 100, Init: "seeded", LocalInit: "best", FreshStart: "lda"}
+	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, LocalTolTokens: 100, Init: "seeded", LocalInit: "auto", FreshStart: "lda"}
 }
 
 // Validate checks the settings.
@@ -68,9 +72,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: topics.init = %q; valid: seeded, random", framework.ErrBadInput, c.Init)
 	}
 	switch c.LocalInit {
-	case "best", "fresh", "warm":
+	case "auto", "best", "fresh", "warm":
 	default:
-		return fmt.Errorf("%w: topics.local_init = %q; valid: best, fresh, warm", framework.ErrBadInput, c.LocalInit)
+		return fmt.Errorf("%w: topics.local_init = %q; valid: auto, best, fresh, warm", framework.ErrBadInput, c.LocalInit)
 	}
 	switch c.FreshStart {
 	case "supervised", "lda":

@@ -14,11 +14,12 @@ func init() { framework.RegisterNoise("confusion", New) }
 
 // The capabilities Model provides.
 var (
-	_ framework.NoiseModel = (*Model)(nil)
-	_ framework.DocScorer  = (*Model)(nil)
-	_ framework.Persister  = (*Model)(nil)
-	_ framework.Reporter   = (*Model)(nil)
-	_ framework.Starter    = (*Model)(nil)
+	_ framework.NoiseModel    = (*Model)(nil)
+	_ framework.DocScorer     = (*Model)(nil)
+	_ framework.Persister     = (*Model)(nil)
+	_ framework.Reporter      = (*Model)(nil)
+	_ framework.Starter       = (*Model)(nil)
+	_ framework.UpdateStarter = (*Model)(nil)
 )
 
 // Estimates of the confusion matrices (Config.Estimate).
@@ -84,6 +85,14 @@ type Config struct {
 	// StartIters is the number of batch EM iterations of the "classifier"
 	// start's warm-up (default 8); ≥ 1. Ignored by the other starts.
 	StartIters int `hcl:"start_iters,optional"`
+	// StartUpdates brings the start forward under SVI with mini-batches
+	// smaller than the corpus (framework.UpdateStarter): it comes at the
+	// end of the first epoch by which start_updates updates were made
+	// (default 40: 2 epochs of 20 mini-batches), if that is before
+	// start_iters epochs. An epoch makes one update per mini-batch, and
+	// after 8 of them the start came late (docs/performance.md, "SVI
+	// against batch on a large corpus"). 0: start_iters epochs. ≥ 0.
+	StartUpdates int `hcl:"start_updates,optional"`
 	// InitStrength s scales the majority-vote counts of the initial ξ:
 	// ξ^r_{c,l} = ω + diagonal·[c = l] + s·Σ_d mv_dc [y_dr = l]. Default 1
 	// (exactly one batch M-step from λ = majority vote); smaller values give
@@ -134,7 +143,7 @@ type Config struct {
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartLabels: StartOthers, InitLabels: InitLabelsMajority, Prior: PriorFixed, Communities: 3}
+	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartUpdates: 40, StartLabels: StartOthers, InitLabels: InitLabelsMajority, Prior: PriorFixed, Communities: 3}
 }
 
 // Validate checks the settings; errors wrap framework.ErrBadInput.
@@ -153,6 +162,9 @@ func (c Config) Validate() error {
 	case InitClassifier:
 		if c.StartIters < 1 {
 			return fmt.Errorf("%w: annotators.start_iters = %d, want ≥ 1 with init = %q", framework.ErrBadInput, c.StartIters, InitClassifier)
+		}
+		if c.StartUpdates < 0 {
+			return fmt.Errorf("%w: annotators.start_updates = %d, want ≥ 0 (0: start_iters epochs under SVI too)", framework.ErrBadInput, c.StartUpdates)
 		}
 	default:
 		return fmt.Errorf("%w: annotators.init = %q; valid: %s, %s, %s", framework.ErrBadInput, c.Init, InitClassifier, InitMajority, InitUniform)
@@ -491,6 +503,17 @@ func (m *Model) crowdLabels(byDoc [][]framework.Answer) [][]float64 {
 func (m *Model) StartIters() int {
 	if m.cfg.Init == InitClassifier {
 		return m.cfg.StartIters
+	}
+	return 0
+}
+
+// StartUpdates is the number of updates after which, under SVI with
+// mini-batches, the start comes at the end of an epoch
+// (framework.UpdateStarter): start_updates with init = "classifier", 0
+// otherwise.
+func (m *Model) StartUpdates() int {
+	if m.cfg.Init == InitClassifier {
+		return m.cfg.StartUpdates
 	}
 	return 0
 }

@@ -5,7 +5,8 @@
 //	  omega         = 1          # ω, Dirichlet concentration of every row π^r_c
 //	  diagonal      = 0          # extra prior mass on the diagonal (few-answer annotators)
 //	  init          = "classifier"  # or "majority", "uniform"
-//	  start_iters   = 8          # passes before the classifier start
+//	  start_iters   = 8          # passes before the classifier start (batch EM)
+//	  start_updates = 40         # under SVI with mini-batches: at the first epoch's end after 40 updates, if earlier
 //	  start_labels  = "others"   # or "classifier": whom the start judges each answer against
 //	  init_strength = 1          # weight of the majority-vote counts in the initial ξ
 //	  estimate      = "variational"  # or "point": MAP π̂ (Dawid–Skene, Raykar et al. 2010)
@@ -67,7 +68,9 @@
 // # The classifier start (default)
 //
 // init = "classifier" starts like "majority"; after start_iters full passes
-// of the schedule, Model.Start (framework.Starter, driven by
+// of the schedule (under SVI with mini-batches smaller than the corpus, at
+// the end of the first epoch by which start_updates updates were made, if
+// that is earlier), Model.Start (framework.Starter, driven by
 // models.Run.Fit) resets ξ to the prior plus the counts of the model's own
 // classifier's hard labels (predicted from the topics alone) against each
 // answer. Measured in docs/design.md ("The classifier start"): on the

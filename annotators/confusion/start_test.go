@@ -103,8 +103,26 @@ func TestStartErrors(t *testing.T) {
 	if diff := cmp.Diff(before, m.xi); diff != "" {
 		t.Errorf("one class changed ξ:\n%s", diff)
 	}
-	cfg.StartIters = 0
-	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
-		t.Errorf("start_iters = 0 with init = classifier: %v, want ErrBadInput", err)
+	if m.StartIters() != cfg.StartIters || m.StartUpdates() != cfg.StartUpdates {
+		t.Errorf("StartIters, StartUpdates = %d, %d, want %d, %d", m.StartIters(), m.StartUpdates(), cfg.StartIters, cfg.StartUpdates)
+	}
+	if d := Defaults(); d.StartIters != 8 || d.StartUpdates != 40 {
+		t.Errorf("default start_iters, start_updates = %d, %d, want 8, 40", d.StartIters, d.StartUpdates)
+	}
+	for _, bad := range []func(c *Config){func(c *Config) { c.StartIters = 0 }, func(c *Config) { c.StartUpdates = -1 }} {
+		c := cfg
+		bad(&c)
+		if _, err := NewModel(c); !errors.Is(err, framework.ErrBadInput) {
+			t.Errorf("start_iters = %d, start_updates = %d with init = classifier: %v, want ErrBadInput", c.StartIters, c.StartUpdates, err)
+		}
+	}
+	c := cfg
+	c.StartUpdates = 0 // start_iters epochs under SVI too
+	if _, err := NewModel(c); err != nil {
+		t.Errorf("start_updates = 0: %v", err)
+	}
+	c.Init = InitMajority
+	if m, err := NewModel(c); err != nil || m.StartIters() != 0 || m.StartUpdates() != 0 {
+		t.Errorf("init = majority: %v, want no error and no start", err)
 	}
 }

@@ -6,12 +6,14 @@ topics {
   k     = ${k}
   alpha = ${alpha}
   tau   = ${tau}
+  local_init = "best" # as the recorded tables ran (the default was "best" until 2026-11-27; now "auto", "fresh" under SVI)
 }
 
 response "softmax" {}
 
 annotators "confusion" {
-  omega = ${omega}
+  omega         = ${omega}
+  start_updates = 0 # the start after start_iters (8) epochs, as the recorded tables ran it (the default until 2026-11-27)
 }
 
 inference "svi" {

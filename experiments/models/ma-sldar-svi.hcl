@@ -6,6 +6,7 @@ topics {
   k     = ${k}
   alpha = ${alpha}
   tau   = ${tau}
+  local_init = "best" # as the recorded tables ran (the default was "best" until 2026-11-27; now "auto", "fresh" under SVI)
 }
 
 response "gaussian" {}
