@@ -69,11 +69,15 @@ func TestTrainWritesModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := readCorpus(filepath.Join(dir, "docs.ldac"), "", "")
+	rc, err := corpus.ReadFiles(filepath.Join(dir, "docs.ldac"), "", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := readAnswers(cfg, rc, filepath.Join(dir, "answers.csv")); err != nil {
+	ids = make([]string, len(rc.Docs))
+	for i := range rc.Docs {
+		ids[i] = rc.Docs[i].ID
+	}
+	if rc.Answers, err = readAnswers(cfg, ids, filepath.Join(dir, "answers.csv")); err != nil {
 		t.Fatal(err)
 	}
 	r, err := models.Build(cfg, nil, rc)
