@@ -415,6 +415,13 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	res := &Result{}
 	var from optim.BatchState
 	if opt.Resume {
+		// A driver killed in the middle of writing a file (its LOOPBACK
+		// workers with it) leaves its temporary file behind.
+		if tmp, err := filepath.Glob(filepath.Join(opt.Dir, ".*.tmp-*")); err == nil {
+			for _, p := range tmp {
+				os.Remove(p)
+			}
+		}
 		var ck checkpoint
 		b, err := os.ReadFile(filepath.Join(opt.Dir, "checkpoint.json"))
 		if err != nil {

@@ -158,6 +158,9 @@ poll:
 	if first <= killedAt {
 		t.Errorf("the resumed run's first iteration is %d; the checkpoint was after iteration %d", first, killedAt)
 	}
+	if tmp, _ := filepath.Glob(filepath.Join(work, ".*.tmp-*")); len(tmp) > 0 {
+		t.Errorf("temporary files left in the work directory after resuming: %v", tmp)
+	}
 	entries, err := os.ReadDir(whole)
 	if err != nil {
 		t.Fatal(err)
