@@ -181,8 +181,8 @@ type CorpusInfo struct {
 // same statistics its bounds, are those of Build over the corpus bit for
 // bit; Snapshot, LoadSnapshot, Update, ELBO, Combine, SumLayout and
 // SaveAtomic work. The model's E-step fails (no training corpus): an
-// engine runs Model.ShardEStep on the documents instead. Fit,
-// checkpoints and warm starts refuse the run (ErrIncompatible).
+// engine runs Model.ShardEStep on the documents instead. Fit and
+// checkpoints refuse the run (ErrIncompatible).
 func BuildGlobals(cfg *Config, reg *framework.Registry, info CorpusInfo) (*Run, error) {
 	if reg == nil {
 		reg = framework.Default
