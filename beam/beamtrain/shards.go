@@ -231,6 +231,9 @@ func (l *Layout) WriteAnswers(dir string, a *framework.Answers) error {
 	if len(a.ByDoc) != l.Docs {
 		return fmt.Errorf("%w: answers for %d documents, the shards hold %d", framework.ErrBadInput, len(a.ByDoc), l.Docs)
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	for s := range l.Shards {
 		sh := &l.Shards[s]
 		p := answersPath(dir, s)
