@@ -99,6 +99,27 @@ func (a *Answers) MeanDocMean() float64 {
 	return sum / float64(n)
 }
 
+// Check checks that a holds the answers of docs documents, each with an
+// annotator and (categorical answers) a class in range: Corpus.Validate's
+// check of its answers, for a corpus whose documents are not held
+// (models.BuildGlobals).
+func (a *Answers) Check(docs int) error {
+	if len(a.ByDoc) != docs {
+		return fmt.Errorf("%w: answers for %d documents, corpus has %d", ErrBadInput, len(a.ByDoc), docs)
+	}
+	for d, as := range a.ByDoc {
+		for _, x := range as {
+			if x.Annotator < 0 || int(x.Annotator) >= len(a.Annotators) {
+				return fmt.Errorf("%w: document %d: annotator index %d outside [0, %d)", ErrBadInput, d, x.Annotator, len(a.Annotators))
+			}
+			if a.Classes != nil && (x.Class < 0 || int(x.Class) >= len(a.Classes)) {
+				return fmt.Errorf("%w: document %d: class index %d outside [0, %d)", ErrBadInput, d, x.Class, len(a.Classes))
+			}
+		}
+	}
+	return nil
+}
+
 // Numeric reports whether the answers are numbers rather than classes.
 func (a *Answers) Numeric() bool { return a.Classes == nil }
 
@@ -139,19 +160,9 @@ func (c *Corpus) Validate() error {
 			return fmt.Errorf("%w: document %d: N = %v but counts sum to %v", ErrBadInput, i, d.N, n)
 		}
 	}
-	if a := c.Answers; a != nil {
-		if len(a.ByDoc) != len(c.Docs) {
-			return fmt.Errorf("%w: answers for %d documents, corpus has %d", ErrBadInput, len(a.ByDoc), len(c.Docs))
-		}
-		for d, as := range a.ByDoc {
-			for _, x := range as {
-				if x.Annotator < 0 || int(x.Annotator) >= len(a.Annotators) {
-					return fmt.Errorf("%w: document %d: annotator index %d outside [0, %d)", ErrBadInput, d, x.Annotator, len(a.Annotators))
-				}
-				if a.Classes != nil && (x.Class < 0 || int(x.Class) >= len(a.Classes)) {
-					return fmt.Errorf("%w: document %d: class index %d outside [0, %d)", ErrBadInput, d, x.Class, len(a.Classes))
-				}
-			}
+	if c.Answers != nil {
+		if err := c.Answers.Check(len(c.Docs)); err != nil {
+			return err
 		}
 	}
 	return nil

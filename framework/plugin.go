@@ -65,8 +65,18 @@ type Setup struct {
 	V          int        // vocabulary size
 	Classes    []string   // class names of a categorical target (nil otherwise)
 	Annotators []string   // annotator names (nil without answers)
-	Corpus     *Corpus    // the training corpus (nil when rebuilding a saved model)
+	Corpus     *Corpus    // the training corpus (nil when rebuilding a saved model; without Docs when the run holds no document, models.BuildGlobals)
+	Docs       int        // the number of training documents (0 when rebuilding a saved model): read it, not len(Corpus.Docs)
 	Rand       *rand.Rand // the run's random source; never the global one
+}
+
+// NumDocs is the number of training documents: Docs, or when it is 0
+// the length of Corpus.Docs (a Setup written before Docs existed).
+func (s *Setup) NumDocs() int {
+	if s.Docs > 0 || s.Corpus == nil {
+		return s.Docs
+	}
+	return len(s.Corpus.Docs)
 }
 
 // CountAnswers checks every training answer against the setup's

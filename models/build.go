@@ -49,6 +49,12 @@ type Run struct {
 	piloted bool      // the response's pilot ran (framework.Piloted): the schedule's progress is Stage 2
 	corpus  *framework.Corpus
 	warm    bool // WarmStart: no classifier start
+
+	// globals: built by BuildGlobals, without the documents (corpus has
+	// none; docs is their number, fetch reads the seeded start's).
+	globals bool
+	docs    int
+	fetch   func(idx []int) ([]framework.Doc, error)
 }
 
 // NewRand is the run's random source for a seed.
@@ -154,6 +160,76 @@ func Build(cfg *Config, reg *framework.Registry, c *framework.Corpus) (*Run, err
 	return r, nil
 }
 
+// CorpusInfo is what a run built without its documents (BuildGlobals)
+// is told of its training corpus: everything the components' Init reads.
+type CorpusInfo struct {
+	Docs    int                // the number of training documents (≥ 1)
+	V       int                // the vocabulary size
+	Vocab   []string           // the terms (len V), or nil
+	Answers *framework.Answers // the training answers (ByDoc of length Docs), or nil
+	// Fetch returns the documents of the given indices, in that order
+	// (repeats included): the "seeded" initial topics (the default) read
+	// 3·K of them (topics.Layer.InitFrom). nil refuses init "seeded".
+	Fetch func(idx []int) ([]framework.Doc, error)
+}
+
+// BuildGlobals assembles the configured model as Build does over a
+// corpus described by info, without holding its documents or any
+// per-document state (γ, q(target), the φ store, the softmax's store):
+// the driver of an engine (issue 26), whose memory is then that of the
+// globals, O(K·V), plus the answers. Its globals, and after Update on the
+// same statistics its bounds, are those of Build over the corpus bit for
+// bit; Snapshot, LoadSnapshot, Update, ELBO, Combine, SumLayout and
+// SaveAtomic work. The model's E-step fails (no training corpus): an
+// engine runs Model.ShardEStep on the documents instead. Fit and
+// checkpoints refuse the run (ErrIncompatible).
+func BuildGlobals(cfg *Config, reg *framework.Registry, info CorpusInfo) (*Run, error) {
+	if reg == nil {
+		reg = framework.Default
+	}
+	if cfg.Unresolved() {
+		return nil, fmt.Errorf("%w: %s: the configuration's select block has candidates %s and none is chosen: Choose picks one (maslda train does), or write selected = \"NAME\"", framework.ErrBadInput, cfg.Select.Where, strings.Join(cfg.Select.Candidates, ", "))
+	}
+	if info.Docs < 1 {
+		return nil, fmt.Errorf("%w: %d training documents, want ≥ 1", framework.ErrBadInput, info.Docs)
+	}
+	c := &framework.Corpus{V: info.V, Vocab: info.Vocab}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Response != nil {
+		c.Answers = info.Answers // plain LDA ignores answers
+	}
+	if c.Answers != nil {
+		if err := c.Answers.Check(info.Docs); err != nil {
+			return nil, err
+		}
+	}
+	if err := CheckMemory(runMemory(cfg, reg, c.V, nil)); err != nil {
+		return nil, err
+	}
+	src := rand.NewPCG(cfg.Seed, randStream)
+	r := &Run{Config: cfg, Rand: rand.New(src), src: src, reg: reg, corpus: c, globals: true, docs: info.Docs, fetch: info.Fetch}
+	if c.Answers != nil {
+		r.Classes, r.Annotators = c.Answers.Classes, c.Answers.Annotators
+	}
+	m, sched, err := r.assemble()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.RestartsDefault && m.mayWeigh() {
+		c := *cfg
+		c.Restarts, r.Config = 1, &c
+	}
+	r.Model, r.Schedule = m, sched
+	return r, nil
+}
+
+// errGlobals is the error of what a run built by BuildGlobals cannot do.
+func (r *Run) errGlobals(what string) error {
+	return fmt.Errorf("%w: %s: the run was built without its documents (BuildGlobals): its E-step runs on an engine", framework.ErrIncompatible, what)
+}
+
 // assemble builds and initialises a model, drawing from r.Rand.
 func (r *Run) assemble() (*Model, framework.Schedule, error) {
 	cfg, c := r.Config, r.corpus
@@ -162,15 +238,39 @@ func (r *Run) assemble() (*Model, framework.Schedule, error) {
 		return nil, nil, err
 	}
 	layer.SetWorkers(workerCount(cfg.Workers)) // Init's Refresh on the workers too
-	layer.Init(c, r.Rand)
-	setup := &framework.Setup{K: cfg.Topics.K, V: c.V, Corpus: c, Rand: r.Rand, Classes: r.Classes, Annotators: r.Annotators}
+	D := len(c.Docs)
+	if r.globals {
+		D = r.docs
+		fetch := r.fetch
+		if fetch == nil {
+			if cfg.Topics.Init == "seeded" {
+				return nil, nil, fmt.Errorf("%w: topics init = \"seeded\" reads documents, and the run has no way to fetch them (CorpusInfo.Fetch)", framework.ErrIncompatible)
+			}
+			fetch = func([]int) ([]framework.Doc, error) { return nil, nil }
+		}
+		if err := layer.InitFrom(D, fetch, r.Rand); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		layer.Init(c, r.Rand)
+	}
+	setup := &framework.Setup{K: cfg.Topics.K, V: c.V, Corpus: c, Docs: D, Rand: r.Rand, Classes: r.Classes, Annotators: r.Annotators}
 	resp, noise, sched, err := components(cfg, r.reg, setup)
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := NewModel(layer, resp, noise, c, cfg.Workers)
+	mc := c
+	if r.globals {
+		mc = nil
+	}
+	m, err := NewModel(layer, resp, noise, mc, cfg.Workers)
 	if err != nil {
 		return nil, nil, err
+	}
+	if r.globals {
+		if err := m.setGlobals(D, c.Answers != nil); err != nil {
+			return nil, nil, err
+		}
 	}
 	if st, ok := noise.(framework.Starter); ok && st.StartIters() > 0 {
 		if df, ok := resp.(framework.DocumentFree); ok && df.IgnoresDocuments() {
@@ -527,6 +627,9 @@ func stage2(obs framework.Observer) framework.Observer {
 // classifier during the schedule (starting). A response that is a
 // framework.Piloted runs its pilot first (pilot), after the restarts.
 func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Result, error) {
+	if r.globals {
+		return nil, r.errGlobals("Fit")
+	}
 	if r.AfterIter != nil || r.resume != nil {
 		if err := r.checkpointable(); err != nil {
 			return nil, err

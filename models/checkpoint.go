@@ -176,6 +176,9 @@ func (m *sviManifest) state(elapsed time.Duration) *optim.SVIState {
 // batch, SVI and two-stage schedules (not a schedule registered
 // elsewhere, whose state Fit cannot see).
 func (r *Run) checkpointable() error {
+	if r.globals {
+		return r.errGlobals("checkpoints")
+	}
 	switch r.Schedule.(type) {
 	case *optim.Batch, *optim.SVI, *optim.TwoStage:
 		return nil

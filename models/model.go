@@ -28,6 +28,7 @@ type Model struct {
 	Noise    framework.NoiseModel // nil when there are no annotators
 
 	corpus  *framework.Corpus
+	nDocs   int // training documents: len(corpus.Docs), or those of a run built without them (BuildGlobals)
 	workers int
 	gamma   []float64          // D×K: each training document's last γ_d (warm start)
 	seen    []bool             // gamma[d] holds a value
@@ -181,7 +182,7 @@ func (m *Model) setCorpus(c *framework.Corpus) error {
 	if m.Noise != nil && c.Answers == nil {
 		return fmt.Errorf("%w: the model has annotators but the corpus has no answers", framework.ErrBadInput)
 	}
-	m.corpus = c
+	m.corpus, m.nDocs = c, len(c.Docs)
 	m.gamma = make([]float64, len(c.Docs)*m.Topics.K)
 	m.seen = make([]bool, len(c.Docs))
 	if m.Response != nil {
@@ -190,24 +191,51 @@ func (m *Model) setCorpus(c *framework.Corpus) error {
 			m.targets[i] = m.Response.NewTarget()
 		}
 		m.tseen = make([]bool, len(c.Docs))
-		m.phi, m.phiUser, m.phiWarm = nil, false, false
-		if pu, ok := m.Response.(framework.PhiUser); ok && pu.NeedsPhi() {
-			// The response's M-step reads every document's φ; warm
-			// starts then resume from it too, so that the unsupervised
-			// first sweep of firstPhi cannot lower the bound.
-			m.phiUser, m.phiWarm = true, true
-		} else if _, ok := m.Response.NewLocal().(framework.TargetRestorer); !ok && !m.fixed && m.mayWeigh() {
-			// A strong supervision weight makes the unsupervised first
-			// sweep of a warm start (firstPhi) lower the bound noticeably:
-			// resume from the stored φ instead (float32, 4·K·Σ_d L_d bytes).
-			m.phiWarm = true
-		}
+		m.setPhiFlags()
 		if m.phiUser || m.phiWarm {
 			m.phi = newPhiStore(c, m.Topics.K)
 		}
 		m.bindPhi()
 	}
 	m.maxLen = maxLen(c)
+	return nil
+}
+
+// setPhiFlags decides whether the response's M-step reads every
+// document's φ (phiUser) and whether warm starts resume from the stored φ
+// (phiWarm); it allocates nothing.
+func (m *Model) setPhiFlags() {
+	m.phi, m.phiUser, m.phiWarm = nil, false, false
+	if pu, ok := m.Response.(framework.PhiUser); ok && pu.NeedsPhi() {
+		// The response's M-step reads every document's φ; warm
+		// starts then resume from it too, so that the unsupervised
+		// first sweep of firstPhi cannot lower the bound.
+		m.phiUser, m.phiWarm = true, true
+	} else if _, ok := m.Response.NewLocal().(framework.TargetRestorer); !ok && !m.fixed && m.mayWeigh() {
+		// A strong supervision weight makes the unsupervised first
+		// sweep of a warm start (firstPhi) lower the bound noticeably:
+		// resume from the stored φ instead (float32, 4·K·Σ_d L_d bytes).
+		m.phiWarm = true
+	}
+}
+
+// setGlobals makes m the model of a training corpus of D documents that
+// it does not hold (BuildGlobals): NumDocs is D, the flags that depend on
+// the response are set as setCorpus sets them, and no per-document state
+// is allocated. Its E-step fails (no training corpus); an engine runs the
+// shard-level E-step on the documents instead.
+func (m *Model) setGlobals(D int, answers bool) error {
+	if D < 1 {
+		return fmt.Errorf("%w: %d training documents, want ≥ 1", framework.ErrBadInput, D)
+	}
+	if m.Noise != nil && !answers {
+		return fmt.Errorf("%w: the model has annotators but the corpus has no answers", framework.ErrBadInput)
+	}
+	m.nDocs = D
+	if m.Response != nil {
+		m.setPhiFlags()
+		m.bindPhi()
+	}
 	return nil
 }
 
@@ -223,12 +251,7 @@ func maxLen(c *framework.Corpus) int {
 func (m *Model) Corpus() *framework.Corpus { return m.corpus }
 
 // NumDocs is the number of training documents.
-func (m *Model) NumDocs() int {
-	if m.corpus == nil {
-		return 0
-	}
-	return len(m.corpus.Docs)
-}
+func (m *Model) NumDocs() int { return m.nDocs }
 
 // Gamma returns training document d's last γ_d (nil before its first E-step).
 func (m *Model) Gamma(d int) []float64 {

@@ -170,23 +170,65 @@ func New(cfg Config, v int) (*Layer, error) {
 // ζ_kv = τ + g_kv + Σ_{d∈seeds(k)} n_dv, which breaks the symmetry between
 // topics from the first E-step (Blei's lda-c "seeded" initialisation).
 func (l *Layer) Init(c *framework.Corpus, rng *rand.Rand) {
+	D := 0
+	if c != nil {
+		D = len(c.Docs)
+	}
+	// The corpus's own documents cannot fail to be read.
+	_ = l.InitFrom(D, func(idx []int) ([]framework.Doc, error) {
+		docs := make([]framework.Doc, len(idx))
+		for i, d := range idx {
+			docs[i] = c.Docs[d]
+		}
+		return docs, nil
+	}, rng)
+}
+
+// SeedsPerTopic is the number of documents the "seeded" initialisation
+// adds to each topic.
+const SeedsPerTopic = 3
+
+// InitFrom is Init for a corpus of D documents that the layer does not
+// hold (an engine's driver, models.BuildGlobals): "seeded" draws the
+// indices of its K·SeedsPerTopic documents first, asks docs for them
+// (in the order drawn, repeats included) and adds their counts as Init
+// does, so that the topics equal Init's bit for bit. An error from docs,
+// or documents that are not the ones asked for (their number, a word id
+// outside [0, V)), leaves ζ partly initialised and is returned.
+func (l *Layer) InitFrom(D int, docs func(idx []int) ([]framework.Doc, error), rng *rand.Rand) error {
 	K := l.K
 	g := distuv.Gamma{Alpha: 100, Beta: 100, Src: rng}
 	for i := range l.Zeta {
 		l.Zeta[i] = l.Tau + g.Rand()
 	}
-	if l.Config.Init == "seeded" && c != nil && len(c.Docs) > 0 {
-		const seedsPerTopic = 3
-		for k := 0; k < K; k++ {
-			for s := 0; s < seedsPerTopic; s++ {
-				d := &c.Docs[rng.IntN(len(c.Docs))]
-				for j, w := range d.Words {
-					l.Zeta[int(w)*K+k] += d.Counts[j]
+	if l.Config.Init == "seeded" && D > 0 {
+		idx := make([]int, 0, K*SeedsPerTopic)
+		for range K * SeedsPerTopic {
+			idx = append(idx, rng.IntN(D))
+		}
+		got, err := docs(idx)
+		if err != nil {
+			return fmt.Errorf("the seeded initial topics: %w", err)
+		}
+		if len(got) != len(idx) {
+			return fmt.Errorf("%w: the seeded initial topics: %d documents asked for, %d given", framework.ErrBadInput, len(idx), len(got))
+		}
+		for i := range got {
+			k := i / SeedsPerTopic
+			d := &got[i]
+			if len(d.Counts) != len(d.Words) {
+				return fmt.Errorf("%w: the seeded initial topics: document %d: %d words, %d counts", framework.ErrBadInput, idx[i], len(d.Words), len(d.Counts))
+			}
+			for j, w := range d.Words {
+				if w < 0 || int(w) >= l.V {
+					return fmt.Errorf("%w: the seeded initial topics: document %d: word id %d outside [0, %d)", framework.ErrBadInput, idx[i], w, l.V)
 				}
+				l.Zeta[int(w)*K+k] += d.Counts[j]
 			}
 		}
 	}
 	l.Refresh()
+	return nil
 }
 
 // Refresh recomputes TopicSum, E[log β] and exp(E[log β]) from ζ, and the

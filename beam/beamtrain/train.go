@@ -9,15 +9,20 @@
 //
 // Files in the work directory:
 //
-//	shard-NNNNN.bin        a shard's documents and answers (gob; written once)
+//	shards.json            the shards' layout (Layout: each shard's file, first document, size)
+//	shard-NNNNN.ldac       a shard's documents (LDA-C; written once, or the user's own shard files)
+//	answers-NNNNN.bin      a shard's answers (gob), with answers
 //	state-NNNNN.iT.bin     a shard's per-document state before iteration T: γ, φ, q(target) (gob);
 //	                       written to a temporary file and renamed, so a retried bundle is harmless
 //	globals-SUM.bin        the globals of an iteration (models.Run.Snapshot), named by their SHA-256;
 //	                       a worker loads each once (the cache of loadModel)
 //	sums.iT.bin            the combined exact sums of iteration T
 //
-// The driver's memory holds the globals and the statistics (O(K·V)), not
-// the documents' state, which stays in the state files.
+// The driver's memory holds the globals and the statistics (O(K·V)) and
+// the list of shards, not the documents nor their state, which stay in
+// the files, when its run is built without the documents
+// (models.BuildGlobals) and the documents are streamed into shards
+// (ShardLDAC) or already are (ScanShards).
 package beamtrain
 
 import (
@@ -31,6 +36,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -69,13 +75,6 @@ func decodeSums(b []byte) (*framework.ExactSums, error) {
 	return e, nil
 }
 
-// shardFile is what a shard file holds.
-type shardFile struct {
-	Index   []int
-	Docs    []framework.Doc
-	Answers [][]framework.Answer
-}
-
 // stateFile is a shard's per-document state.
 type stateFile struct {
 	Gamma   [][]float64
@@ -83,7 +82,6 @@ type stateFile struct {
 	Targets [][]byte // each gob-encoded (the response's concrete target type); nil: none
 }
 
-func shardPath(dir string, s int) string { return filepath.Join(dir, fmt.Sprintf("shard-%05d.bin", s)) }
 func statePath(dir string, s, it int) string {
 	return filepath.Join(dir, fmt.Sprintf("state-%05d.i%d.bin", s, it))
 }
@@ -160,6 +158,7 @@ func loadModel(path, sum string) (*models.Model, error) {
 type eStepFn struct {
 	Dir, Globals, Sum string
 	Iter              int
+	Shards            []Shard
 	// FailOnce, when not empty, names a file: the first call that finds
 	// it absent creates it and fails (tests of retries).
 	FailOnce string
@@ -176,11 +175,21 @@ func (f *eStepFn) ProcessElement(ctx context.Context, s int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sh shardFile
-	if err := readGob(shardPath(f.Dir, s), &sh); err != nil {
+	if s < 0 || s >= len(f.Shards) {
+		return nil, fmt.Errorf("%w: shard %d of %d", framework.ErrBadInput, s, len(f.Shards))
+	}
+	l := Layout{Shards: f.Shards}
+	docs, ans, err := l.readShard(s)
+	if err != nil {
 		return nil, err
 	}
-	in := &models.Shard{Index: sh.Index, Docs: sh.Docs, Answers: sh.Answers}
+	in := &models.Shard{Index: make([]int, len(docs)), Docs: docs, Answers: ans}
+	for i := range in.Index {
+		in.Index[i] = f.Shards[s].Offset + i
+	}
+	if m.Noise != nil && ans == nil {
+		return nil, fmt.Errorf("%w: shard %d (%s): the model has annotators but the shard has no answers file", framework.ErrBadInput, s, f.Shards[s].Path)
+	}
 	var st stateFile
 	if f.Iter > 1 {
 		if err := readGob(statePath(f.Dir, s, f.Iter), &st); err != nil {
@@ -195,7 +204,7 @@ func (f *eStepFn) ProcessElement(ctx context.Context, s int) ([]byte, error) {
 				}
 				t := m.Response.NewTarget()
 				if err := gob.NewDecoder(bytes.NewReader(b)).Decode(t); err != nil {
-					return nil, fmt.Errorf("shard %d: q(target) of document %d: %w", s, sh.Index[i], err)
+					return nil, fmt.Errorf("shard %d: q(target) of document %d: %w", s, in.Index[i], err)
 				}
 				in.Targets[i] = t
 			}
@@ -211,7 +220,7 @@ func (f *eStepFn) ProcessElement(ctx context.Context, s int) ([]byte, error) {
 		for i, t := range res.Targets {
 			var buf bytes.Buffer
 			if err := gob.NewEncoder(&buf).Encode(t); err != nil {
-				return nil, fmt.Errorf("shard %d: q(target) of document %d: %w", s, sh.Index[i], err)
+				return nil, fmt.Errorf("shard %d: q(target) of document %d: %w", s, in.Index[i], err)
 			}
 			next.Targets[i] = buf.Bytes()
 		}
@@ -262,8 +271,12 @@ func (f *writeFn) ProcessElement(b []byte) error { return writeAtomic(f.Path, b)
 
 // Options configure Train.
 type Options struct {
-	Dir       string  // work directory (created; shards, states, globals)
-	ShardSize int     // documents per shard (default models.ShardSize)
+	Dir string // work directory (created; shards, states, globals)
+	// Layout is the corpus as shards (ShardLDAC, ScanShards); nil: the
+	// run's training corpus is written into shards of ShardSize documents
+	// (WriteCorpusShards).
+	Layout    *Layout
+	ShardSize int     // documents per shard when Layout is nil (default models.ShardSize)
 	MaxIters  int     // batch iterations (default 100)
 	MinIters  int     // iterations before convergence is tested (optim.Batch's min_iters; at least 2)
 	Tol       float64 // optim.Batch's tol: the relative change of the bound (and of a model's ConvergencePart); 0 runs MaxIters
@@ -291,7 +304,7 @@ type checkpoint struct {
 	Format    string   `json:"format"`
 	Iter      int      `json:"iter"`
 	Docs      int      `json:"docs"`
-	ShardSize int      `json:"shard_size"`
+	Shards    []int    `json:"shard_docs"`     // each shard's documents
 	Sum       string   `json:"globals_sha256"` // the globals after Iter (globals-SUM.bin)
 	Trace     []uint64 `json:"trace_bits"`     // the bounds so far
 	Prev      uint64   `json:"prev_bits"`
@@ -300,7 +313,7 @@ type checkpoint struct {
 	ElapsedNS int64    `json:"elapsed_ns"`
 }
 
-const checkpointFormat = "maslda-beam-checkpoint-1"
+const checkpointFormat = "maslda-beam-checkpoint-2"
 
 // Result is a finished Train.
 type Result struct {
@@ -316,34 +329,35 @@ type Result struct {
 // capabilities are the model's own.
 type engineModel struct {
 	*models.Model
+	docs  int
 	estep func(ctx context.Context) (framework.Stats, error)
 }
 
+// NumDocs is the corpus's (the model of a run built without its
+// documents has it too; one built over them, its own).
+func (e *engineModel) NumDocs() int { return e.docs }
+
 func (e *engineModel) EStep(ctx context.Context, docs []int) (framework.Stats, error) {
-	if len(docs) != e.NumDocs() {
-		return nil, fmt.Errorf("%w: the Beam E-step covers the whole corpus (batch EM); asked for %d of %d documents", framework.ErrIncompatible, len(docs), e.NumDocs())
+	if len(docs) != e.docs {
+		return nil, fmt.Errorf("%w: the Beam E-step covers the whole corpus (batch EM); asked for %d of %d documents", framework.ErrIncompatible, len(docs), e.docs)
 	}
 	return e.estep(ctx)
 }
 
 // Train runs batch variational EM (optim.Batch: the convergence test of
-// `maslda train`'s batch schedule) on run's model and training corpus,
-// every E-step a Beam pipeline. The run's model ends with the trained
-// globals (its in-process per-document state is not updated: the state is
-// in the work directory's files). The model must be one that trains by
+// `maslda train`'s batch schedule) on run's model over the shards of
+// opt.Layout (a run built without its documents, models.BuildGlobals, so
+// that the driver holds no per-document memory), or over the run's own
+// training corpus written into shards, every E-step a Beam pipeline. The
+// run's model ends with the trained globals (its in-process per-document
+// state, if any, is not updated: the state is in the work directory's
+// files). The model must be one that trains by
 // shards (models.Model.SumLayout). Not here: restarts, the end of a
 // response's pilot, a classifier start (models.Run.Fit's).
 func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	m := run.Model
 	if _, err := m.SumLayout(); err != nil {
 		return nil, err
-	}
-	c := m.Corpus()
-	if c == nil {
-		return nil, fmt.Errorf("%w: no training corpus", framework.ErrNotTrained)
-	}
-	if opt.ShardSize <= 0 {
-		opt.ShardSize = models.ShardSize
 	}
 	if opt.MaxIters <= 0 {
 		opt.MaxIters = 100
@@ -365,20 +379,34 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	D := len(c.Docs)
-	nShards := (D + opt.ShardSize - 1) / opt.ShardSize
-	for s := range nShards {
-		sh := shardFile{}
-		for d := s * opt.ShardSize; d < min(D, (s+1)*opt.ShardSize); d++ {
-			sh.Index = append(sh.Index, d)
-			sh.Docs = append(sh.Docs, c.Docs[d])
-			if c.Answers != nil {
-				sh.Answers = append(sh.Answers, c.Answers.ByDoc[d])
-			}
+	l := opt.Layout
+	if l == nil {
+		c := m.Corpus()
+		if c == nil {
+			return nil, fmt.Errorf("%w: no shards (Options.Layout) and no training corpus to write them from", framework.ErrBadInput)
 		}
-		if err := writeGob(shardPath(opt.Dir, s), &sh); err != nil {
+		size := opt.ShardSize
+		if size <= 0 {
+			size = models.ShardSize
+		}
+		var err error
+		if l, err = WriteCorpusShards(c, opt.Dir, size); err != nil {
 			return nil, err
 		}
+	}
+	if err := l.check(); err != nil {
+		return nil, err
+	}
+	if n := m.NumDocs(); n != l.Docs {
+		return nil, fmt.Errorf("%w: the run was built for %d documents, the shards hold %d", framework.ErrBadInput, n, l.Docs)
+	}
+	if err := l.write(opt.Dir); err != nil {
+		return nil, err
+	}
+	D, nShards := l.Docs, len(l.Shards)
+	shardDocs := make([]int, nShards)
+	for s, sh := range l.Shards {
+		shardDocs[s] = sh.Docs
 	}
 	ids := make([]int, nShards)
 	for i := range ids {
@@ -387,6 +415,13 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	res := &Result{}
 	var from optim.BatchState
 	if opt.Resume {
+		// A driver killed in the middle of writing a file (its LOOPBACK
+		// workers with it) leaves its temporary file behind.
+		if tmp, err := filepath.Glob(filepath.Join(opt.Dir, ".*.tmp-*")); err == nil {
+			for _, p := range tmp {
+				os.Remove(p)
+			}
+		}
 		var ck checkpoint
 		b, err := os.ReadFile(filepath.Join(opt.Dir, "checkpoint.json"))
 		if err != nil {
@@ -395,8 +430,8 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if err := json.Unmarshal(b, &ck); err != nil || ck.Format != checkpointFormat {
 			return nil, fmt.Errorf("%w: resume: %s is not a checkpoint of this format (%q)", framework.ErrBadInput, filepath.Join(opt.Dir, "checkpoint.json"), checkpointFormat)
 		}
-		if ck.Docs != D || ck.ShardSize != opt.ShardSize || len(ck.Trace) != ck.Iter || ck.Iter < 1 {
-			return nil, fmt.Errorf("%w: resume: the checkpoint is of %d documents in shards of %d after %d iterations, this run has %d in shards of %d", framework.ErrBadInput, ck.Docs, ck.ShardSize, ck.Iter, D, opt.ShardSize)
+		if ck.Docs != D || !slices.Equal(ck.Shards, shardDocs) || len(ck.Trace) != ck.Iter || ck.Iter < 1 {
+			return nil, fmt.Errorf("%w: resume: the checkpoint is of %d documents in %d shards after %d iterations, this run has %d in %d shards (or shards of other sizes)", framework.ErrBadInput, ck.Docs, len(ck.Shards), ck.Iter, D, nShards)
 		}
 		data, err := os.ReadFile(filepath.Join(opt.Dir, "globals-"+ck.Sum+".bin"))
 		if err != nil {
@@ -428,7 +463,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		for try := 0; ; try++ {
 			p, s := beam.NewPipelineWithRoot()
 			in := beam.CreateList(s, ids)
-			sums := beam.ParDo(s, &eStepFn{Dir: opt.Dir, Globals: gpath, Sum: snap.Sum, Iter: it, FailOnce: opt.FailOnce}, in)
+			sums := beam.ParDo(s, &eStepFn{Dir: opt.Dir, Globals: gpath, Sum: snap.Sum, Iter: it, Shards: l.Shards, FailOnce: opt.FailOnce}, in)
 			total := beam.Combine(s, sumsFn{}, sums)
 			beam.ParDo0(s, &writeFn{Path: sumsPath(opt.Dir, it)}, total)
 			err := opt.Run(ctx, p)
@@ -469,7 +504,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if err := writeAtomic(npath, next.Data); err != nil {
 			return err
 		}
-		ck := checkpoint{Format: checkpointFormat, Iter: bs.Iter, Docs: D, ShardSize: opt.ShardSize, Sum: next.Sum,
+		ck := checkpoint{Format: checkpointFormat, Iter: bs.Iter, Docs: D, Shards: shardDocs, Sum: next.Sum,
 			Prev: math.Float64bits(bs.Prev), PrevScale: math.Float64bits(bs.PrevScale), PrevPart: math.Float64bits(bs.PrevPart), ElapsedNS: int64(bs.Elapsed)}
 		for _, e := range res.Trace {
 			ck.Trace = append(ck.Trace, math.Float64bits(e))
@@ -498,7 +533,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		}
 		return nil
 	}
-	fr, err := sched.FitFrom(ctx, &engineModel{Model: m, estep: estep}, obs, from, after)
+	fr, err := sched.FitFrom(ctx, &engineModel{Model: m, docs: D, estep: estep}, obs, from, after)
 	if fr != nil {
 		res.Iters, res.ELBO, res.Converged = fr.Iters, fr.ELBO, fr.Converged
 	}

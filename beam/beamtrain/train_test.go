@@ -27,8 +27,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// corpus is a small planted corpus with numeric or class answers.
-func corpus(t *testing.T, kind string) *framework.Corpus {
+// testCorpus is a small planted corpus with numeric or class answers.
+func testCorpus(t *testing.T, kind string) *framework.Corpus {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(26, 4))
 	c, pl, err := synth.LDA(synth.LDASpec{D: 150, V: 60, K: 3, DocLen: 30, Alpha: 0.2, TopicConc: 0.1}, rng)
@@ -71,7 +71,7 @@ func build(t *testing.T, src, kind string) *models.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := models.Build(cfg, nil, corpus(t, kind))
+	r, err := models.Build(cfg, nil, testCorpus(t, kind))
 	if err != nil {
 		t.Fatal(err)
 	}

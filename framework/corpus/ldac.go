@@ -41,8 +41,26 @@ type pair struct {
 // word id repeated in one line has its counts summed; "0" alone is an empty
 // document; a blank line is an error except at the end of the file.
 func ReadLDAC(r io.Reader, name string) (docs []framework.Doc, V int, err error) {
+	V, err = ScanLDAC(r, name, func(d framework.Doc, _ int) error {
+		docs = append(docs, d)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return docs, V, nil
+}
+
+// ScanLDAC reads documents in LDA-C format as ReadLDAC does, one at a
+// time: fn gets each document (ID strconv.Itoa(i) for the i-th, its own
+// slices) with its line number, in order, and may keep it; an error from
+// fn stops the scan and is returned. It holds one line at a time, so a
+// corpus larger than memory can be streamed (an engine's driver writing
+// shards, maslda-beam). V is as ReadLDAC's.
+func ScanLDAC(r io.Reader, name string, fn func(d framework.Doc, line int) error) (V int, err error) {
 	maxID := int64(-1)
 	var ps []pair
+	n := 0
 	err = readLines(r, name, ldacExpect, func(line int, text string) error {
 		var d framework.Doc
 		var err error
@@ -50,14 +68,14 @@ func ReadLDAC(r io.Reader, name string) (docs []framework.Doc, V int, err error)
 		if err != nil {
 			return err
 		}
-		d.ID = strconv.Itoa(len(docs))
-		docs = append(docs, d)
-		return nil
+		d.ID = strconv.Itoa(n)
+		n++
+		return fn(d, line)
 	})
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
-	return docs, int(maxID + 1), nil
+	return int(maxID + 1), nil
 }
 
 func parseLDACLine(name string, line int, text string, ps []pair, maxID *int64) (framework.Doc, []pair, error) {

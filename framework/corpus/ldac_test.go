@@ -174,3 +174,30 @@ func TestWriteLDACBad(t *testing.T) {
 		}
 	}
 }
+
+// TestScanLDAC: the streaming reader gives ReadLDAC's documents and V
+// with their line numbers, and an error from its callback stops it.
+func TestScanLDAC(t *testing.T) {
+	src := "2 0:1 3:2\n0\n1 5:0\n1 2:4\n"
+	want, wantV, err := ReadLDAC(strings.NewReader(src), "x.ldac")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []framework.Doc
+	var lines []int
+	V, err := ScanLDAC(strings.NewReader(src), "x.ldac", func(d framework.Doc, line int) error {
+		got, lines = append(got, d), append(lines, line)
+		return nil
+	})
+	if err != nil || V != wantV || !cmp.Equal(got, want) || !cmp.Equal(lines, []int{1, 2, 3, 4}) {
+		t.Fatalf("ScanLDAC: %v, V %d, %v at lines %v; ReadLDAC: V %d, %v", err, V, got, lines, wantV, want)
+	}
+	stop := errors.New("stop")
+	n := 0
+	if _, err := ScanLDAC(strings.NewReader(src), "x.ldac", func(framework.Doc, int) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+		t.Errorf("a failing callback: %v after %d documents", err, n)
+	}
+	if _, err := ScanLDAC(strings.NewReader("1 2:1\n2 1:1\n"), "x.ldac", func(framework.Doc, int) error { return nil }); err == nil || !strings.Contains(err.Error(), "x.ldac:2") {
+		t.Errorf("a malformed second line: %v, want x.ldac:2", err)
+	}
+}

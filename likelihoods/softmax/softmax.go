@@ -211,10 +211,7 @@ func (s *Softmax) Init(setup *framework.Setup) error {
 	if s.sviIters == 0 {
 		s.sviIters = DefaultSVIIters
 	}
-	D := 0
-	if setup.Corpus != nil {
-		D = len(setup.Corpus.Docs)
-	}
+	D := setup.NumDocs()
 	if s.params.L2 != nil {
 		s.Mu = *s.params.L2
 	} else {

@@ -3,8 +3,16 @@
 // beamtrain), and writes the same model directory as `maslda train`, so
 // that `maslda predict`, `eval` and `report` read it.
 //
-//	maslda-beam train --config FILE.hcl --docs FILE.ldac [--vocab FILE] [--ids FILE]
+//	maslda-beam train --config FILE.hcl --docs FILE.ldac|DIR [--vocab FILE] [--ids FILE]
 //	    [--answers FILE.csv] --out DIR --work DIR [--shard-size N] [--resume] [--retries N]
+//
+// The documents are streamed from --docs into LDA-C shards of
+// --shard-size documents in the work directory; when --docs is a
+// directory, its *.ldac files, in the order of their names, are the
+// shards themselves (the first document of each follows the last of the
+// one before) and are read in place. The driver holds no document and no
+// per-document state (models.BuildGlobals): its memory is that of the
+// globals, O(K·V), plus the answers and, with answers, the document ids.
 //
 // The runner is --beam-runner (prism in-process by default; universal
 // for a job server), with Beam's own flags (--endpoint,
@@ -21,6 +29,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
@@ -99,19 +110,42 @@ func train(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	c, err := readCorpus(*docsPath, *idsPath, *vocabPath)
+	var vocab []string
+	if *vocabPath != "" {
+		if vocab, err = corpus.ReadPath(*vocabPath, corpus.ReadVocab); err != nil {
+			return err
+		}
+	}
+	layout, err := shardDocs(ctx, *docsPath, len(vocab), *work, *shardSize)
 	if err != nil {
 		return err
+	}
+	info := models.CorpusInfo{Docs: layout.Docs, V: max(layout.V, 1), Vocab: vocab, Fetch: layout.Fetch}
+	if vocab != nil {
+		info.V = len(vocab)
+	}
+	if *idsPath != "" && *ansPath == "" {
+		// Only the answers need the ids; check them all the same.
+		if _, err := readIDs(*idsPath, layout.Docs); err != nil {
+			return err
+		}
 	}
 	if *ansPath != "" {
 		if cfg.Response == nil {
 			return fmt.Errorf("%w: --answers needs a response block in %s", errUsage, *cfgPath)
 		}
-		if err := readAnswers(cfg, c, *ansPath); err != nil {
+		ids, err := readIDs(*idsPath, layout.Docs)
+		if err != nil {
+			return err
+		}
+		if info.Answers, err = readAnswers(cfg, ids, *ansPath); err != nil {
+			return err
+		}
+		if err := layout.WriteAnswers(*work, info.Answers); err != nil {
 			return err
 		}
 	}
-	r, err := models.Build(cfg, nil, c)
+	r, err := models.BuildGlobals(cfg, nil, info)
 	if err != nil {
 		return err
 	}
@@ -131,7 +165,7 @@ func train(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: maslda-beam runs inference \"batch\" only (the configuration has %q)", framework.ErrIncompatible, cfg.Inference.Name)
 	}
 	res, err := beamtrain.Train(ctx, r, beamtrain.Options{
-		Dir: *work, ShardSize: *shardSize, MaxIters: b.MaxIters, MinIters: b.MinIters, Tol: b.Tol,
+		Dir: *work, Layout: layout, MaxIters: b.MaxIters, MinIters: b.MinIters, Tol: b.Tol,
 		Resume: *resume, Retries: *retries,
 		Run: func(ctx context.Context, p *beam.Pipeline) error {
 			_, err := beam.Run(ctx, *runner, p)
@@ -153,34 +187,68 @@ func train(ctx context.Context, args []string, stdout io.Writer) error {
 	return err
 }
 
-// readCorpus reads the documents, ids and vocabulary as maslda train does.
-func readCorpus(docsPath, idsPath, vocabPath string) (*framework.Corpus, error) {
-	return corpus.ReadFiles(docsPath, idsPath, vocabPath, 0)
+// shardDocs streams the LDA-C file docs into shards of size documents
+// in work, or, when docs is a directory, takes its *.ldac files as the
+// shards.
+func shardDocs(ctx context.Context, docs string, vocab int, work string, size int) (*beamtrain.Layout, error) {
+	st, err := os.Stat(docs)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		if size < 1 {
+			return nil, fmt.Errorf("%w: --shard-size %d, want ≥ 1", errUsage, size)
+		}
+		return beamtrain.ShardLDAC(ctx, docs, vocab, work, size)
+	}
+	paths, err := filepath.Glob(filepath.Join(docs, "*.ldac"))
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%w: --docs %s: a directory without *.ldac files", errUsage, docs)
+	}
+	sort.Strings(paths)
+	return beamtrain.ScanShards(ctx, paths, vocab)
+}
+
+// readIDs reads the ids of D documents from path, or, without one, the
+// documents' line numbers from 0 (corpus.ReadLDAC's ids).
+func readIDs(path string, D int) ([]string, error) {
+	if path == "" {
+		ids := make([]string, D)
+		for i := range ids {
+			ids[i] = strconv.Itoa(i)
+		}
+		return ids, nil
+	}
+	ids, err := corpus.ReadPath(path, corpus.ReadIDs)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(ids) > D:
+		return nil, framework.Errorf(path, D+1, "id %q has no document: the file has %d ids but there are %d documents", ids[D], len(ids), D)
+	case len(ids) < D:
+		return nil, framework.Errorf(path, 0, "the file has %d ids but there are %d documents", len(ids), D)
+	}
+	return ids, nil
 }
 
 // readAnswers reads answers as the configured response's kind of target
 // parses them (classes: the answers' distinct labels).
-func readAnswers(cfg *models.Config, c *framework.Corpus, path string) error {
+func readAnswers(cfg *models.Config, ids []string, path string) (*framework.Answers, error) {
 	t, err := corpus.ReadPath(path, corpus.ReadAnswers)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	lik, err := framework.Default.Likelihood(cfg.Response.Name, cfg.Response.Params)
 	if err != nil {
-		return cfg.Response.At(err)
+		return nil, cfg.Response.At(err)
 	}
 	kind, err := framework.Default.KindOf(lik)
 	if err != nil {
-		return cfg.Response.At(err)
+		return nil, cfg.Response.At(err)
 	}
-	ids := make([]string, len(c.Docs))
-	for i := range c.Docs {
-		ids[i] = c.Docs[i].ID
-	}
-	a, err := t.Resolve(ids, kind, nil)
-	if err != nil {
-		return err
-	}
-	c.Answers = a
-	return nil
+	return t.Resolve(ids, kind, nil)
 }

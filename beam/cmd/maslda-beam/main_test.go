@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -69,11 +70,15 @@ func TestTrainWritesModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := readCorpus(filepath.Join(dir, "docs.ldac"), "", "")
+	rc, err := corpus.ReadFiles(filepath.Join(dir, "docs.ldac"), "", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := readAnswers(cfg, rc, filepath.Join(dir, "answers.csv")); err != nil {
+	ids = make([]string, len(rc.Docs))
+	for i := range rc.Docs {
+		ids[i] = rc.Docs[i].ID
+	}
+	if rc.Answers, err = readAnswers(cfg, ids, filepath.Join(dir, "answers.csv")); err != nil {
 		t.Fatal(err)
 	}
 	r, err := models.Build(cfg, nil, rc)
@@ -97,6 +102,50 @@ func TestTrainWritesModel(t *testing.T) {
 		if math.Float64bits(z) != math.Float64bits(saved.Model.Topics.Zeta[i]) {
 			t.Fatalf("ζ[%d] = %v in the saved model, %v in process", i, saved.Model.Topics.Zeta[i], z)
 		}
+	}
+
+	// The same documents as a directory of pre-sharded LDA-C files (of
+	// 50, 1 and 69 documents, named in order): the same model, file for
+	// file.
+	shardDir := filepath.Join(dir, "shards")
+	if err := os.Mkdir(shardDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, cut := range [][2]int{{0, 50}, {50, 51}, {51, len(c.Docs)}} {
+		var b bytes.Buffer
+		if err := corpus.WriteLDAC(&b, c.Docs[cut[0]:cut[1]]); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(shardDir, fmt.Sprintf("part-%d.ldac", i)), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out2 := filepath.Join(dir, "model2")
+	args2 := append([]string(nil), args...)
+	args2[4], args2[8], args2[10] = shardDir, out2, filepath.Join(dir, "work2")
+	if code := run(context.Background(), args2, &stdout, &stderr); code != 0 {
+		t.Fatalf("--docs DIR: exit %d: %s", code, stderr.String())
+	}
+	for _, name := range []string{"model.json", "topics.bin", "config.hcl"} {
+		a, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out2, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between --docs FILE and --docs DIR", name)
+		}
+	}
+	// An ids file of another length is an error naming it.
+	if err := os.WriteFile(filepath.Join(dir, "ids.txt"), []byte("a\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := run(context.Background(), append(args2, "--ids", filepath.Join(dir, "ids.txt")), &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "ids.txt") || !strings.Contains(stderr.String(), "2 ids but there are 120 documents") {
+		t.Errorf("an ids file of 2 ids: exit %d, %q", code, stderr.String())
 	}
 
 	stderr.Reset()

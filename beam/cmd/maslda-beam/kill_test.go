@@ -1,0 +1,184 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/maslda/maslda/annotators/biasprecision"
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/corpus"
+	"github.com/maslda/maslda/framework/synth"
+)
+
+// childEnv makes the test binary run maslda-beam's main (TestMain):
+// the command as a process of its own, which the test can kill.
+const childEnv = "MASLDA_BEAM_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// command is maslda-beam run as a child process with args.
+func command(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skipf("no path to the test binary: %v", err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	return cmd
+}
+
+// TestKilledDriverResumes: a maslda-beam process killed with SIGKILL
+// after a checkpoint (between or during iterations: whatever the signal
+// finds) and run again with --resume writes the model of an
+// uninterrupted run, every file byte for byte (MA-sLDAr: φ, γ and
+// q(target) state files on disk). Skipped with -short.
+func TestKilledDriverResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs maslda-beam three times as a process (-short)")
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(26, 11))
+	c, pl, err := synth.LDA(synth.LDASpec{D: 300, V: 80, K: 3, DocLen: 40, Alpha: 0.2, TopicConc: 0.1}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, len(c.Docs))
+	for d := range x {
+		x[d] = pl.ZBar[d][0] + 3*pl.ZBar[d][1] + 5*pl.ZBar[d][2]
+	}
+	c.Answers = &framework.Answers{Annotators: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 3, rng)}
+	var docs, ans bytes.Buffer
+	if err := corpus.WriteLDAC(&docs, c.Docs); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(c.Docs))
+	for i := range ids {
+		ids[i] = c.Docs[i].ID
+	}
+	if err := corpus.WriteAnswers(&ans, c.Answers, ids); err != nil {
+		t.Fatal(err)
+	}
+	const iters = 30
+	src := "seed = 7\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\ninference \"batch\" {\n  max_iters = 30\n  tol = 0\n}\n"
+	for name, b := range map[string][]byte{"docs.ldac": docs.Bytes(), "answers.csv": ans.Bytes(), "config.hcl": []byte(src)} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := func(out, work string) []string {
+		return []string{"train", "--config", filepath.Join(dir, "config.hcl"), "--docs", filepath.Join(dir, "docs.ldac"),
+			"--answers", filepath.Join(dir, "answers.csv"), "--out", out, "--work", work, "--shard-size", "40"}
+	}
+	whole := filepath.Join(dir, "whole")
+	if b, err := command(t, args(whole, filepath.Join(dir, "work-whole"))...).CombinedOutput(); err != nil {
+		t.Fatalf("the uninterrupted run: %v\n%s", err, b)
+	}
+
+	// Kill the driver once its checkpoint is past iteration 3 (it writes
+	// one after every iteration that does not end the run).
+	out, work := filepath.Join(dir, "model"), filepath.Join(dir, "work")
+	cmd := command(t, args(out, work)...)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	killedAt := 0
+	deadline := time.Now().Add(2 * time.Minute)
+poll:
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-done:
+			t.Fatalf("the driver ended before it was killed (%v): %s", err, log.String())
+		default:
+		}
+		b, err := os.ReadFile(filepath.Join(work, "checkpoint.json"))
+		if err == nil {
+			var ck struct {
+				Iter int `json:"iter"`
+			}
+			if json.Unmarshal(b, &ck) == nil && ck.Iter >= 3 {
+				if err := cmd.Process.Kill(); err != nil {
+					t.Fatal(err)
+				}
+				killedAt = ck.Iter
+				break poll
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if killedAt == 0 {
+		cmd.Process.Kill()
+		t.Fatalf("no checkpoint past iteration 3 within 2 minutes: %s", log.String())
+	}
+	err = <-done
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the driver was not killed by SIGKILL: %v", err)
+	}
+	if strings.Contains(log.String(), "trained:") {
+		t.Fatalf("the driver finished before the kill: %s", log.String())
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a killed driver left a model directory: %v", err)
+	}
+	resumed, err := command(t, append(args(out, work), "--resume")...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the resumed run: %v\n%s", err, resumed)
+	}
+	t.Logf("killed with the checkpoint after iteration %d of %d; resumed:\n%s", killedAt, iters, resumed)
+	// It resumed (a run started afresh would give the same model).
+	first := 0
+	for _, l := range strings.Split(string(resumed), "\n") {
+		if _, err := fmt.Sscanf(l, "iteration %d:", &first); err == nil {
+			break
+		}
+	}
+	if first <= killedAt {
+		t.Errorf("the resumed run's first iteration is %d; the checkpoint was after iteration %d", first, killedAt)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(work, ".*.tmp-*")); len(tmp) > 0 {
+		t.Errorf("temporary files left in the work directory after resuming: %v", tmp)
+	}
+	entries, err := os.ReadDir(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) < 3 {
+		t.Fatalf("the uninterrupted model has %d files", len(entries))
+	}
+	for _, e := range entries {
+		a, err := os.ReadFile(filepath.Join(whole, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between the uninterrupted and the killed-and-resumed run", e.Name())
+		}
+	}
+}
