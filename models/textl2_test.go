@@ -63,3 +63,33 @@ func TestTextL2Folds(t *testing.T) {
 		t.Errorf("loaded text_l2 %v, want the chosen %v", got, tu.Chosen)
 	}
 }
+
+// The default: text_l2_folds 5 (a choice happens without being asked for),
+// 0 turns it off, and the MM step has none.
+func TestTextL2FoldsDefault(t *testing.T) {
+	cd := plantedCrowd(t, 3, 200, 300, 6, 3, 2, []float64{0.8, 0.6, 0.5, 0.4})
+	for _, c := range []struct {
+		block string
+		tuned bool
+	}{
+		{"response \"softmax\" {}\n", true},
+		{"response \"softmax\" {\n text_l2_folds = 0\n}\n", false},
+		{"response \"softmax\" {\n bound = \"quadratic\"\n mstep = \"mm\"\n}\n", false},
+	} {
+		cfg, err := models.ParseConfig([]byte("restarts = 1\ntopics {\n k = 6\n}\n"+c.block+"annotators \"confusion\" {\n start_iters = 3\n}\ninference \"batch\" {\n max_iters = 300\n}\n"), "c.hcl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := models.Build(cfg, nil, cd.train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Fit(context.Background(), nil)
+		if err != nil || !res.Converged {
+			t.Fatalf("%q: %v, converged %v", c.block, err, res != nil && res.Converged)
+		}
+		if got := r.Model.Response.(*softmax.Softmax).LastTune().Docs > 0; got != c.tuned {
+			t.Errorf("%q: a choice made %v, want %v", c.block, got, c.tuned)
+		}
+	}
+}

@@ -5,6 +5,8 @@
 //
 //	response "softmax" {
 //	  l2        = 0.001 # μ ≥ 0, the L2 penalty (μ/2)‖η‖²; default 1/D (D training documents)
+//	  text_l2   = 1     # μ_t ≥ 0 on the rows about their means (the text's say); l2 then weighs the means; default l2
+//	  text_l2_folds = 5 # choose text_l2 by cross-validation once a run with the classifier start converged (tune.go); 0: off
 //	  max_iters = 50    # L-BFGS iterations per batch M-step (default 50)
 //	  svi_iters = 5     # L-BFGS iterations per SVI mini-batch (default 5)
 //	  bound     = "product" # or "quadratic" (below)
@@ -34,6 +36,8 @@
 //	§2 log B_dl += n_dv (log(φ_new·h_l) − log(φ_old·h_l))      local.WordChanged (with the safeguard below)
 //	§2 L(η) and ∂L/∂η_lk (with the [fix] λ_dl)                 evalDoc (one document), Softmax.data (a batch, parallel), Softmax.objective (S scaling, μ penalty)
 //	§2 M-step by L-BFGS                                        Softmax.Update → optim.Minimize
+//	the split penalty μ_t Σ_l‖η_l − η̄_l1‖² + μ Σ_l Kη̄_l²        Softmax.penalty (docs/design.md, "The text's say")
+//	μ_t by cross-validation of Σ_d log Σ_c softmax(ηφ̄_d)_c e^{e_d(c)}  Softmax.Tune, chooseTextL2, cvLoss
 //	§2 prediction ĉ = argmax_l η_l·φ̄_d, softmax(η φ̄_d)         Softmax.Predict
 //	§4 Σ_l λ_dl η_l·φ̄_d − log Σ_l B_dl − Σ_l λ_dl log λ_dl     Softmax.ELBO (batch, after Update, at the new η), Softmax.DocELBO / local.DocELBO (one document, from d.Phi)
 //	§5 SVI step for η                                          Softmax.Update with framework.Step{Rho, Scale} (below)

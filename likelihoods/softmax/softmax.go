@@ -23,6 +23,10 @@ const (
 	// solver's default, until 2026-11-26: twice the evaluations for the
 	// same accuracy; docs/performance.md).
 	DefaultGradTol = 1e-5
+	// DefaultTextL2Folds is text_l2_folds when unset: text_l2 chosen by
+	// 5-fold cross-validation once a run with the classifier start has
+	// converged (docs/results-classification.md, "The text's say").
+	DefaultTextL2Folds = 5
 )
 
 // Params is the `response "softmax" { ... }` block. The zero value gives the
@@ -42,10 +46,12 @@ type Params struct {
 	// balance kept.
 	TextL2 *float64 `hcl:"text_l2,optional"`
 	// TextL2Folds F ≥ 2 chooses μ_t by F-fold cross-validation of the
-	// text's prediction of the answers (tune.go, Softmax.Tune) when the
-	// model asks (framework.Tuner); text_l2 (or l2) is the value until
-	// then. Default (0): no choice.
-	TextL2Folds int `hcl:"text_l2_folds,optional"`
+	// answers' likelihood through the annotators (tune.go, Softmax.Tune)
+	// when the model asks (framework.Tuner: a converged run with the
+	// annotators' classifier start); text_l2 (or l2) is the value until
+	// then. 0: no choice. Default (nil): DefaultTextL2Folds, or 0 with
+	// mstep = "mm".
+	TextL2Folds *int `hcl:"text_l2_folds,optional"`
 	// MaxIters is the number of L-BFGS iterations of a batch M-step
 	// (warm-started from the current η). Default (0): 50.
 	MaxIters int `hcl:"max_iters,optional"`
@@ -76,9 +82,9 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: softmax l2 = %v, want a finite number ≥ 0", framework.ErrBadInput, *p.L2)
 	case p.TextL2 != nil && !(*p.TextL2 >= 0 && !math.IsInf(*p.TextL2, 0)):
 		return fmt.Errorf("%w: softmax text_l2 = %v, want a finite number ≥ 0", framework.ErrBadInput, *p.TextL2)
-	case p.TextL2Folds < 0 || p.TextL2Folds == 1:
-		return fmt.Errorf("%w: softmax text_l2_folds = %d, want 0 (no choice) or ≥ 2", framework.ErrBadInput, p.TextL2Folds)
-	case p.TextL2Folds > 0 && p.MStep == "mm":
+	case p.TextL2Folds != nil && (*p.TextL2Folds < 0 || *p.TextL2Folds == 1):
+		return fmt.Errorf("%w: softmax text_l2_folds = %d, want 0 (no choice) or ≥ 2", framework.ErrBadInput, *p.TextL2Folds)
+	case p.TextL2Folds != nil && *p.TextL2Folds > 0 && p.MStep == "mm":
 		return fmt.Errorf("%w: softmax text_l2_folds needs mstep = \"lbfgs\" (the MM step's statistics hold no documents to cross-validate)", framework.ErrBadInput)
 	case p.MaxIters < 0:
 		return fmt.Errorf("%w: softmax max_iters = %d, want ≥ 1 (0 = default %d)", framework.ErrBadInput, p.MaxIters, DefaultMaxIters)
@@ -225,6 +231,17 @@ func (s *Softmax) Init(setup *framework.Setup) error {
 	s.st = newStore(setup.Corpus, s.K, s.C)
 	s.lastStats, s.last = nil, Solve{}
 	return nil
+}
+
+// textL2Folds is text_l2_folds in use (Params.TextL2Folds).
+func (s *Softmax) textL2Folds() int {
+	switch {
+	case s.params.TextL2Folds != nil:
+		return *s.params.TextL2Folds
+	case s.mm:
+		return 0
+	}
+	return DefaultTextL2Folds
 }
 
 // Ascends reports whether Update only promises not to lower the bound

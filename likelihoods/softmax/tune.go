@@ -35,7 +35,7 @@ type cvTarget struct {
 // differs from the one in use. The choice is saved with η (SaveParams)
 // and described by LastTune.
 func (s *Softmax) Tune(ctx context.Context, bars, evidence [][]float64) (changed bool, err error) {
-	F := s.params.TextL2Folds
+	F := s.textL2Folds()
 	if F == 0 {
 		return false, nil
 	}
