@@ -127,8 +127,8 @@ func Build(cfg *Config, reg *framework.Registry, c *framework.Corpus) (*Run, err
 	if reg == nil {
 		reg = framework.Default
 	}
-	if cfg.Unresolved() {
-		return nil, fmt.Errorf("%w: %s: the configuration's select block has candidates %s and none is chosen: Choose picks one (maslda train does), or write selected = \"NAME\"", framework.ErrBadInput, cfg.Select.Where, strings.Join(cfg.Select.Candidates, ", "))
+	if err := checkResolved(cfg); err != nil {
+		return nil, err
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -144,11 +144,25 @@ func Build(cfg *Config, reg *framework.Registry, c *framework.Corpus) (*Run, err
 	if c.Answers != nil {
 		r.Classes, r.Annotators = c.Answers.Classes, c.Answers.Annotators
 	}
+	return r.finish()
+}
+
+// checkResolved refuses a configuration whose select block has no chosen
+// candidate.
+func checkResolved(cfg *Config) error {
+	if cfg.Unresolved() {
+		return fmt.Errorf("%w: %s: the configuration's select block has candidates %s and none is chosen: Choose picks one (maslda train does), or write selected = \"NAME\"", framework.ErrBadInput, cfg.Select.Where, strings.Join(cfg.Select.Candidates, ", "))
+	}
+	return nil
+}
+
+// finish assembles r's model and schedule (Build and BuildGlobals).
+func (r *Run) finish() (*Run, error) {
 	m, sched, err := r.assemble()
 	if err != nil {
 		return nil, err
 	}
-	if cfg.RestartsDefault && m.mayWeigh() {
+	if cfg := r.Config; cfg.RestartsDefault && m.mayWeigh() {
 		// A response with a supervision weight reshapes the topics
 		// (MA-sLDAr): from plain LDA's best topics it predicted the movie
 		// reviews worse (docs/results-regression.md), so its default is
@@ -187,8 +201,8 @@ func BuildGlobals(cfg *Config, reg *framework.Registry, info CorpusInfo) (*Run, 
 	if reg == nil {
 		reg = framework.Default
 	}
-	if cfg.Unresolved() {
-		return nil, fmt.Errorf("%w: %s: the configuration's select block has candidates %s and none is chosen: Choose picks one (maslda train does), or write selected = \"NAME\"", framework.ErrBadInput, cfg.Select.Where, strings.Join(cfg.Select.Candidates, ", "))
+	if err := checkResolved(cfg); err != nil {
+		return nil, err
 	}
 	if info.Docs < 1 {
 		return nil, fmt.Errorf("%w: %d training documents, want ≥ 1", framework.ErrBadInput, info.Docs)
@@ -213,16 +227,7 @@ func BuildGlobals(cfg *Config, reg *framework.Registry, info CorpusInfo) (*Run, 
 	if c.Answers != nil {
 		r.Classes, r.Annotators = c.Answers.Classes, c.Answers.Annotators
 	}
-	m, sched, err := r.assemble()
-	if err != nil {
-		return nil, err
-	}
-	if cfg.RestartsDefault && m.mayWeigh() {
-		c := *cfg
-		c.Restarts, r.Config = 1, &c
-	}
-	r.Model, r.Schedule = m, sched
-	return r, nil
+	return r.finish()
 }
 
 // errGlobals is the error of what a run built by BuildGlobals cannot do.
