@@ -223,3 +223,14 @@ func accuracy(t testing.TB, m *models.Model, c *framework.Corpus, labels []int) 
 	}
 	return float64(hits) / float64(len(preds)), meanP
 }
+
+// centralDiff is (f(x + h·e_i) − f(x − h·e_i))/(2h) and the two values
+// (x is not changed).
+func centralDiff(f func([]float64) float64, x []float64, i int, h float64) (fd, fp, fm float64) {
+	xp := append([]float64(nil), x...)
+	xm := append([]float64(nil), x...)
+	xp[i] += h
+	xm[i] -= h
+	fp, fm = f(xp), f(xm)
+	return (fp - fm) / (2 * h), fp, fm
+}

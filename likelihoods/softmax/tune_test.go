@@ -82,11 +82,7 @@ func TestCVLossGradient(t *testing.T) {
 	cvLoss(eta, C, K, data, g)
 	const h = 1e-6
 	for i := range eta {
-		xp := append([]float64(nil), eta...)
-		xm := append([]float64(nil), eta...)
-		xp[i] += h
-		xm[i] -= h
-		fd := (cvLoss(xp, C, K, data, nil) - cvLoss(xm, C, K, data, nil)) / (2 * h)
+		fd, _, _ := centralDiff(func(x []float64) float64 { return cvLoss(x, C, K, data, nil) }, eta, i, h)
 		if math.Abs(fd-g[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
 			t.Errorf("∂/∂η[%d]: %v, central difference %v", i, g[i], fd)
 		}
