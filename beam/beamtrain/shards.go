@@ -118,6 +118,18 @@ func (w *shardWriter) abort() {
 	}
 }
 
+// newShardWriter starts a layout of shards of size documents in dir
+// (created if need be).
+func newShardWriter(dir string, size int) (*shardWriter, error) {
+	if size < 1 {
+		return nil, fmt.Errorf("%w: shards of %d documents, want ≥ 1", framework.ErrBadInput, size)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return &shardWriter{dir: dir, size: size, l: &Layout{}}, nil
+}
+
 // ShardLDAC streams the LDA-C file docsPath into shard files of size
 // documents in dir (shard-NNNNN.ldac, LDA-C: what corpus.ReadLDAC reads
 // back as the same documents) and returns their layout; it holds one
@@ -125,14 +137,11 @@ func (w *shardWriter) abort() {
 // file: a word id at or above it is an error. Errors name the file and
 // line (corpus.ScanLDAC's, and the vocabulary's).
 func ShardLDAC(ctx context.Context, docsPath string, vocab int, dir string, size int) (*Layout, error) {
-	if size < 1 {
-		return nil, fmt.Errorf("%w: shards of %d documents, want ≥ 1", framework.ErrBadInput, size)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	w, err := newShardWriter(dir, size)
+	if err != nil {
 		return nil, err
 	}
-	l := &Layout{}
-	w := &shardWriter{dir: dir, size: size, l: l}
+	l := w.l
 	V, err := corpus.ReadPath(docsPath, func(r io.Reader, name string) (int, error) {
 		return corpus.ScanLDAC(r, name, func(d framework.Doc, line int) error {
 			if l.Docs%1024 == 0 {
@@ -197,14 +206,11 @@ func ScanShards(ctx context.Context, paths []string, vocab int) (*Layout, error)
 // WriteCorpusShards writes the documents (and answers) of an in-memory
 // corpus as shards of size documents in dir.
 func WriteCorpusShards(c *framework.Corpus, dir string, size int) (*Layout, error) {
-	if size < 1 {
-		return nil, fmt.Errorf("%w: shards of %d documents, want ≥ 1", framework.ErrBadInput, size)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	w, err := newShardWriter(dir, size)
+	if err != nil {
 		return nil, err
 	}
-	l := &Layout{}
-	w := &shardWriter{dir: dir, size: size, l: l}
+	l := w.l
 	for _, d := range c.Docs {
 		if err := w.add(d); err != nil {
 			w.abort()
