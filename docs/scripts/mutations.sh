@@ -29,7 +29,7 @@ mutations=(
   'svi-rho-without-delay|optim/schedule.go|s/return math\.Pow\(float64\(t\)\+s\.Delay, -s\.Kappa\)/return math.Pow(float64(t), -s.Kappa)/|./optim'
   'svi-scale-nominal-batch|optim/schedule.go|s/Scale: float64\(D\) \/ float64\(len\(batch\)\)/Scale: float64(D) \/ float64(bs)/|./optim'
   'softmax-blend-ignores-rho|likelihoods/softmax/softmax.go|s/r := step\.Rho\n/r := 1.0 + 0*step.Rho\n/|./likelihoods/softmax'
-  'softmax-mstep-ignores-scale|likelihoods/softmax/softmax.go|s/f := s\.objective\(recs, stats\.Cov, step\.Scale\)/f := s.objective(recs, stats.Cov, 1)/|./likelihoods/softmax'
+  'softmax-mstep-ignores-scale|likelihoods/softmax/softmax.go|s/f := s\.objective\(recs, stats\.Cov, step\.Scale, &memo\)/f := s.objective(recs, stats.Cov, 1, \&memo)/|./likelihoods/softmax'
   'ordinal-prior-top-level|likelihoods/ordinal/ordinal.go|s/for c := 0; c < r\.C; c\+\+ \{\n\t\tlp, _, du, dl := level\(c, 0, cuts\)/for c := 0; c < r.C-1; c++ {\n\t\tlp, _, du, dl := level(c, 0, cuts)/|./likelihoods/ordinal'
   'communities-membership-sign|annotators/confusion/communities.go|s/s \+= \(a - 1\) \* e\[i\]/s += (1 - a) * e[i]/|./annotators/confusion'
   'communities-membership-norm|annotators/confusion/communities.go|s/s \+= norms\[k\*C\+c\]/s += 0 * norms[k*C+c]/|./annotators/confusion'
@@ -52,6 +52,8 @@ mutations=(
   'text-l2-mean-weight|likelihoods/softmax/softmax.go|s/g\[l\*K\+k\] = mt\*\(e-m\) \+ mu\*m/g[l*K+k] = mt*(e-m) + mt*m/|./likelihoods/softmax'
   'mm-text-common|likelihoods/softmax/mm.go|s/common\[k\] = \(colR\[k\]\/float64\(C\)-m\)\/mt \+ m\/mu/common[k] = colR[k] \/ (float64(C) * mu)/|./likelihoods/softmax'
   'tune-no-third-run|models/build.go|s/\ts\.tuned = true\n\ts\.iter, s\.epoch = res2\.Iters, res2\.Epochs\n\treturn s\.third\(ctx, nil, res2\)/\treturn res2, nil/|./models'
+  'tune-cv-gradient-sign|likelihoods/softmax/tune.go|s/r := p\[c\] - p\[c\]\*d\.q\[c\]\/m/r := p[c]*d.q[c]\/m - p[c]/|./likelihoods/softmax'
+  'text-l2-objective-scale|likelihoods/softmax/softmax.go|s/g\[i\] = -\(scale\*g\[i\] - pg\[i\]\) \/ W/g[i] = -(g[i] - pg[i]) \/ W/|./likelihoods/softmax'
   'tune-resume-chooses-again|models/build.go|s/if from != nil && from\.Tuned \{/if from != nil \&\& from.Tuned \&\& false {/|./models'
 )
 
