@@ -3,6 +3,7 @@ package softmax
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"math"
 	"path/filepath"
@@ -247,5 +248,40 @@ func TestMStepParams(t *testing.T) {
 	}
 	if err := (Params{MStep: "mm", Bound: "quadratic"}).Validate(); err != nil {
 		t.Errorf("mm with the quadratic bound: %v", err)
+	}
+}
+
+// A chosen text_l2 is saved after η (MASLDAs2) and read back; a
+// truncated or negative one is a clear error, never a panic.
+func TestPersisterTunedTextL2(t *testing.T) {
+	s := initSoftmax(t, 3, 2)
+	copy(s.Eta, []float64{1, -2, 3.5, 0, 1, 7})
+	s.MuText, s.tuned = 10, true
+	var buf bytes.Buffer
+	if err := s.SaveParams(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	r := initSoftmax(t, 3, 2)
+	if err := r.LoadParams(bytes.NewReader(good)); err != nil {
+		t.Fatal(err)
+	}
+	if r.MuText != 10 || !r.tuned {
+		t.Errorf("loaded text_l2 %v (tuned %v), want 10", r.MuText, r.tuned)
+	}
+	neg := append([]byte(nil), good...)
+	binary.LittleEndian.PutUint64(neg[len(neg)-8:], math.Float64bits(-1))
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"truncated", good[:len(good)-3], "text_l2 missing after η"},
+		{"negative", neg, "text_l2 = -1"},
+	} {
+		err := initSoftmax(t, 3, 2).LoadParams(bytes.NewReader(c.data))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
+		}
 	}
 }
