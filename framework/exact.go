@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync"
 )
 
 // ErrInexact marks a sum that the exact accumulator cannot represent: an
@@ -126,9 +127,20 @@ func (f *Fixed) Float64() (float64, error) {
 	if err := f.Err(); err != nil {
 		return math.NaN(), err
 	}
-	if f.ext != int64(f.hi)>>63 || f.hi == 1<<63 && f.lo == 0 {
+	if !f.fits() {
 		return math.NaN(), fmt.Errorf("%w: the total's magnitude is 2^63 or more", ErrInexact)
 	}
+	return f.float(), nil
+}
+
+// fits reports whether the total's magnitude is below 2^63.
+func (f *Fixed) fits() bool { return f.ext == int64(f.hi)>>63 && !(f.hi == 1<<63 && f.lo == 0) }
+
+// valid reports whether Float64 succeeds.
+func (f *Fixed) valid() bool { return f.bad == 0 && f.fits() }
+
+// float is Float64 of a valid sum.
+func (f *Fixed) float() float64 {
 	lo, hi := f.lo, f.hi
 	neg := int64(hi) < 0
 	if neg {
@@ -138,7 +150,7 @@ func (f *Fixed) Float64() (float64, error) {
 	if neg {
 		v = -v
 	}
-	return v, nil
+	return v
 }
 
 // roundScaled is (hi·2^64 + lo)·2^−64 rounded to the nearest float64, ties
@@ -285,11 +297,28 @@ func (s *DocSums) SetSums(get func(part int, dst []float64)) { SetScalarSums(0, 
 // MarshalBinary/UnmarshalBinary carry them between processes. Adding the
 // statistics of any split of a set of documents, in any order and merged
 // in any order, gives the same bits.
+//
+// The sums are sparse in their work: they record the blocks of
+// exactBlock consecutive numbers that an Add, a Merge or an
+// UnmarshalBinary may have made non-zero (the topic layer's statistics
+// of a worker touch a fraction of its K×V rows), and Reset, Merge, Err
+// and Round visit those blocks only (in increasing order when they are
+// many: memory read in order). Which blocks are recorded, and in what
+// order they are visited, changes no bit of a sum.
 type ExactSums struct {
-	layout []SumPart
-	start  []int // offset of each part in acc
-	acc    []Fixed
+	layout  []SumPart
+	start   []int // offset of each part in acc
+	acc     []Fixed
+	mark    []bool // mark[b]: block b is in touched
+	touched []int  // the blocks that may hold a non-zero number, in the order first touched
 }
+
+// exactBlock is the number of consecutive numbers of ExactSums tracked
+// together (2^exactShift; 256 bytes of Fixed).
+const (
+	exactShift = 3
+	exactBlock = 1 << exactShift
+)
 
 // NewExactSums returns empty sums of the layout.
 func NewExactSums(layout []SumPart) *ExactSums {
@@ -297,15 +326,56 @@ func NewExactSums(layout []SumPart) *ExactSums {
 	for i, p := range layout {
 		e.start[i+1] = e.start[i] + p.Len
 	}
-	e.acc = make([]Fixed, e.start[len(layout)])
+	n := e.start[len(layout)]
+	e.acc = make([]Fixed, n)
+	e.mark = make([]bool, (n+exactBlock-1)>>exactShift)
 	return e
+}
+
+// touch records the blocks of the numbers [i, i+n) (n > 0).
+func (e *ExactSums) touch(i, n int) {
+	for b := i >> exactShift; b <= (i+n-1)>>exactShift; b++ {
+		if !e.mark[b] {
+			e.mark[b] = true
+			e.touched = append(e.touched, b)
+		}
+	}
+}
+
+// blocks calls f with every touched block: in increasing order (a scan
+// of mark) when they are more than an eighth of all, otherwise in the
+// order first touched.
+func (e *ExactSums) blocks(f func(b int)) {
+	if len(e.touched)*8 < len(e.mark) {
+		for _, b := range e.touched {
+			f(b)
+		}
+		return
+	}
+	for b, m := range e.mark {
+		if m {
+			f(b)
+		}
+	}
+}
+
+// block is the numbers of block b.
+func (e *ExactSums) block(b int) []Fixed {
+	lo := b << exactShift
+	return e.acc[lo:min(lo+exactBlock, len(e.acc))]
 }
 
 // Layout is the layout of the sums.
 func (e *ExactSums) Layout() []SumPart { return e.layout }
 
 // Reset empties the sums.
-func (e *ExactSums) Reset() { clear(e.acc) }
+func (e *ExactSums) Reset() {
+	e.blocks(func(b int) { clear(e.block(b)) })
+	for _, b := range e.touched {
+		e.mark[b] = false
+	}
+	e.touched = e.touched[:0]
+}
 
 // CheckLayout fails, wrapping ErrIncompatible and naming the first
 // difference, unless want is the sums' layout.
@@ -346,7 +416,12 @@ func (e *ExactSums) Add(s Summable) error {
 			err = fmt.Errorf("%w: exact sums: %T visited part %d [%d, %d), outside its layout (%s)", ErrIncompatible, s, part, off, off+len(xs), layoutString(e.layout))
 			return
 		}
-		acc := e.acc[e.start[part]+off:][:len(xs)]
+		if len(xs) == 0 {
+			return
+		}
+		at := e.start[part] + off
+		e.touch(at, len(xs))
+		acc := e.acc[at:][:len(xs)]
 		for i, x := range xs {
 			acc[i].Add(x)
 		}
@@ -359,21 +434,56 @@ func (e *ExactSums) Merge(o *ExactSums) error {
 	if err := e.CheckLayout(o.layout); err != nil {
 		return err
 	}
-	for i := range e.acc {
-		e.acc[i].Merge(o.acc[i])
-	}
+	o.blocks(func(b int) {
+		if !e.mark[b] {
+			e.mark[b] = true
+			e.touched = append(e.touched, b)
+		}
+		dst := e.block(b)
+		for i, f := range o.block(b) {
+			dst[i].Merge(f)
+		}
+	})
 	return nil
+}
+
+// firstBad is the index of the first number (in layout order) for which
+// bad is true, or −1; only the touched blocks can hold one.
+func (e *ExactSums) firstBad(bad func(f *Fixed) bool) int {
+	first := -1
+	e.blocks(func(b int) {
+		if first >= 0 && b<<exactShift > first {
+			return
+		}
+		blk := e.block(b)
+		for i := range blk {
+			if bad(&blk[i]) {
+				if j := b<<exactShift + i; first < 0 || j < first {
+					first = j
+				}
+				return
+			}
+		}
+	})
+	return first
+}
+
+// at names number i (an index into acc) by its part and its index in
+// the part.
+func (e *ExactSums) at(i int) (string, int) {
+	p := 0
+	for e.start[p+1] <= i {
+		p++
+	}
+	return e.layout[p].Name, i - e.start[p]
 }
 
 // Err is nil unless an addend was out of range (ErrInexact), naming the
 // part and the index of the first such number.
 func (e *ExactSums) Err() error {
-	for p := range e.layout {
-		for i, f := range e.acc[e.start[p]:e.start[p+1]] {
-			if err := f.Err(); err != nil {
-				return fmt.Errorf("exact sums: %s[%d]: %w", e.layout[p].Name, i, err)
-			}
-		}
+	if i := e.firstBad(func(f *Fixed) bool { return f.Err() != nil }); i >= 0 {
+		name, j := e.at(i)
+		return fmt.Errorf("exact sums: %s[%d]: %w", name, j, e.acc[i].Err())
 	}
 	return nil
 }
@@ -382,22 +492,98 @@ func (e *ExactSums) Err() error {
 // rounded to the nearest float64. It fails, wrapping ErrInexact and
 // naming the number, when an addend or a total was out of range; s is
 // then unchanged.
-func (e *ExactSums) Round(s Summable) error {
+func (e *ExactSums) Round(s Summable) error { return e.MergeRound(s, nil, 1) }
+
+// exactChunk is the fewest blocks MergeRound gives a goroutine.
+const exactChunk = 1 << 12
+
+// MergeRound merges the sums others (of e's layout) into e and sets s to
+// the totals as Round does, on up to workers goroutines, each a
+// contiguous range of the numbers (a serial pass, on large sums, of the
+// E-step of every worker count: models.Model's exactPass): the same bits
+// and the same errors as Merge of each of others in turn and then Round.
+// Nothing is merged when a layout differs.
+func (e *ExactSums) MergeRound(s Summable, others []*ExactSums, workers int) error {
 	if err := e.CheckLayout(s.SumLayout()); err != nil {
 		return err
 	}
-	vals := make([]float64, len(e.acc))
-	for p := range e.layout {
-		for i := e.start[p]; i < e.start[p+1]; i++ {
-			v, err := e.acc[i].Float64()
-			if err != nil {
-				return fmt.Errorf("exact sums: %s[%d]: %w", e.layout[p].Name, i-e.start[p], err)
+	for _, o := range others {
+		if err := e.CheckLayout(o.layout); err != nil {
+			return err
+		}
+	}
+	nb := len(e.mark)
+	w := max(1, min(workers, nb/exactChunk))
+	// parts calls f(j, lo, hi) with the w parts [lo, hi) of [0, n), on a
+	// goroutine each (w > 1).
+	parts := func(n int, f func(j, lo, hi int)) {
+		if w == 1 {
+			f(0, 0, n)
+			return
+		}
+		var wg sync.WaitGroup
+		for j := range w {
+			wg.Go(func() { f(j, j*n/w, (j+1)*n/w) })
+		}
+		wg.Wait()
+	}
+	// Merge block by block, and find each part's first number that
+	// Float64 refuses.
+	bad := make([]int, w)
+	parts(nb, func(j, lo, hi int) {
+		first := -1
+		for b := lo; b < hi; b++ {
+			for _, o := range others {
+				if o.mark[b] {
+					e.mark[b] = true
+					dst := e.block(b)
+					for i, f := range o.block(b) {
+						dst[i].Merge(f)
+					}
+				}
 			}
-			vals[i] = v
+			if first < 0 && e.mark[b] {
+				for i := range e.block(b) {
+					if !e.acc[b<<exactShift+i].valid() {
+						first = b<<exactShift + i
+						break
+					}
+				}
+			}
+		}
+		bad[j] = first
+	})
+	if len(others) > 0 { // the touched blocks, in increasing order
+		e.touched = e.touched[:0]
+		for b, m := range e.mark {
+			if m {
+				e.touched = append(e.touched, b)
+			}
+		}
+	}
+	for _, first := range bad {
+		if first >= 0 { // s is left unchanged
+			_, err := e.acc[first].Float64()
+			name, j := e.at(first)
+			return fmt.Errorf("exact sums: %s[%d]: %w", name, j, err)
 		}
 	}
 	s.SetSums(func(part int, dst []float64) {
-		copy(dst, vals[e.start[part]:e.start[part+1]])
+		base := e.start[part]
+		parts(len(dst), func(_, lo, hi int) {
+			for i := lo; i < hi; {
+				k := base + i // the number's index in acc
+				end := min(hi, i+exactBlock-k&(exactBlock-1))
+				if !e.mark[k>>exactShift] {
+					clear(dst[i:end])
+				} else {
+					for ; i < end; i++ {
+						dst[i] = e.acc[base+i].float()
+					}
+				}
+				i = end
+			}
+		})
 	})
 	return nil
 }
@@ -497,6 +683,7 @@ func (e *ExactSums) UnmarshalBinary(data []byte) error {
 			return bad("entry index %d out of order or range", i)
 		}
 		last = int(i)
+		out.touch(int(i), 1)
 		out.acc[i] = Fixed{
 			lo:  binary.LittleEndian.Uint64(r[8:]),
 			hi:  binary.LittleEndian.Uint64(r[16:]),

@@ -1,0 +1,293 @@
+package framework_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/maslda/maslda/framework"
+)
+
+// parts is a Summable for tests: parts of any length, whose Sums visits
+// only the non-zero runs of each part (as a sparse component does).
+type parts struct {
+	names []string
+	xs    [][]float64
+}
+
+func newParts(lens ...int) *parts {
+	p := &parts{}
+	for i, n := range lens {
+		p.names = append(p.names, string(rune('a'+i)))
+		p.xs = append(p.xs, make([]float64, n))
+	}
+	return p
+}
+
+func (p *parts) Merge(o framework.Stats) {
+	for i, x := range o.(*parts).xs {
+		for j, v := range x {
+			p.xs[i][j] += v
+		}
+	}
+}
+func (p *parts) Reset() {
+	for _, x := range p.xs {
+		clear(x)
+	}
+}
+func (p *parts) SumLayout() []framework.SumPart {
+	var l []framework.SumPart
+	for i, x := range p.xs {
+		l = append(l, framework.SumPart{Name: p.names[i], Len: len(x)})
+	}
+	return l
+}
+func (p *parts) Sums(visit func(part, off int, xs []float64)) {
+	for k, x := range p.xs {
+		for i := 0; i < len(x); {
+			if x[i] == 0 {
+				i++
+				continue
+			}
+			j := i
+			for j < len(x) && x[j] != 0 {
+				j++
+			}
+			visit(k, i, x[i:j])
+			i = j
+		}
+	}
+}
+func (p *parts) SetSums(get func(part int, dst []float64)) {
+	for k, x := range p.xs {
+		get(k, x)
+	}
+}
+
+// TestExactSumsSparse: the sums record the blocks they touch (Reset,
+// Merge, Err and Round visit those only). Parts of odd lengths (blocks
+// straddle them, one part is empty), sparse documents, sums reused after
+// Reset and merged directly in random order give math/big's totals, and
+// an error names the first bad number in layout order whatever the order
+// in which the blocks were touched. With a large part, the touched
+// blocks are few (visited in the order first touched), otherwise many
+// (visited in increasing order); with a part of 100,000 numbers,
+// MergeRound runs on 3 goroutines.
+func TestExactSumsSparse(t *testing.T) {
+	t.Run("many", func(t *testing.T) { testExactSumsSparse(t, []int{37, 5, 0, 3, 50}) })
+	t.Run("few", func(t *testing.T) { testExactSumsSparse(t, []int{37, 5, 0, 3, 50, 4000}) })
+	t.Run("parallel", func(t *testing.T) { testExactSumsSparse(t, []int{37, 5, 0, 3, 50, 100000}) })
+}
+
+func testExactSumsSparse(t *testing.T, lens []int) {
+	r := rand.New(rand.NewPCG(27, 4))
+	docs := make([]*parts, 60)
+	for d := range docs {
+		p := newParts(lens...)
+		for k, x := range p.xs {
+			for i := range x {
+				// part d and the last 20 numbers of e: never touched;
+				// f: rarely
+				if k == 5 && r.IntN(20000) == 0 || k != 3 && k < 5 && !(k == 4 && i >= 30) && r.IntN(8) == 0 {
+					x[i] = randAddend(r)
+				}
+			}
+		}
+		docs[d] = p
+	}
+	layout := newParts(lens...).SumLayout()
+	// The totals by math/big, number by number.
+	want := newParts(lens...)
+	for k, x := range want.xs {
+		for i := range x {
+			var xs []float64
+			for _, d := range docs {
+				if v := d.xs[k][i]; v != 0 {
+					xs = append(xs, v)
+				}
+			}
+			x[i], _ = bigSum(xs)
+		}
+	}
+	same := func(t *testing.T, what string, got *parts) {
+		t.Helper()
+		for k, x := range want.xs {
+			for i, v := range x {
+				if math.Float64bits(got.xs[k][i]) != math.Float64bits(v) {
+					t.Errorf("%s: %s[%d] = %v, math/big %v", what, want.names[k], i, got.xs[k][i], v)
+				}
+			}
+		}
+	}
+	// Workers' sums, reused: each first holds other documents, then is
+	// Reset, then takes its share.
+	ws := make([]*framework.ExactSums, 4)
+	for i := range ws {
+		ws[i] = framework.NewExactSums(layout)
+		for range 5 {
+			if err := ws[i].Add(docs[r.IntN(len(docs))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ws[i].Reset()
+	}
+	for _, d := range r.Perm(len(docs)) {
+		if err := ws[r.IntN(len(ws))].Add(docs[d]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tot := framework.NewExactSums(layout)
+	if err := tot.Add(docs[0]); err != nil { // then emptied
+		t.Fatal(err)
+	}
+	tot.Reset()
+	for _, i := range r.Perm(len(ws)) {
+		if err := tot.Merge(ws[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := newParts(lens...)
+	for _, x := range got.xs {
+		for i := range x {
+			x[i] = 7 // Round sets every number, the untouched ones to 0
+		}
+	}
+	if err := tot.Round(got); err != nil {
+		t.Fatal(err)
+	}
+	same(t, "merged", got)
+	// Merged into the first worker's sums and rounded on 3 goroutines,
+	// as Model.exactPass does.
+	for _, x := range got.xs {
+		for i := range x {
+			x[i] = 7
+		}
+	}
+	if err := ws[0].MergeRound(got, ws[1:], 3); err != nil {
+		t.Fatal(err)
+	}
+	same(t, "merged into the first", got)
+	got.Reset()
+	if err := ws[0].Round(got); err != nil {
+		t.Fatal(err)
+	}
+	same(t, "merged into the first, rounded again", got)
+	// Encoded and decoded.
+	b, err := tot.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dec framework.ExactSums
+	if err := dec.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	again := framework.NewExactSums(layout)
+	if err := again.Merge(&dec); err != nil {
+		t.Fatal(err)
+	}
+	got.Reset()
+	if err := again.Round(got); err != nil {
+		t.Fatal(err)
+	}
+	same(t, "decoded", got)
+
+	// Bad numbers touched late in layout order first: the error names
+	// the first in layout order (e[20]'s block was touched before a[9]'s).
+	bad := framework.NewExactSums(layout)
+	late, early := newParts(lens...), newParts(lens...)
+	late.xs[4][20] = math.Inf(1)
+	early.xs[0][9] = math.NaN()
+	early.xs[0][30] = 1
+	for _, p := range []*parts{late, early} {
+		if err := bad.Add(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := framework.NewExactSums(layout)
+	if len(lens) > 5 { // bad numbers in the other part of MergeRound's goroutines
+		late.xs[5][lens[5]-3] = math.NaN()
+		if err := other.Add(late); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := newParts(lens...)
+	out.xs[0][0] = 7
+	for what, err := range map[string]error{"Err": bad.Err(), "Round": bad.Round(newParts(lens...)), "MergeRound": bad.MergeRound(out, []*framework.ExactSums{other}, 3)} {
+		if err == nil || !strings.Contains(err.Error(), "a[9]") {
+			t.Errorf("%s: %v, want an error naming a[9]", what, err)
+		}
+	}
+	if out.xs[0][0] != 7 {
+		t.Errorf("MergeRound changed its target after failing")
+	}
+	bad.Reset()
+	if err := bad.Err(); err != nil {
+		t.Errorf("Err after Reset: %v", err)
+	}
+}
+
+// BenchmarkExactSumsVocab times the exact E-step's passes over the sums
+// of a large vocabulary (the shape "vocab" of models' BenchmarkShapes:
+// K 20, V 100,000, about 60,000 word occurrences in 1,200 documents,
+// half of them to each of two workers): Reset of a worker's sums, Merge
+// of the second worker's into the first's, Round of the total.
+func BenchmarkExactSumsVocab(b *testing.B) {
+	const K, V = 20, 100000
+	r := rand.New(rand.NewPCG(27, 5))
+	layout := newParts(K*V, 2).SumLayout()
+	row := make([]float64, K)
+	for k := range row {
+		row[k] = r.Float64()
+	}
+	fill := func(e *framework.ExactSums, n int) {
+		words := newParts(K*V, 2)
+		for range n {
+			w := r.IntN(V)
+			copy(words.xs[0][w*K:], row)
+		}
+		if err := e.Add(words); err != nil {
+			b.Fatal(err)
+		}
+	}
+	w1, w2 := framework.NewExactSums(layout), framework.NewExactSums(layout)
+	fill(w1, 30000)
+	fill(w2, 30000)
+	out := newParts(K*V, 2)
+	b.Run("reset", func(b *testing.B) {
+		e := framework.NewExactSums(layout)
+		for b.Loop() {
+			b.StopTimer()
+			if err := e.Merge(w1); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			e.Reset()
+		}
+	})
+	b.Run("merge", func(b *testing.B) {
+		e := framework.NewExactSums(layout)
+		if err := e.Merge(w1); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if err := e.Merge(w2); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("round", func(b *testing.B) {
+		e := framework.NewExactSums(layout)
+		for _, w := range []*framework.ExactSums{w1, w2} {
+			if err := e.Merge(w); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for b.Loop() {
+			if err := e.Round(out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
