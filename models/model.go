@@ -50,6 +50,12 @@ type Model struct {
 	phiWarm bool // warm starts resume from phi
 
 	exactMemo [3]int8 // per phase: 0 not asked, 1 the statistics are Summable, 2 not (seam.go, exact)
+
+	// The exact E-step's layout and the workers' buffers, kept from one
+	// pass to the next (seam.go, exactLayout; exactPass).
+	exactKey  exactKey
+	exactLay  []framework.SumPart
+	exactBufs []exactBuf
 }
 
 // NewModel assembles a model over a training corpus (which may be nil for a
@@ -701,8 +707,18 @@ func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) 
 // its worker's sums (seam.go); the workers' sums are merged and rounded
 // once (Combine). The result does not depend on the number of workers,
 // the shards or the order of anything.
+//
+// The workers' buffers (their ExactSums and one document's statistics)
+// are the model's, kept from one pass to the next (exactBufs, seam.go):
+// a pass allocates nothing of size K×V but the statistics it returns, and
+// each worker empties its sums itself (ExactSums.Reset, the blocks it
+// touched). The total is the first buffer's sums, the others merged into
+// it, and rounded (Combine's bits), on the workers' goroutines
+// (ExactSums.MergeRound: each a range of the numbers).
 func (m *Model) exactPass(ctx context.Context, n int, step func(w *worker, pos int)) (framework.Stats, error) {
-	layout := m.NewStats().(*stats).SumLayout()
+	layout := m.exactLayout()
+	free := m.exactBufs
+	m.exactBufs = nil
 	var (
 		mu     sync.Mutex
 		all    []*framework.ExactSums
@@ -710,10 +726,18 @@ func (m *Model) exactPass(ctx context.Context, n int, step func(w *worker, pos i
 	)
 	err := m.shards(ctx, n, m.maxLen, false, func(w *worker, pos int) {
 		if w.sums == nil {
-			w.sums, w.doc = framework.NewExactSums(layout), m.NewStats()
 			mu.Lock()
-			all = append(all, w.sums)
+			var b exactBuf
+			if k := len(free); k > 0 {
+				b, free = free[k-1], free[:k-1]
+			} else {
+				b = exactBuf{framework.NewExactSums(layout), m.NewStats()}
+			}
+			all = append(all, b.sums)
+			m.exactBufs = append(m.exactBufs, b)
 			mu.Unlock()
+			b.sums.Reset()
+			w.sums, w.doc = b.sums, b.doc
 		}
 		step(w, pos)
 		if err := m.addDoc(w, w.sums); err != nil {
@@ -722,19 +746,21 @@ func (m *Model) exactPass(ctx context.Context, n int, step func(w *worker, pos i
 			mu.Unlock()
 		}
 	}, nil)
+	m.exactBufs = append(m.exactBufs, free...)
 	if err == nil {
 		err = addErr
 	}
 	if err != nil {
 		return nil, err
 	}
-	total := framework.NewExactSums(layout)
-	for _, s := range all {
-		if err := total.Merge(s); err != nil {
-			return nil, err
-		}
+	if len(all) == 0 {
+		return m.Combine(framework.NewExactSums(layout))
 	}
-	return m.Combine(total)
+	s := m.NewStats()
+	if err := all[0].MergeRound(s.(*stats), all[1:], m.workers); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // accumulateWorker adds w's document, after its local step, to w.stats

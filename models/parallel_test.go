@@ -1,8 +1,10 @@
 package models
 
 import (
+	"context"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/maslda/maslda/annotators/confusion"
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/likelihoods/softmax"
@@ -45,5 +47,48 @@ func TestModelSetsComponentWorkers(t *testing.T) {
 	m.SetWorkers(3)
 	if len(resp.got) != 2 || resp.got[0] != 1 || resp.got[1] != 3 {
 		t.Errorf("SetWorkers calls %v, want [1 3]", resp.got)
+	}
+}
+
+// The exact E-step keeps its workers' sums from one pass to the next and
+// merges and rounds them on the workers (ExactSums.MergeRound): on a
+// vocabulary large enough for that to run on several goroutines (K·V =
+// 160,000 numbers), E-steps of every document and of parts of the corpus,
+// with updates between them and a change of the number of workers, give
+// the same bits for 1, 2 and 3 workers.
+func TestExactPassLargeAcrossWorkers(t *testing.T) {
+	c, _ := plantedCorpus(t, 27, 120, 40000, 4)
+	all := make([]int, len(c.Docs))
+	for i := range all {
+		all[i] = i
+	}
+	ctx := context.Background()
+	run := func(workers int) (elbos, zeta []float64) {
+		m := newLDA(t, c, 4, 3, workers)
+		for it, docs := range [][]int{all, all[:50], all, all[70:], all} {
+			if it == 3 {
+				m.SetWorkers(workers + 1)
+			}
+			s, err := m.EStep(ctx, docs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := framework.BatchStep(it + 1)
+			if err := m.Update(ctx, s, st); err != nil {
+				t.Fatal(err)
+			}
+			elbos = append(elbos, m.ELBO(s, st))
+		}
+		return elbos, append([]float64(nil), m.Topics.Zeta...)
+	}
+	e1, z1 := run(1)
+	for _, w := range []int{2, 3} {
+		ew, zw := run(w)
+		if !cmp.Equal(e1, ew) {
+			t.Errorf("%d workers: bounds %v, 1 worker %v", w, ew, e1)
+		}
+		if !cmp.Equal(z1, zw) {
+			t.Errorf("%d workers: ζ differs from 1 worker's", w)
+		}
 	}
 }

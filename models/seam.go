@@ -3,8 +3,10 @@ package models
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/topics"
 )
 
 // The seam (issue 26, docs/design.md "Beyond one machine: the seam"): the
@@ -95,6 +97,46 @@ func (m *Model) exact() bool {
 	}
 	ok, _ := m.NewStats().(*stats).summable()
 	return ok
+}
+
+// exactKey is what the layout of the model's statistics depends on: the
+// phase and the components.
+type exactKey struct {
+	phase    framework.Phase
+	topics   *topics.Layer
+	response framework.Likelihood
+	noise    framework.NoiseModel
+}
+
+// exactBuf is one worker's buffers of the exact E-step: its sums and one
+// document's statistics (worker.sums, worker.doc).
+type exactBuf struct {
+	sums *framework.ExactSums
+	doc  framework.Stats
+}
+
+// exactLayout is the layout of the model's statistics in the current
+// phase (SumLayout of exact statistics), computed once for the phase and
+// components; when it changes, the exact E-step's buffers of the former
+// layout are dropped.
+// Components that cannot be compared (a plug-in of a non-comparable
+// value type) are taken to change at every pass.
+func (m *Model) exactLayout() []framework.SumPart {
+	key := exactKey{m.phase, m.Topics, m.Response, m.Noise}
+	if m.exactLay == nil || !sameComponent(m.exactKey.response, key.response) || !sameComponent(m.exactKey.noise, key.noise) || m.exactKey.phase != key.phase || m.exactKey.topics != key.topics {
+		m.exactKey, m.exactLay, m.exactBufs = key, m.NewStats().(*stats).SumLayout(), nil
+	}
+	return m.exactLay
+}
+
+// sameComponent reports whether a and b are the same comparable
+// component (false when either cannot be compared).
+func sameComponent(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Type() == vb.Type() && va.Comparable() && vb.Comparable() && a == b
 }
 
 // exactOff makes the E-step merge float64 statistics shard by shard, as
