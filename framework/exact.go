@@ -163,7 +163,7 @@ func roundScaled(hi, lo uint64) float64 {
 		n = 64 - bits.LeadingZeros64(lo)
 	}
 	if n <= 53 {
-		return math.Ldexp(float64(lo), -64) // exact: lo < 2^53, hi = 0
+		return float64(lo) * 0x1p-64 // exact: lo < 2^53, hi = 0
 	}
 	r := uint(n - 53) // bits to drop, 1..74
 	var q, rem, half uint64
@@ -192,8 +192,11 @@ func roundScaled(hi, lo uint64) float64 {
 	if above || rem > half || rem == half && q&1 == 1 {
 		q++
 	}
-	return math.Ldexp(float64(q), int(r)-64) // q ≤ 2^53: exact
+	return float64(q) * pow2(int(r)-64) // q ≤ 2^53: exact (math.Ldexp's result)
 }
+
+// pow2 is 2^e for −1022 ≤ e ≤ 1023.
+func pow2(e int) float64 { return math.Float64frombits(uint64(1023+e) << 52) }
 
 // fixedBytes is the size of one encoded Fixed: lo, hi, ext.
 const fixedBytes = 24

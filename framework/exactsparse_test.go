@@ -232,7 +232,9 @@ func testExactSumsSparse(t *testing.T, lens []int) {
 // of a large vocabulary (the shape "vocab" of models' BenchmarkShapes:
 // K 20, V 100,000, about 60,000 word occurrences in 1,200 documents,
 // half of them to each of two workers): Reset of a worker's sums, Merge
-// of the second worker's into the first's, Round of the total.
+// of the second worker's into the first's, Round of the total, and
+// MergeRound of both on two goroutines (the exact E-step's serial pass
+// before it).
 func BenchmarkExactSumsVocab(b *testing.B) {
 	const K, V = 20, 100000
 	r := rand.New(rand.NewPCG(27, 5))
@@ -286,6 +288,20 @@ func BenchmarkExactSumsVocab(b *testing.B) {
 		}
 		for b.Loop() {
 			if err := e.Round(out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("mergeround-2", func(b *testing.B) {
+		e := framework.NewExactSums(layout)
+		for b.Loop() {
+			b.StopTimer()
+			e.Reset()
+			if err := e.Merge(w1); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if err := e.MergeRound(out, []*framework.ExactSums{w2}, 2); err != nil {
 				b.Fatal(err)
 			}
 		}
