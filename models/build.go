@@ -706,5 +706,6 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 	}
 	r.resume = nil
 	r.Result = res
+	r.Model.exactBufs = nil // the exact E-step's buffers (K×V sums per worker) are not kept after training
 	return res, err
 }

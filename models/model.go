@@ -52,7 +52,8 @@ type Model struct {
 	exactMemo [3]int8 // per phase: 0 not asked, 1 the statistics are Summable, 2 not (seam.go, exact)
 
 	// The exact E-step's layout and the workers' buffers, kept from one
-	// pass to the next (seam.go, exactLayout; exactPass).
+	// pass to the next (seam.go, exactLayout; exactPass) and dropped at
+	// the end of Run.Fit.
 	exactKey  exactKey
 	exactLay  []framework.SumPart
 	exactBufs []exactBuf
