@@ -20,6 +20,12 @@ import (
 // for any number of workers.
 const ShardSize = 32
 
+// freeShardSize is the number of documents a worker takes at a time when
+// nothing is merged shard by shard (the exact E-step, Posterior,
+// Predict): the results do not depend on it, and a smaller share leaves
+// less of the last one to a single worker at the end of the pass.
+const freeShardSize = 8
+
 // Model composes the topic layer with an optional response likelihood and
 // an optional annotator noise model. It implements framework.Model.
 type Model struct {
@@ -793,7 +799,8 @@ func (m *Model) accumulateInto(w *worker, s framework.Stats) {
 }
 
 // shards runs visit(w, pos) for pos in [0, n) on a pool of workers, shard by
-// shard. When withStats, each shard accumulates into its own statistics
+// shard (of ShardSize documents when withStats, otherwise freeShardSize).
+// When withStats, each shard accumulates into its own statistics
 // buffer (w.stats during visit) and merge is called with the buffers in
 // shard order, one at a time, whichever worker finishes them: a worker
 // deposits its finished shard and goes on with a fresh buffer, and the
@@ -801,7 +808,11 @@ func (m *Model) accumulateInto(w *worker, s framework.Stats) {
 // At most 2·workers buffers exist. A buffer is taken before the shard
 // number, so the shard next in order always holds one (no deadlock).
 func (m *Model) shards(ctx context.Context, n, maxLen int, withStats bool, visit func(w *worker, pos int), merge func(s framework.Stats)) error {
-	nShards := (n + ShardSize - 1) / ShardSize
+	size := ShardSize
+	if !withStats {
+		size = freeShardSize
+	}
+	nShards := (n + size - 1) / size
 	nw := min(m.workers, max(nShards, 1))
 	var (
 		next      atomic.Int64
@@ -850,7 +861,7 @@ func (m *Model) shards(ctx context.Context, n, maxLen int, withStats bool, visit
 				if withStats {
 					w.stats.Reset()
 				}
-				for pos := s * ShardSize; pos < min(n, (s+1)*ShardSize); pos++ {
+				for pos := s * size; pos < min(n, (s+1)*size); pos++ {
 					if failed.Load() {
 						break
 					}
