@@ -373,11 +373,48 @@ func (e *ExactSums) Layout() []SumPart { return e.layout }
 
 // Reset empties the sums.
 func (e *ExactSums) Reset() {
-	e.blocks(func(b int) { clear(e.block(b)) })
-	for _, b := range e.touched {
-		e.mark[b] = false
+	if e.dense() {
+		clear(e.acc)
+		clear(e.mark)
+	} else {
+		for _, b := range e.touched {
+			clear(e.block(b))
+			e.mark[b] = false
+		}
 	}
 	e.touched = e.touched[:0]
+}
+
+// dense reports whether an eighth of the blocks or more are touched: a
+// pass over every number, read in order, then costs less than one block
+// by block.
+func (e *ExactSums) dense() bool { return len(e.touched)*8 >= len(e.mark) }
+
+// mergeRange adds o's blocks [lo, hi) into e's and records them, every
+// number at once when o is dense.
+func (e *ExactSums) mergeRange(o *ExactSums, lo, hi int) {
+	if o.dense() {
+		a, z := lo<<exactShift, min(hi<<exactShift, len(e.acc))
+		dst, src := e.acc[a:z], o.acc[a:z]
+		for i := range dst {
+			dst[i].Merge(src[i])
+		}
+		for b, m := range o.mark[lo:hi] {
+			if m {
+				e.mark[lo+b] = true
+			}
+		}
+		return
+	}
+	for b := lo; b < hi; b++ {
+		if o.mark[b] {
+			e.mark[b] = true
+			dst := e.block(b)
+			for i, f := range o.block(b) {
+				dst[i].Merge(f)
+			}
+		}
+	}
 }
 
 // CheckLayout fails, wrapping ErrIncompatible and naming the first
@@ -437,7 +474,12 @@ func (e *ExactSums) Merge(o *ExactSums) error {
 	if err := e.CheckLayout(o.layout); err != nil {
 		return err
 	}
-	o.blocks(func(b int) {
+	if o.dense() {
+		e.mergeRange(o, 0, len(e.mark))
+		e.retouch()
+		return nil
+	}
+	for _, b := range o.touched {
 		if !e.mark[b] {
 			e.mark[b] = true
 			e.touched = append(e.touched, b)
@@ -446,8 +488,18 @@ func (e *ExactSums) Merge(o *ExactSums) error {
 		for i, f := range o.block(b) {
 			dst[i].Merge(f)
 		}
-	})
+	}
 	return nil
+}
+
+// retouch rebuilds touched from mark, in increasing order.
+func (e *ExactSums) retouch() {
+	e.touched = e.touched[:0]
+	for b, m := range e.mark {
+		if m {
+			e.touched = append(e.touched, b)
+		}
+	}
 }
 
 // firstBad is the index of the first number (in layout order) for which
@@ -530,39 +582,43 @@ func (e *ExactSums) MergeRound(s Summable, others []*ExactSums, workers int) err
 		}
 		wg.Wait()
 	}
-	// Merge block by block, and find each part's first number that
-	// Float64 refuses.
+	// Merge each part's blocks, and find its first number that Float64
+	// refuses: every number when an eighth of the part's blocks or more
+	// are touched (read in order), otherwise the touched blocks'.
 	bad := make([]int, w)
 	parts(nb, func(j, lo, hi int) {
-		first := -1
-		for b := lo; b < hi; b++ {
-			for _, o := range others {
-				if o.mark[b] {
-					e.mark[b] = true
-					dst := e.block(b)
-					for i, f := range o.block(b) {
-						dst[i].Merge(f)
-					}
+		for _, o := range others {
+			e.mergeRange(o, lo, hi)
+		}
+		n := 0
+		for _, m := range e.mark[lo:hi] {
+			if m {
+				n++
+			}
+		}
+		bad[j] = -1
+		if n*8 >= hi-lo {
+			for i := lo << exactShift; i < min(hi<<exactShift, len(e.acc)); i++ {
+				if !e.acc[i].valid() {
+					bad[j] = i
+					return
 				}
 			}
-			if first < 0 && e.mark[b] {
+			return
+		}
+		for b := lo; b < hi; b++ {
+			if e.mark[b] {
 				for i := range e.block(b) {
 					if !e.acc[b<<exactShift+i].valid() {
-						first = b<<exactShift + i
-						break
+						bad[j] = b<<exactShift + i
+						return
 					}
 				}
 			}
 		}
-		bad[j] = first
 	})
-	if len(others) > 0 { // the touched blocks, in increasing order
-		e.touched = e.touched[:0]
-		for b, m := range e.mark {
-			if m {
-				e.touched = append(e.touched, b)
-			}
-		}
+	if len(others) > 0 {
+		e.retouch()
 	}
 	for _, first := range bad {
 		if first >= 0 { // s is left unchanged
@@ -571,9 +627,16 @@ func (e *ExactSums) MergeRound(s Summable, others []*ExactSums, workers int) err
 			return fmt.Errorf("exact sums: %s[%d]: %w", name, j, err)
 		}
 	}
+	dense := e.dense()
 	s.SetSums(func(part int, dst []float64) {
 		base := e.start[part]
 		parts(len(dst), func(_, lo, hi int) {
+			if dense { // every number, read in order (0 where untouched)
+				for i := lo; i < hi; i++ {
+					dst[i] = e.acc[base+i].float()
+				}
+				return
+			}
 			for i := lo; i < hi; {
 				k := base + i // the number's index in acc
 				end := min(hi, i+exactBlock-k&(exactBlock-1))

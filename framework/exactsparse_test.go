@@ -71,17 +71,21 @@ func (p *parts) SetSums(get func(part int, dst []float64)) {
 // straddle them, one part is empty), sparse documents, sums reused after
 // Reset and merged directly in random order give math/big's totals, and
 // an error names the first bad number in layout order whatever the order
-// in which the blocks were touched. With a large part, the touched
-// blocks are few (visited in the order first touched), otherwise many
-// (visited in increasing order); with a part of 100,000 numbers,
+// in which the blocks were touched. With a large part rarely touched, the
+// touched blocks are few (visited block by block), otherwise many (every
+// number visited in order); with a part of 70,000 numbers or more,
 // MergeRound runs on 3 goroutines.
 func TestExactSumsSparse(t *testing.T) {
-	t.Run("many", func(t *testing.T) { testExactSumsSparse(t, []int{37, 5, 0, 3, 50}) })
-	t.Run("few", func(t *testing.T) { testExactSumsSparse(t, []int{37, 5, 0, 3, 50, 4000}) })
-	t.Run("parallel", func(t *testing.T) { testExactSumsSparse(t, []int{37, 5, 0, 3, 50, 100000}) })
+	t.Run("many", func(t *testing.T) { testExactSumsSparse(t, []int{37, 5, 0, 3, 50}, 0) })
+	t.Run("few", func(t *testing.T) { testExactSumsSparse(t, []int{37, 5, 0, 3, 50, 4000}, 20000) })
+	t.Run("parallel few", func(t *testing.T) { testExactSumsSparse(t, []int{37, 5, 0, 3, 50, 100000}, 20000) })
+	t.Run("parallel many", func(t *testing.T) { testExactSumsSparse(t, []int{37, 5, 0, 3, 50, 70000}, 16) })
 }
 
-func testExactSumsSparse(t *testing.T, lens []int) {
+// testExactSumsSparse runs TestExactSumsSparse on parts of lengths lens,
+// the sixth part's numbers non-zero in a document with probability
+// 1/rare.
+func testExactSumsSparse(t *testing.T, lens []int, rare int) {
 	r := rand.New(rand.NewPCG(27, 4))
 	docs := make([]*parts, 60)
 	for d := range docs {
@@ -90,7 +94,7 @@ func testExactSumsSparse(t *testing.T, lens []int) {
 			for i := range x {
 				// part d and the last 20 numbers of e: never touched;
 				// f: rarely
-				if k == 5 && r.IntN(20000) == 0 || k != 3 && k < 5 && !(k == 4 && i >= 30) && r.IntN(8) == 0 {
+				if k == 5 && r.IntN(rare) == 0 || k != 3 && k < 5 && !(k == 4 && i >= 30) && r.IntN(8) == 0 {
 					x[i] = randAddend(r)
 				}
 			}
@@ -234,7 +238,8 @@ func testExactSumsSparse(t *testing.T, lens []int) {
 // half of them to each of two workers): Reset of a worker's sums, Merge
 // of the second worker's into the first's, Round of the total, and
 // MergeRound of both on two goroutines (the exact E-step's serial pass
-// before it).
+// before it); and Reset, Merge and Round of a mini-batch's sums (2,000
+// rows: a pass per update under SVI).
 func BenchmarkExactSumsVocab(b *testing.B) {
 	const K, V = 20, 100000
 	r := rand.New(rand.NewPCG(27, 5))
@@ -292,6 +297,21 @@ func BenchmarkExactSumsVocab(b *testing.B) {
 			}
 		}
 	})
+	// A mini-batch's sums (SVI, a shard of the seam): 2,000 rows.
+	few := framework.NewExactSums(layout)
+	fill(few, 2000)
+	b.Run("reset-merge-round-sparse", func(b *testing.B) {
+		e := framework.NewExactSums(layout)
+		for b.Loop() {
+			e.Reset()
+			if err := e.Merge(few); err != nil {
+				b.Fatal(err)
+			}
+			if err := e.Round(out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("mergeround-2", func(b *testing.B) {
 		e := framework.NewExactSums(layout)
 		for b.Loop() {
@@ -306,4 +326,35 @@ func BenchmarkExactSumsVocab(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestExactSumsDenseErrors: sums whose blocks are all touched are checked
+// number by number in order (MergeRound's dense pass, on 3 goroutines):
+// the first bad number in layout order is named, and the target is left
+// unchanged.
+func TestExactSumsDenseErrors(t *testing.T) {
+	layout := newParts(70000, 3).SumLayout()
+	a, b := newParts(70000, 3), newParts(70000, 3)
+	for i := range a.xs[0] {
+		a.xs[0][i] = 1
+	}
+	a.xs[0][50000] = math.Inf(-1)
+	b.xs[0][60000] = math.NaN()
+	b.xs[1][1] = math.NaN()
+	ea, eb := framework.NewExactSums(layout), framework.NewExactSums(layout)
+	if err := ea.Add(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := eb.Add(b); err != nil {
+		t.Fatal(err)
+	}
+	out := newParts(70000, 3)
+	out.xs[0][0] = 7
+	err := ea.MergeRound(out, []*framework.ExactSums{eb}, 3)
+	if err == nil || !strings.Contains(err.Error(), "a[50000]") {
+		t.Errorf("MergeRound: %v, want an error naming a[50000]", err)
+	}
+	if out.xs[0][0] != 7 {
+		t.Error("MergeRound changed its target after failing")
+	}
 }
