@@ -753,7 +753,8 @@ func (m *Model) exactPass(ctx context.Context, n int, step func(w *worker, pos i
 			mu.Unlock()
 		}
 	}, nil)
-	m.exactBufs = append(m.exactBufs, free...)
+	// Keep at most one buffer per worker (SetWorkers may have lowered it).
+	m.exactBufs = append(m.exactBufs, free[:max(0, min(len(free), m.workers-len(m.exactBufs)))]...)
 	if err == nil {
 		err = addErr
 	}

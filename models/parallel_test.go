@@ -92,3 +92,40 @@ func TestExactPassLargeAcrossWorkers(t *testing.T) {
 		}
 	}
 }
+
+// The exact E-step keeps at most one buffer per worker: lowering the
+// number of workers releases the others at the next pass, and Run.Fit
+// releases them all.
+func TestExactBuffersPerWorker(t *testing.T) {
+	c, _ := plantedCorpus(t, 28, 200, 60, 3)
+	all := make([]int, len(c.Docs))
+	for i := range all {
+		all[i] = i
+	}
+	m := newLDA(t, c, 3, 1, 4)
+	if _, err := m.EStep(context.Background(), all); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.exactBufs); n < 1 || n > 4 {
+		t.Fatalf("4 workers: %d buffers kept", n)
+	}
+	m.SetWorkers(1)
+	if _, err := m.EStep(context.Background(), all); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.exactBufs); n != 1 {
+		t.Errorf("1 worker: %d buffers kept, want 1", n)
+	}
+	cfg := mustConfig(t, "topics {\nk = 3\n}\ninference \"batch\" {\nmax_iters = 2\n}")
+	cfg.Workers = 2
+	r, err := Build(cfg, nil, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Fit(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.Model.exactBufs); n != 0 {
+		t.Errorf("after Fit: %d buffers kept, want 0", n)
+	}
+}
