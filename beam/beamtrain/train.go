@@ -162,9 +162,42 @@ type eStepFn struct {
 	// FailOnce, when not empty, names a file: the first call that finds
 	// it absent creates it and fails (tests of retries).
 	FailOnce string
+	// Delay, when positive, is slept before each shard (tests: prism
+	// splits a bundle whose element takes longer than its progress ticks).
+	Delay time.Duration
+	// BundleLog, when not empty, names a file to which each bundle
+	// appends the shards it processed, one line (tests).
+	BundleLog string
+	bundle    []int
+}
+
+// StartBundle begins the record of a bundle's shards (with BundleLog).
+func (f *eStepFn) StartBundle() { f.bundle = f.bundle[:0] }
+
+// FinishBundle appends the bundle's shards, one line, to BundleLog.
+func (f *eStepFn) FinishBundle() error {
+	if f.BundleLog == "" {
+		return nil
+	}
+	line := fmt.Sprintln(f.bundle)
+	fh, err := os.OpenFile(f.BundleLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fh.WriteString(line)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func (f *eStepFn) ProcessElement(ctx context.Context, s int) ([]byte, error) {
+	if f.BundleLog != "" {
+		f.bundle = append(f.bundle, s)
+	}
+	if f.Delay > 0 {
+		time.Sleep(f.Delay)
+	}
 	if f.FailOnce != "" {
 		if fh, err := os.OpenFile(f.FailOnce, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
 			fh.Close()
@@ -292,6 +325,11 @@ type Options struct {
 	Retries int
 	// FailOnce, when not empty, makes one E-step call fail once (tests).
 	FailOnce string
+	// Delay, when positive, is slept before each shard's E-step, and
+	// BundleLog, when not empty, names a file to which each bundle of the
+	// E-step appends its shards, one line (tests of bundle splitting).
+	Delay     time.Duration
+	BundleLog string
 	// Resume continues from the work directory's checkpoint (written after
 	// every iteration: checkpoint.json and the globals it names), which
 	// must be of a run built the same way over the same corpus.
@@ -462,8 +500,14 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		inputs = gpath
 		for try := 0; ; try++ {
 			p, s := beam.NewPipelineWithRoot()
-			in := beam.CreateList(s, ids)
-			sums := beam.ParDo(s, &eStepFn{Dir: opt.Dir, Globals: gpath, Sum: snap.Sum, Iter: it, Shards: l.Shards, FailOnce: opt.FailOnce}, in)
+			// The Reshuffle is a fusion break: without it the E-step is
+			// fused with Create's one element (the impulse) into a single
+			// bundle that no runner can split; after it, the shard numbers
+			// are the stage's input elements, which prism (and
+			// distributed runners) split into bundles run at once.
+			in := beam.Reshuffle(s, beam.CreateList(s, ids))
+			sums := beam.ParDo(s, &eStepFn{Dir: opt.Dir, Globals: gpath, Sum: snap.Sum, Iter: it, Shards: l.Shards,
+				FailOnce: opt.FailOnce, Delay: opt.Delay, BundleLog: opt.BundleLog}, in)
 			total := beam.Combine(s, sumsFn{}, sums)
 			beam.ParDo0(s, &writeFn{Path: sumsPath(opt.Dir, it)}, total)
 			err := opt.Run(ctx, p)

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
@@ -238,4 +240,94 @@ func TestConvergenceAsInProcess(t *testing.T) {
 		}
 	}
 	t.Logf("converged after %d iterations", res.Iters)
+}
+
+// TestSplitBundles: prism splits the E-step's bundle when an element
+// takes longer than its progress ticks (100 ms; stage.go in prism's
+// internal package: a bundle without progress between two ticks is split
+// at half its remaining elements, the rest run as another bundle at
+// once). Each shard here sleeps 250 ms first: the bundles, recorded by
+// the DoFn (BundleLog), must be several, partition the shards, and the
+// bounds and globals equal those of a run without the delay and of the
+// in-process run, bit for bit, for MA-sLDAr (φ state) and MA-sLDAc (MM,
+// q(target) state).
+func TestSplitBundles(t *testing.T) {
+	const iters = 3
+	for _, tc := range compositions[1:] {
+		t.Run(tc.name, func(t *testing.T) {
+			if testing.Short() && tc.name != "ma-sldar" {
+				t.Skip("-short: MA-sLDAr only")
+			}
+			w := build(t, tc.src, tc.kind)
+			want := inProcess(t, w, iters)
+			wantSnap, err := w.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sums [2]string
+			for i, delay := range []time.Duration{0, 250 * time.Millisecond} {
+				r := build(t, tc.src, tc.kind)
+				log := filepath.Join(t.TempDir(), "bundles")
+				res, err := Train(context.Background(), r, Options{Dir: t.TempDir(), ShardSize: 19, MaxIters: iters, Run: prismRun, Delay: delay, BundleLog: log})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for j := range want {
+					if math.Float64bits(res.Trace[j]) != math.Float64bits(want[j]) {
+						t.Errorf("delay %v, iteration %d: bound %v on Beam, %v in process", delay, j+1, res.Trace[j], want[j])
+					}
+				}
+				snap, err := r.Snapshot()
+				if err != nil {
+					t.Fatal(err)
+				}
+				sums[i] = snap.Sum
+				bundles := readBundleLog(t, log)
+				seen := map[int]int{}
+				for _, b := range bundles {
+					for _, s := range b {
+						seen[s]++
+					}
+				}
+				const shards = 8 // 150 documents in shards of 19
+				if len(seen) != shards {
+					t.Errorf("delay %v: bundles %v cover %d shards of %d", delay, bundles, len(seen), shards)
+				}
+				for s, n := range seen {
+					if n != iters {
+						t.Errorf("delay %v: shard %d processed %d times in %d iterations", delay, s, n, iters)
+					}
+				}
+				if delay > 0 && len(bundles) <= iters {
+					t.Errorf("delay %v: %d bundles in %d iterations (%v): prism split none", delay, len(bundles), iters, bundles)
+				}
+				t.Logf("delay %v: %d bundles in %d iterations: %v", delay, len(bundles), iters, bundles)
+			}
+			if sums[0] != wantSnap.Sum || sums[1] != wantSnap.Sum {
+				t.Errorf("globals: SHA-256 %s in split bundles, %s unsplit, %s in process", sums[1], sums[0], wantSnap.Sum)
+			}
+		})
+	}
+}
+
+// readBundleLog reads BundleLog's lines ("[0 1 2]").
+func readBundleLog(t *testing.T, path string) [][]int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]int
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var shards []int
+		for _, f := range strings.Fields(strings.Trim(line, "[]")) {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatalf("%s: %q", path, line)
+			}
+			shards = append(shards, n)
+		}
+		out = append(out, shards)
+	}
+	return out
 }
