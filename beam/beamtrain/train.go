@@ -158,6 +158,7 @@ func loadModel(path, sum string) (*models.Model, error) {
 type eStepFn struct {
 	Dir, Globals, Sum string
 	Iter              int
+	Warm              bool // iteration 1 reads a state too (the restarts' best candidate's)
 	Shards            []Shard
 	// FailOnce, when not empty, names a file: the first call that finds
 	// it absent creates it and fails (tests of retries).
@@ -224,7 +225,7 @@ func (f *eStepFn) ProcessElement(ctx context.Context, s int) ([]byte, error) {
 		return nil, fmt.Errorf("%w: shard %d (%s): the model has annotators but the shard has no answers file", framework.ErrBadInput, s, f.Shards[s].Path)
 	}
 	var st stateFile
-	if f.Iter > 1 {
+	if f.Iter > 1 || f.Warm {
 		if err := readGob(statePath(f.Dir, s, f.Iter), &st); err != nil {
 			return nil, err
 		}
@@ -325,6 +326,11 @@ type Options struct {
 	Retries int
 	// FailOnce, when not empty, makes one E-step call fail once (tests).
 	FailOnce string
+	// Prelude, when set, sees every iteration of the restarts
+	// (Progress.Restart: the candidate) and of the response's pilot
+	// (Progress.Stage 1), which run before the schedule (Progress does not
+	// see them).
+	Prelude framework.Observer
 	// Delay, when positive, is slept before each shard's E-step, and
 	// BundleLog, when not empty, names a file to which each bundle of the
 	// E-step appends its shards, one line (tests of bundle splitting).
@@ -349,6 +355,8 @@ type checkpoint struct {
 	PrevScale uint64   `json:"prev_scale_bits"`
 	PrevPart  uint64   `json:"prev_part_bits"`
 	ElapsedNS int64    `json:"elapsed_ns"`
+	// Restarts are the restart candidates' bounds (Result.RestartELBOs).
+	Restarts []uint64 `json:"restart_elbo_bits,omitempty"`
 }
 
 const checkpointFormat = "maslda-beam-checkpoint-2"
@@ -360,6 +368,8 @@ type Result struct {
 	Converged bool
 	Trace     []float64
 	Reruns    int // pipelines run again after a failure
+	// RestartELBOs is each restart candidate's bound (models.Run's).
+	RestartELBOs []float64
 }
 
 // engineModel is the run's model whose E-step is a Beam pipeline over the
@@ -390,12 +400,22 @@ func (e *engineModel) EStep(ctx context.Context, docs []int) (framework.Stats, e
 // run's model ends with the trained globals (its in-process per-document
 // state, if any, is not updated: the state is in the work directory's
 // files). The model must be one that trains by
-// shards (models.Model.SumLayout). Not here: restarts, the end of a
-// response's pilot, a classifier start (models.Run.Fit's).
+// shards (models.Model.SumLayout). Unless it resumes, Train first runs
+// the configuration's restarts and the response's pilot as
+// models.Run.Fit does (models.Run.Prepare, every iteration a pipeline),
+// so that the result is Fit's with the batch schedule. The annotators'
+// classifier start (framework.Starter) is refused.
 func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	m := run.Model
 	if _, err := m.SumLayout(); err != nil {
 		return nil, err
+	}
+	if st, ok := m.Noise.(framework.Starter); ok && st.StartIters() > 0 {
+		// models.Run.Fit predicts every training document after
+		// start_iters passes and gives the annotators the predictions
+		// (framework.Starter.StartFrom): a list of D targets, not
+		// fixed-size sums, between two iterations of the schedule.
+		return nil, fmt.Errorf("%w: the annotators start from the model's own classifier after %d passes (the confusion annotators' init = \"classifier\", their default), which the Beam driver does not run: write init = \"majority\" (or \"uniform\") in the annotators block, or train with maslda train", framework.ErrIncompatible, st.StartIters())
 	}
 	if opt.MaxIters <= 0 {
 		opt.MaxIters = 100
@@ -460,8 +480,18 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 				os.Remove(p)
 			}
 		}
+		// The restarts' and the pilot's state of a driver killed during
+		// them (they end before the first checkpoint).
+		if dirs, err := filepath.Glob(filepath.Join(opt.Dir, "prelude-*")); err == nil {
+			for _, p := range dirs {
+				os.RemoveAll(p)
+			}
+		}
 		var ck checkpoint
 		b, err := os.ReadFile(filepath.Join(opt.Dir, "checkpoint.json"))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("resume: %w (the first checkpoint is written after the first iteration that follows the restarts and the pilot: start again without resuming)", err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("resume: %w", err)
 		}
@@ -481,15 +511,26 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		for _, b := range ck.Trace {
 			res.Trace = append(res.Trace, math.Float64frombits(b))
 		}
+		for _, b := range ck.Restarts {
+			res.RestartELBOs = append(res.RestartELBOs, math.Float64frombits(b))
+		}
 		from = optim.BatchState{Iter: ck.Iter, Prev: math.Float64frombits(ck.Prev), PrevScale: math.Float64frombits(ck.PrevScale),
 			PrevPart: math.Float64frombits(ck.PrevPart), Elapsed: time.Duration(ck.ElapsedNS)}
 	}
-	iter := from.Iter // E-steps done
-	inputs := ""      // the globals file of the last E-step
-	estep := func(ctx context.Context) (framework.Stats, error) {
-		iter++
-		it := iter
-		snap, err := run.Snapshot()
+	// An E-step of batch EM on a model (the run's, or a restart's
+	// candidate) whose shards' state is in dir; phase.inputs is the
+	// globals file of its last E-step.
+	type phase struct {
+		run    *models.Run
+		dir    string
+		iter   int // E-steps done
+		inputs string
+		warm   bool // the first E-step reads a state (state-N.i1.bin)
+	}
+	estep := func(ctx context.Context, ph *phase) (framework.Stats, error) {
+		ph.iter++
+		it := ph.iter
+		snap, err := ph.run.Snapshot()
 		if err != nil {
 			return nil, err
 		}
@@ -497,7 +538,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if err := writeAtomic(gpath, snap.Data); err != nil {
 			return nil, err
 		}
-		inputs = gpath
+		ph.inputs = gpath
 		for try := 0; ; try++ {
 			p, s := beam.NewPipelineWithRoot()
 			// The Reshuffle is a fusion break: without it the E-step is
@@ -506,10 +547,10 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 			// are the stage's input elements, which prism (and
 			// distributed runners) split into bundles run at once.
 			in := beam.Reshuffle(s, beam.CreateList(s, ids))
-			sums := beam.ParDo(s, &eStepFn{Dir: opt.Dir, Globals: gpath, Sum: snap.Sum, Iter: it, Shards: l.Shards,
+			sums := beam.ParDo(s, &eStepFn{Dir: ph.dir, Globals: gpath, Sum: snap.Sum, Iter: it, Warm: ph.warm, Shards: l.Shards,
 				FailOnce: opt.FailOnce, Delay: opt.Delay, BundleLog: opt.BundleLog}, in)
 			total := beam.Combine(s, sumsFn{}, sums)
-			beam.ParDo0(s, &writeFn{Path: sumsPath(opt.Dir, it)}, total)
+			beam.ParDo0(s, &writeFn{Path: sumsPath(ph.dir, it)}, total)
 			err := opt.Run(ctx, p)
 			if err == nil {
 				break
@@ -519,7 +560,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 			}
 			res.Reruns++
 		}
-		data, err := os.ReadFile(sumsPath(opt.Dir, it))
+		data, err := os.ReadFile(sumsPath(ph.dir, it))
 		if err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}
@@ -527,14 +568,81 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if err := ex.UnmarshalBinary(data); err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}
-		stats, err := m.Combine(&ex)
+		stats, err := ph.run.Model.Combine(&ex)
 		if err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}
-		if err := os.Remove(sumsPath(opt.Dir, it)); err != nil {
+		if err := os.Remove(sumsPath(ph.dir, it)); err != nil {
 			return nil, err
 		}
 		return stats, nil
+	}
+	main := &phase{run: run, dir: opt.Dir, iter: from.Iter}
+	if !opt.Resume {
+		// The restarts and the response's pilot (models.Run.Prepare, as
+		// maslda train's Fit runs them), each batch EM with its shards'
+		// state in a directory of its own, removed after them.
+		var prelude []*phase
+		defer func() {
+			for _, ph := range prelude {
+				os.RemoveAll(ph.dir)
+			}
+		}()
+		fit := func(ctx context.Context, cand *models.Run, b *optim.Batch, obs framework.Observer) (*framework.Result, error) {
+			ph := &phase{run: cand, dir: filepath.Join(opt.Dir, fmt.Sprintf("prelude-%d", len(prelude)+1))}
+			prelude = append(prelude, ph)
+			if err := os.RemoveAll(ph.dir); err != nil {
+				return nil, err
+			}
+			if err := os.MkdirAll(ph.dir, 0o755); err != nil {
+				return nil, err
+			}
+			em := &engineModel{Model: cand.Model, docs: D, estep: func(ctx context.Context) (framework.Stats, error) { return estep(ctx, ph) }}
+			fr, err := b.FitFrom(ctx, em, obs, optim.BatchState{}, func(optim.BatchState) error {
+				// The globals of an E-step are not read again, nor the
+				// state it read.
+				for sh := range nShards {
+					os.Remove(statePath(ph.dir, sh, ph.iter))
+				}
+				if err := os.Remove(ph.inputs); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return err
+				}
+				return nil
+			})
+			if ph.inputs != "" {
+				os.Remove(ph.inputs)
+			}
+			return fr, err
+		}
+		prog := func(p framework.Progress) error {
+			if opt.Prelude != nil {
+				return opt.Prelude(p)
+			}
+			return nil
+		}
+		if _, err := run.Prepare(ctx, prog, fit); err != nil {
+			return nil, err
+		}
+		res.RestartELBOs = run.RestartELBOs
+		m = run.Model // the restarts' best candidate
+		main.run = run
+		// A model without a response runs its restarts' candidates as
+		// itself, and Fit goes on from the best one's documents (their
+		// γ); after a restart phase with a response (plain LDA in
+		// PhaseTopics) or a pilot, every document starts afresh.
+		if m.Response == nil {
+			for _, ph := range prelude {
+				if ph.run.Model != m {
+					continue
+				}
+				for sh := range nShards {
+					if err := os.Rename(statePath(ph.dir, sh, ph.iter+1), statePath(opt.Dir, sh, 1)); err != nil {
+						return nil, err
+					}
+				}
+				main.warm = true
+			}
+		}
 	}
 	// after writes the checkpoint of an iteration that does not end the run
 	// (the new globals, then checkpoint.json naming them, both by rename)
@@ -553,6 +661,9 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		for _, e := range res.Trace {
 			ck.Trace = append(ck.Trace, math.Float64bits(e))
 		}
+		for _, e := range res.RestartELBOs {
+			ck.Restarts = append(ck.Restarts, math.Float64bits(e))
+		}
 		b, err := json.MarshalIndent(&ck, "", "  ")
 		if err != nil {
 			return err
@@ -560,8 +671,8 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if err := writeAtomic(filepath.Join(opt.Dir, "checkpoint.json"), append(b, '\n')); err != nil {
 			return err
 		}
-		if inputs != "" && inputs != npath {
-			if err := os.Remove(inputs); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if main.inputs != "" && main.inputs != npath {
+			if err := os.Remove(main.inputs); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
 		}
@@ -577,7 +688,8 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		}
 		return nil
 	}
-	fr, err := sched.FitFrom(ctx, &engineModel{Model: m, docs: D, estep: estep}, obs, from, after)
+	em := &engineModel{Model: m, docs: D, estep: func(ctx context.Context) (framework.Stats, error) { return estep(ctx, main) }}
+	fr, err := sched.FitFrom(ctx, em, obs, from, after)
 	if fr != nil {
 		res.Iters, res.ELBO, res.Converged = fr.Iters, fr.ELBO, fr.Converged
 	}

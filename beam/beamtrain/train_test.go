@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,10 +62,13 @@ func testCorpus(t *testing.T, kind string) *framework.Corpus {
 	return c
 }
 
+// compositions are trained by batch EM from their one start, without a
+// pilot (restarts = 1; the gaussian's exact_iters = 0): the iterations
+// themselves (TestPrepareAsFit: the restarts and the pilot).
 var compositions = []struct{ name, kind, src string }{
 	{"lda", "", "seed = 1\ntopics {\n  k = 3\n}\n"},
-	{"ma-sldar", "values", "seed = 2\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\n"},
-	{"ma-sldac-mm", "classes", "seed = 3\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {\n  init = \"majority\"\n}\n"},
+	{"ma-sldar", "values", "seed = 2\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {\n  exact_iters = 0\n}\nannotators \"bias-precision\" {}\n"},
+	{"ma-sldac-mm", "classes", "seed = 3\nrestarts = 1\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {\n  init = \"majority\"\n}\n"},
 }
 
 func build(t *testing.T, src, kind string) *models.Run {
@@ -162,7 +166,12 @@ func TestBeamEqualsInProcess(t *testing.T) {
 // ends with the uninterrupted run's bounds and globals, bit for bit.
 func TestResume(t *testing.T) {
 	const iters = 4
-	for _, tc := range compositions[1:] {
+	// The last also runs restarts and the pilot before the schedule: the
+	// resumed run, built anew (its model restart 1's), goes on from the
+	// checkpoint's globals (of the candidate the restarts chose, after
+	// the pilot's end) without them.
+	for _, tc := range append(compositions[1:], struct{ name, kind, src string }{"ma-sldar-restarts-pilot", "values",
+		"seed = 5\nrestarts = 3\nrestart_iters = 2\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\n"}) {
 		t.Run(tc.name, func(t *testing.T) {
 			whole := build(t, tc.src, tc.kind)
 			want, err := Train(context.Background(), whole, Options{Dir: t.TempDir(), MaxIters: iters, Run: prismRun})
@@ -204,6 +213,12 @@ func TestResume(t *testing.T) {
 			}
 			if snap.Sum != wantSnap.Sum {
 				t.Errorf("globals: SHA-256 %s resumed, %s uninterrupted", snap.Sum, wantSnap.Sum)
+			}
+			if !slices.Equal(got.RestartELBOs, want.RestartELBOs) {
+				t.Errorf("restart candidates' bounds %v resumed, %v uninterrupted", got.RestartELBOs, want.RestartELBOs)
+			}
+			if len(want.RestartELBOs) > 0 {
+				t.Logf("restart candidates' bounds %v", want.RestartELBOs)
 			}
 		})
 	}
@@ -330,4 +345,86 @@ func readBundleLog(t *testing.T, path string) [][]int {
 		out = append(out, shards)
 	}
 	return out
+}
+
+// TestPrepareAsFit: Train runs the restarts and the response's pilot as
+// models.Run.Fit does (models.Run.Prepare), each iteration a pipeline:
+// every bound of the restarts' candidates and of the pilot, the bounds
+// of the schedule after them and the final globals equal Fit's with the
+// same batch schedule, bit for bit. MA-sLDAr as the ma-sldar preset has
+// it (the gaussian's exact pilot, ended by EndPilot; its default of one
+// start); MA-sLDAc with the MM M-step and the default restarts (4
+// candidates of plain LDA; restart_iters 3 here); MA-sLDAr with
+// restarts = 2 and then its pilot; plain LDA with restarts = 3 (the
+// candidates in the joint phase, the schedule going on from the best
+// one's γ).
+func TestPrepareAsFit(t *testing.T) {
+	batch := "inference \"batch\" {\n  max_iters = 4\n  tol = 0\n}\n"
+	for _, tc := range []struct{ name, kind, src string }{
+		{"ma-sldar-pilot", "values", "seed = 2\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\n" + batch},
+		{"ma-sldac-mm-restarts", "classes", "seed = 3\nrestart_iters = 3\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {\n  init = \"majority\"\n}\n" + batch},
+		{"ma-sldar-restarts-pilot", "values", "seed = 5\nrestarts = 2\nrestart_iters = 2\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\n" + batch},
+		{"lda-restarts", "", "seed = 1\nrestarts = 3\nrestart_iters = 2\ntopics {\n  k = 3\n}\n" + batch},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			want := build(t, tc.src, tc.kind)
+			var wantPre, wantMain []float64
+			if _, err := want.Fit(ctx, func(p framework.Progress) error {
+				if p.Restart > 0 || p.Stage == 1 {
+					wantPre = append(wantPre, p.ELBO)
+				} else {
+					wantMain = append(wantMain, p.ELBO)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			wantSnap, err := want.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := build(t, tc.src, tc.kind)
+			b := r.Schedule.(*optim.Batch)
+			var pre []float64
+			dir := t.TempDir()
+			res, err := Train(ctx, r, Options{Dir: dir, ShardSize: 16, MaxIters: b.MaxIters, MinIters: b.MinIters, Tol: b.Tol, Run: prismRun,
+				Prelude: func(p framework.Progress) error {
+					pre = append(pre, p.ELBO)
+					return nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(wantPre) == 0 {
+				t.Fatal("in process: no restarts nor pilot")
+			}
+			same := func(what string, got, want []float64) {
+				if len(got) != len(want) {
+					t.Errorf("%s: %d bounds on Beam, %d in process", what, len(got), len(want))
+					return
+				}
+				for i := range want {
+					if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+						t.Errorf("%s %d: bound %v on Beam, %v in process", what, i+1, got[i], want[i])
+					}
+				}
+			}
+			same("restarts and pilot, iteration", pre, wantPre)
+			same("restart candidate", res.RestartELBOs, want.RestartELBOs)
+			same("iteration", res.Trace, wantMain)
+			snap, err := r.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap.Sum != wantSnap.Sum {
+				t.Errorf("globals: SHA-256 %s on Beam, %s in process", snap.Sum, wantSnap.Sum)
+			}
+			left, err := filepath.Glob(filepath.Join(dir, "prelude-*"))
+			if err != nil || len(left) > 0 {
+				t.Errorf("left after the prelude: %v %v", left, err)
+			}
+			t.Logf("%d iterations of restarts and pilot, candidates %v, then %v", len(pre), res.RestartELBOs, res.Trace)
+		})
+	}
 }

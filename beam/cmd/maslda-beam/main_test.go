@@ -65,44 +65,9 @@ func TestTrainWritesModel(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The same in process, from the files as the command read them.
-	cfg, err := models.LoadConfig(filepath.Join(dir, "config.hcl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc, err := corpus.ReadFiles(filepath.Join(dir, "docs.ldac"), "", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids = make([]string, len(rc.Docs))
-	for i := range rc.Docs {
-		ids[i] = rc.Docs[i].ID
-	}
-	if rc.Answers, err = readAnswers(cfg, ids, filepath.Join(dir, "answers.csv")); err != nil {
-		t.Fatal(err)
-	}
-	r, err := models.Build(cfg, nil, rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := make([]int, len(rc.Docs))
-	for i := range all {
-		all[i] = i
-	}
-	for it := 1; it <= 3; it++ {
-		s, err := r.Model.EStep(context.Background(), all)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.Model.Update(context.Background(), s, framework.BatchStep(it)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i, z := range r.Model.Topics.Zeta {
-		if math.Float64bits(z) != math.Float64bits(saved.Model.Topics.Zeta[i]) {
-			t.Fatalf("ζ[%d] = %v in the saved model, %v in process", i, saved.Model.Topics.Zeta[i], z)
-		}
-	}
+	// The same in process (maslda train's Run.Fit: the gaussian's exact
+	// pilot, then the schedule), from the files as the command read them.
+	sameAsFit(t, dir, saved)
 
 	// The same documents as a directory of pre-sharded LDA-C files (of
 	// 50, 1 and 69 documents, named in order): the same model, file for
@@ -152,12 +117,68 @@ func TestTrainWritesModel(t *testing.T) {
 	if code := run(context.Background(), []string{"train", "--docs", "x"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "is required") {
 		t.Errorf("without --config: exit %d, %q", code, stderr.String())
 	}
-	// Restarts written in the file are refused: the driver has none.
-	if err := os.WriteFile(filepath.Join(dir, "config.hcl"), []byte("restarts = 3\n"+src), 0o644); err != nil {
+	// Restarts written in the file run as in maslda train (two
+	// candidates, then the pilot).
+	if err := os.WriteFile(filepath.Join(dir, "config.hcl"), []byte("restarts = 2\nrestart_iters = 2\n"+src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	args3 := append([]string(nil), args...)
+	args3[8], args3[10] = filepath.Join(dir, "model3"), filepath.Join(dir, "work3")
+	if code := run(context.Background(), args3, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "restart 2, iteration 2:") || !strings.Contains(stdout.String(), "pilot iteration 1:") {
+		t.Fatalf("with restarts = 2: exit %d, %q, %q", code, stdout.String(), stderr.String())
+	}
+	saved3, err := models.Load(filepath.Join(dir, "model3"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsFit(t, dir, saved3)
+	// The classifier start is refused, naming what to write instead.
+	if err := os.WriteFile(filepath.Join(dir, "config.hcl"), []byte("seed = 4\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	stderr.Reset()
-	if code := run(context.Background(), args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "restarts = 3") {
-		t.Errorf("with restarts = 3: exit %d, %q", code, stderr.String())
+	args3[10] = filepath.Join(dir, "work4")
+	if code := run(context.Background(), args3, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), `init = "majority"`) {
+		t.Errorf("the classifier start: exit %d, %q", code, stderr.String())
+	}
+}
+
+// sameAsFit checks that saved (maslda-beam's model) has the topics and
+// bound of maslda train's Run.Fit on dir's config.hcl, docs.ldac and
+// answers.csv, bit for bit.
+func sameAsFit(t *testing.T, dir string, saved *models.Saved) {
+	t.Helper()
+	cfg, err := models.LoadConfig(filepath.Join(dir, "config.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := corpus.ReadFiles(filepath.Join(dir, "docs.ldac"), "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(rc.Docs))
+	for i := range rc.Docs {
+		ids[i] = rc.Docs[i].ID
+	}
+	if rc.Answers, err = readAnswers(cfg, ids, filepath.Join(dir, "answers.csv")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := models.Build(cfg, nil, rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Fit(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Float64bits(res.ELBO) != math.Float64bits(saved.Manifest.ELBO) {
+		t.Errorf("bound %v in the saved model, %v in process", saved.Manifest.ELBO, res.ELBO)
+	}
+	for i, z := range r.Model.Topics.Zeta {
+		if math.Float64bits(z) != math.Float64bits(saved.Model.Topics.Zeta[i]) {
+			t.Fatalf("ζ[%d] = %v in the saved model, %v in process", i, saved.Model.Topics.Zeta[i], z)
+		}
 	}
 }
