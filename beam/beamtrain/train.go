@@ -52,6 +52,7 @@ func init() {
 	register.DoFn2x2[context.Context, int, []byte, error](&eStepFn{})
 	register.Combiner3[*framework.ExactSums, []byte, []byte](&sumsFn{})
 	register.DoFn1x1[[]byte, error](&writeFn{})
+	register.DoFn2x1[context.Context, int, error](&predictFn{})
 	beam.RegisterCoder(reflect.TypeOf((*framework.ExactSums)(nil)), encodeSums, decodeSums)
 }
 
@@ -298,6 +299,46 @@ func mergeSums(a, b *framework.ExactSums) (*framework.ExactSums, error) {
 
 func (sumsFn) ExtractOutput(a *framework.ExactSums) ([]byte, error) { return encodeSums(a) }
 
+// predictFn predicts a shard's documents with the topics alone
+// (models.Model.Predict: no answers), for the annotators' classifier
+// start, and writes their targets (gob-encoded, in document order) to
+// pred-N.bin in Dir.
+type predictFn struct {
+	Dir, Globals, Sum string
+	Shards            []Shard
+}
+
+func predPath(dir string, s int) string {
+	return filepath.Join(dir, fmt.Sprintf("pred-%05d.bin", s))
+}
+
+func (f *predictFn) ProcessElement(ctx context.Context, s int) error {
+	m, err := loadModel(f.Globals, f.Sum)
+	if err != nil {
+		return err
+	}
+	if s < 0 || s >= len(f.Shards) {
+		return fmt.Errorf("%w: shard %d of %d", framework.ErrBadInput, s, len(f.Shards))
+	}
+	docs, _, err := (&Layout{Shards: f.Shards}).readShard(s)
+	if err != nil {
+		return err
+	}
+	preds, err := m.Predict(ctx, &framework.Corpus{V: m.Topics.V, Docs: docs})
+	if err != nil {
+		return fmt.Errorf("shard %d: %w", s, err)
+	}
+	out := make([][]byte, len(preds))
+	for i, p := range preds {
+		var buf bytes.Buffer
+		if err := gob.NewEncoder(&buf).Encode(p.Target); err != nil {
+			return fmt.Errorf("shard %d: the prediction of document %d: %w", s, f.Shards[s].Offset+i, err)
+		}
+		out[i] = buf.Bytes()
+	}
+	return writeGob(predPath(f.Dir, s), out)
+}
+
 // writeFn writes the combined sums to a file.
 type writeFn struct{ Path string }
 
@@ -357,6 +398,13 @@ type checkpoint struct {
 	ElapsedNS int64    `json:"elapsed_ns"`
 	// Restarts are the restart candidates' bounds (Result.RestartELBOs).
 	Restarts []uint64 `json:"restart_elbo_bits,omitempty"`
+	// The annotators' classifier start (framework.Starter): it has
+	// happened; the schedule runs a second time (it converged before
+	// the start) after Offset iterations of its first run. Iter counts
+	// the iterations of the run it is in.
+	Started bool `json:"started,omitempty"`
+	Second  bool `json:"second,omitempty"`
+	Offset  int  `json:"iter_offset,omitempty"`
 }
 
 const checkpointFormat = "maslda-beam-checkpoint-2"
@@ -403,19 +451,12 @@ func (e *engineModel) EStep(ctx context.Context, docs []int) (framework.Stats, e
 // shards (models.Model.SumLayout). Unless it resumes, Train first runs
 // the configuration's restarts and the response's pilot as
 // models.Run.Fit does (models.Run.Prepare, every iteration a pipeline),
-// so that the result is Fit's with the batch schedule. The annotators'
-// classifier start (framework.Starter) is refused.
+// so that the result is Fit's with the batch schedule; so is the
+// annotators' classifier start (framework.Starter), during the schedule.
 func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	m := run.Model
 	if _, err := m.SumLayout(); err != nil {
 		return nil, err
-	}
-	if st, ok := m.Noise.(framework.Starter); ok && st.StartIters() > 0 {
-		// models.Run.Fit predicts every training document after
-		// start_iters passes and gives the annotators the predictions
-		// (framework.Starter.StartFrom): a list of D targets, not
-		// fixed-size sums, between two iterations of the schedule.
-		return nil, fmt.Errorf("%w: the annotators start from the model's own classifier after %d passes (the confusion annotators' init = \"classifier\", their default), which the Beam driver does not run: write init = \"majority\" (or \"uniform\") in the annotators block, or train with maslda train", framework.ErrIncompatible, st.StartIters())
 	}
 	if opt.MaxIters <= 0 {
 		opt.MaxIters = 100
@@ -472,6 +513,12 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	}
 	res := &Result{}
 	var from optim.BatchState
+	// The annotators' classifier start (models.Run.Fit's starting): it
+	// has happened; the schedule's second run; the first run's iterations.
+	var (
+		started, second bool
+		offset          int
+	)
 	if opt.Resume {
 		// A driver killed in the middle of writing a file (its LOOPBACK
 		// workers with it) leaves its temporary file behind.
@@ -498,7 +545,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if err := json.Unmarshal(b, &ck); err != nil || ck.Format != checkpointFormat {
 			return nil, fmt.Errorf("%w: resume: %s is not a checkpoint of this format (%q)", framework.ErrBadInput, filepath.Join(opt.Dir, "checkpoint.json"), checkpointFormat)
 		}
-		if ck.Docs != D || !slices.Equal(ck.Shards, shardDocs) || len(ck.Trace) != ck.Iter || ck.Iter < 1 {
+		if ck.Docs != D || !slices.Equal(ck.Shards, shardDocs) || len(ck.Trace) != ck.Offset+ck.Iter || ck.Iter < 1 {
 			return nil, fmt.Errorf("%w: resume: the checkpoint is of %d documents in %d shards after %d iterations, this run has %d in %d shards (or shards of other sizes)", framework.ErrBadInput, ck.Docs, len(ck.Shards), ck.Iter, D, nShards)
 		}
 		data, err := os.ReadFile(filepath.Join(opt.Dir, "globals-"+ck.Sum+".bin"))
@@ -516,6 +563,28 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		}
 		from = optim.BatchState{Iter: ck.Iter, Prev: math.Float64frombits(ck.Prev), PrevScale: math.Float64frombits(ck.PrevScale),
 			PrevPart: math.Float64frombits(ck.PrevPart), Elapsed: time.Duration(ck.ElapsedNS)}
+		started, second, offset = ck.Started, ck.Second, ck.Offset
+	}
+	// runPipeline runs a pipeline over the shard numbers (in), again
+	// after a failure, up to retries times.
+	runPipeline := func(ctx context.Context, build func(s beam.Scope, in beam.PCollection)) error {
+		for try := 0; ; try++ {
+			p, s := beam.NewPipelineWithRoot()
+			// The Reshuffle is a fusion break: without it the ParDo is
+			// fused with Create's one element (the impulse) into a single
+			// bundle that no runner can split; after it, the shard numbers
+			// are the stage's input elements, which prism (and
+			// distributed runners) split into bundles run at once.
+			build(s, beam.Reshuffle(s, beam.CreateList(s, ids)))
+			err := opt.Run(ctx, p)
+			if err == nil {
+				return nil
+			}
+			if try >= retries || ctx.Err() != nil {
+				return fmt.Errorf("(%d runs): %w", try+1, err)
+			}
+			res.Reruns++
+		}
 	}
 	// An E-step of batch EM on a model (the run's, or a restart's
 	// candidate) whose shards' state is in dir; phase.inputs is the
@@ -539,26 +608,13 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 			return nil, err
 		}
 		ph.inputs = gpath
-		for try := 0; ; try++ {
-			p, s := beam.NewPipelineWithRoot()
-			// The Reshuffle is a fusion break: without it the E-step is
-			// fused with Create's one element (the impulse) into a single
-			// bundle that no runner can split; after it, the shard numbers
-			// are the stage's input elements, which prism (and
-			// distributed runners) split into bundles run at once.
-			in := beam.Reshuffle(s, beam.CreateList(s, ids))
+		if err := runPipeline(ctx, func(s beam.Scope, in beam.PCollection) {
 			sums := beam.ParDo(s, &eStepFn{Dir: ph.dir, Globals: gpath, Sum: snap.Sum, Iter: it, Warm: ph.warm, Shards: l.Shards,
 				FailOnce: opt.FailOnce, Delay: opt.Delay, BundleLog: opt.BundleLog}, in)
 			total := beam.Combine(s, sumsFn{}, sums)
 			beam.ParDo0(s, &writeFn{Path: sumsPath(ph.dir, it)}, total)
-			err := opt.Run(ctx, p)
-			if err == nil {
-				break
-			}
-			if try >= retries || ctx.Err() != nil {
-				return nil, fmt.Errorf("iteration %d: the E-step pipeline (%d runs): %w", it, try+1, err)
-			}
-			res.Reruns++
+		}); err != nil {
+			return nil, fmt.Errorf("iteration %d: the E-step pipeline %w", it, err)
 		}
 		data, err := os.ReadFile(sumsPath(ph.dir, it))
 		if err != nil {
@@ -577,7 +633,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		}
 		return stats, nil
 	}
-	main := &phase{run: run, dir: opt.Dir, iter: from.Iter}
+	main := &phase{run: run, dir: opt.Dir, iter: offset + from.Iter}
 	if !opt.Resume {
 		// The restarts and the response's pilot (models.Run.Prepare, as
 		// maslda train's Fit runs them), each batch EM with its shards'
@@ -657,7 +713,8 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 			return err
 		}
 		ck := checkpoint{Format: checkpointFormat, Iter: bs.Iter, Docs: D, Shards: shardDocs, Sum: next.Sum,
-			Prev: math.Float64bits(bs.Prev), PrevScale: math.Float64bits(bs.PrevScale), PrevPart: math.Float64bits(bs.PrevPart), ElapsedNS: int64(bs.Elapsed)}
+			Prev: math.Float64bits(bs.Prev), PrevScale: math.Float64bits(bs.PrevScale), PrevPart: math.Float64bits(bs.PrevPart), ElapsedNS: int64(bs.Elapsed),
+			Started: started, Second: second, Offset: offset}
 		for _, e := range res.Trace {
 			ck.Trace = append(ck.Trace, math.Float64bits(e))
 		}
@@ -677,24 +734,110 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 			}
 		}
 		for sh := range nShards {
-			os.Remove(statePath(opt.Dir, sh, bs.Iter)) // read by iteration bs.Iter, now checkpointed past
+			os.Remove(statePath(opt.Dir, sh, main.iter)) // read by the last E-step, now checkpointed past
+		}
+		return nil
+	}
+	// The annotators' classifier start (framework.Starter), as
+	// models.Run.Fit runs it under batch EM: after start_iters
+	// iterations, every training document is predicted with the topics
+	// alone (a pipeline writing each shard's predictions) and the
+	// annotators restart from the predictions (StartFrom; the driver holds
+	// them, D targets, for that call); a schedule that converges before
+	// runs again after the start, its iterations numbered on.
+	starter, _ := run.Model.Noise.(framework.Starter)
+	if starter != nil && starter.StartIters() <= 0 {
+		starter = nil
+	}
+	start := func(ctx context.Context) error {
+		started = true
+		snap, err := run.Snapshot()
+		if err != nil {
+			return err
+		}
+		gpath := filepath.Join(opt.Dir, "globals-"+snap.Sum+".bin")
+		if err := writeAtomic(gpath, snap.Data); err != nil {
+			return err
+		}
+		if err := runPipeline(ctx, func(s beam.Scope, in beam.PCollection) {
+			beam.ParDo0(s, &predictFn{Dir: opt.Dir, Globals: gpath, Sum: snap.Sum, Shards: l.Shards}, in)
+		}); err != nil {
+			return fmt.Errorf("the classifier start's prediction pipeline %w", err)
+		}
+		targets := make([]framework.Target, 0, D)
+		for sh := range nShards {
+			var enc [][]byte
+			if err := readGob(predPath(opt.Dir, sh), &enc); err != nil {
+				return err
+			}
+			if len(enc) != l.Shards[sh].Docs {
+				return fmt.Errorf("%w: %s: %d predictions for %d documents", framework.ErrBadInput, predPath(opt.Dir, sh), len(enc), l.Shards[sh].Docs)
+			}
+			for i, b := range enc {
+				t := run.Model.Response.NewTarget()
+				if err := gob.NewDecoder(bytes.NewReader(b)).Decode(t); err != nil {
+					return fmt.Errorf("the prediction of document %d: %w", l.Shards[sh].Offset+i, err)
+				}
+				targets = append(targets, t)
+			}
+		}
+		if err := starter.StartFrom(targets); err != nil {
+			return fmt.Errorf("annotators: %w", err)
+		}
+		for sh := range nShards {
+			os.Remove(predPath(opt.Dir, sh))
+		}
+		if gpath != main.inputs {
+			os.Remove(gpath)
 		}
 		return nil
 	}
 	obs := func(p framework.Progress) error {
+		p.Iter += offset
 		res.Trace = append(res.Trace, p.ELBO)
 		if opt.Progress != nil {
-			return opt.Progress(p.Iter, p.ELBO)
+			if err := opt.Progress(p.Iter, p.ELBO); err != nil {
+				return err
+			}
 		}
-		return nil
+		if starter == nil || started || p.Iter < starter.StartIters() {
+			return nil
+		}
+		return start(ctx)
 	}
 	em := &engineModel{Model: m, docs: D, estep: func(ctx context.Context) (framework.Stats, error) { return estep(ctx, main) }}
 	fr, err := sched.FitFrom(ctx, em, obs, from, after)
 	if fr != nil {
-		res.Iters, res.ELBO, res.Converged = fr.Iters, fr.ELBO, fr.Converged
+		res.Iters, res.ELBO, res.Converged = offset+fr.Iters, fr.ELBO, fr.Converged
 	}
 	if err != nil {
 		return res, err
+	}
+	if starter != nil && !started && !second && fr.Converged {
+		if err := start(ctx); err != nil {
+			return res, err
+		}
+		second, offset = true, fr.Iters
+		fr, err = sched.FitFrom(ctx, em, obs, optim.BatchState{}, after)
+		if fr != nil {
+			res.Iters, res.ELBO, res.Converged = offset+fr.Iters, fr.ELBO, fr.Converged
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+	if tu, ok := run.Model.Response.(framework.Tuner); ok && starter != nil && res.Converged {
+		// Fit lets the response re-choose a hyperparameter from every
+		// training document's φ̄ now (framework.Tuner). The one Tuner,
+		// the softmax, chooses only with text_l2_folds, which needs its
+		// L-BFGS M-step (refused here): without inputs it must not change.
+		changed, err := tu.Tune(ctx, nil, nil)
+		if err != nil {
+			return res, err
+		}
+		if changed {
+			return res, fmt.Errorf("%w: the response re-chose a hyperparameter from every training document's φ̄ (framework.Tuner), which the Beam driver cannot give it", framework.ErrIncompatible)
+		}
 	}
 	return res, nil
 }

@@ -3,6 +3,7 @@ package beamtrain
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -425,6 +426,110 @@ func TestPrepareAsFit(t *testing.T) {
 				t.Errorf("left after the prelude: %v %v", left, err)
 			}
 			t.Logf("%d iterations of restarts and pilot, candidates %v, then %v", len(pre), res.RestartELBOs, res.Trace)
+		})
+	}
+}
+
+// TestClassifierStart: the confusion annotators' classifier start (their
+// default init) as models.Run.Fit runs it: after start_iters iterations
+// every document is predicted by a pipeline and the annotators restart
+// from the predictions; a schedule that converges first runs again after
+// the start. Every bound (with the restarts before) and the final
+// globals equal Fit's, bit for bit; a driver stopped before the start,
+// after it, and in the second run, resumed from a run built anew, ends
+// the same.
+func TestClassifierStart(t *testing.T) {
+	mm := "response \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\n"
+	for _, tc := range []struct {
+		name, src string
+		second    bool // the schedule converges before the start
+		stops     []int
+	}{
+		{"during", "seed = 3\nrestarts = 2\nrestart_iters = 2\ntopics {\n  k = 3\n}\n" + mm + "annotators \"confusion\" {\n  start_iters = 4\n}\ninference \"batch\" {\n  max_iters = 7\n  tol = 0\n}\n", false, []int{3, 5}},
+		{"after-convergence", "seed = 3\nrestarts = 1\ntopics {\n  k = 3\n}\n" + mm + "annotators \"confusion\" {\n  start_iters = 30\n}\ninference \"batch\" {\n  max_iters = 40\n  tol = 1e-3\n}\n", true, []int{2, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if testing.Short() && tc.second {
+				t.Skip("-short")
+			}
+			ctx := context.Background()
+			want := build(t, tc.src, "classes")
+			var wantMain []float64
+			stage1 := 0
+			wres, err := want.Fit(ctx, func(p framework.Progress) error {
+				if p.Restart == 0 {
+					wantMain = append(wantMain, p.ELBO)
+					if p.Stage == 1 {
+						stage1++
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantSnap, err := want.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.second && stage1 >= 30 || !tc.second && stage1 != 4 {
+				t.Fatalf("in process: %d iterations before the start of %d: not the case meant", stage1, wres.Iters)
+			}
+			t.Logf("in process: %d iterations, %d before the start, converged %v", wres.Iters, stage1, wres.Converged)
+			check := func(what string, r *models.Run, res *Result) {
+				t.Helper()
+				if res.Iters != wres.Iters || res.Converged != wres.Converged || len(res.Trace) != len(wantMain) {
+					t.Fatalf("%s: %d iterations (converged %v, %d bounds), in process %d (%v, %d)", what, res.Iters, res.Converged, len(res.Trace), wres.Iters, wres.Converged, len(wantMain))
+				}
+				for i := range wantMain {
+					if math.Float64bits(res.Trace[i]) != math.Float64bits(wantMain[i]) {
+						t.Errorf("%s, iteration %d: bound %v on Beam, %v in process", what, i+1, res.Trace[i], wantMain[i])
+					}
+				}
+				snap, err := r.Snapshot()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if snap.Sum != wantSnap.Sum {
+					t.Errorf("%s: globals SHA-256 %s on Beam, %s in process", what, snap.Sum, wantSnap.Sum)
+				}
+			}
+			opts := func(r *models.Run, dir string) Options {
+				b := r.Schedule.(*optim.Batch)
+				return Options{Dir: dir, ShardSize: 16, MaxIters: b.MaxIters, MinIters: b.MinIters, Tol: b.Tol, Run: prismRun}
+			}
+			r := build(t, tc.src, "classes")
+			res, err := Train(ctx, r, opts(r, t.TempDir()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			check("uninterrupted", r, res)
+			for _, stop := range tc.stops {
+				if stop == 0 {
+					stop = stage1 + 2 // in the second run
+				}
+				dir := t.TempDir()
+				halt := errors.New("stopped")
+				r1 := build(t, tc.src, "classes")
+				o := opts(r1, dir)
+				o.Progress = func(it int, _ float64) error {
+					if it == stop {
+						return halt
+					}
+					return nil
+				}
+				if _, err := Train(ctx, r1, o); !errors.Is(err, halt) {
+					t.Fatalf("stopped at %d: %v", stop, err)
+				}
+				r2 := build(t, tc.src, "classes")
+				o = opts(r2, dir)
+				o.Resume = true
+				res, err := Train(ctx, r2, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(fmt.Sprintf("stopped after iteration %d and resumed", stop), r2, res)
+			}
 		})
 	}
 }

@@ -26,7 +26,7 @@
 // after each iteration of the schedule that follows (a driver stopped
 // during the restarts or the pilot has none: run it again without
 // --resume). The confusion annotators' classifier start (init =
-// "classifier", their default) is refused: write init = "majority".
+// "classifier", their default) runs as in maslda train too.
 package main
 
 import (

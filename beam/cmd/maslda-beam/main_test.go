@@ -134,15 +134,6 @@ func TestTrainWritesModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameAsFit(t, dir, saved3)
-	// The classifier start is refused, naming what to write instead.
-	if err := os.WriteFile(filepath.Join(dir, "config.hcl"), []byte("seed = 4\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	stderr.Reset()
-	args3[10] = filepath.Join(dir, "work4")
-	if code := run(context.Background(), args3, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), `init = "majority"`) {
-		t.Errorf("the classifier start: exit %d, %q", code, stderr.String())
-	}
 }
 
 // sameAsFit checks that saved (maslda-beam's model) has the topics and
