@@ -586,13 +586,40 @@ type BatchFit func(ctx context.Context, run *Run, b *optim.Batch, obs framework.
 // (framework.Starter), which runs during the schedule, is not part of
 // it.
 func (r *Run) Prepare(ctx context.Context, obs framework.Observer, fit BatchFit) (framework.Observer, error) {
+	return r.PrepareWith(ctx, obs, fit, nil)
+}
+
+// PrepareHooks let an engine checkpoint Prepare between the restarts'
+// candidates and resume it (PrepareWith).
+type PrepareHooks struct {
+	// Candidate, when set, is called after each candidate's batch EM with
+	// its number (from 1), its run (whose globals are the candidate's
+	// after it) and the bounds of the candidates so far (RestartELBOs);
+	// the engine keeps what Restore will need.
+	Candidate func(i int, cand *Run, elbos []float64) error
+	// Done, when not empty, are the bounds of the candidates an earlier
+	// Prepare finished (its Candidate's elbos): those candidates are
+	// assembled again, drawing from the run's random source as they did,
+	// but not trained; Restore(i, cand) must give the best of them (the
+	// first of the greatest bound) the globals it had after its batch EM.
+	Done    []float64
+	Restore func(i int, cand *Run) error
+}
+
+// PrepareWith is Prepare with hooks (nil: none): the restarts resumed
+// after the candidates an earlier run finished, and a hook after each.
+// The pilot is run whole.
+func (r *Run) PrepareWith(ctx context.Context, obs framework.Observer, fit BatchFit, h *PrepareHooks) (framework.Observer, error) {
 	if fit == nil && r.globals {
 		return nil, r.errGlobals("Prepare in process")
 	}
-	return r.prepare(ctx, obs, fit)
+	return r.prepare(ctx, obs, fit, h)
 }
 
-func (r *Run) prepare(ctx context.Context, obs framework.Observer, fit BatchFit) (framework.Observer, error) {
+func (r *Run) prepare(ctx context.Context, obs framework.Observer, fit BatchFit, h *PrepareHooks) (framework.Observer, error) {
+	if h == nil {
+		h = &PrepareHooks{}
+	}
 	if fit == nil {
 		fit = func(ctx context.Context, run *Run, b *optim.Batch, obs framework.Observer) (*framework.Result, error) {
 			return b.Fit(ctx, run.Model, run.Rand, obs)
@@ -601,6 +628,17 @@ func (r *Run) prepare(ctx context.Context, obs framework.Observer, fit BatchFit)
 	if n := r.Config.Restarts; n > 1 {
 		ps, phased := r.Schedule.(framework.PhasedSchedule)
 		best, bestELBO := r.Model, math.Inf(-1)
+		if len(h.Done) > n || len(h.Done) > 0 && h.Restore == nil {
+			return nil, fmt.Errorf("%w: %d restart candidates done of %d (or nothing to restore them)", framework.ErrBadInput, len(h.Done), n)
+		}
+		// The best of the candidates done, by the rule below (candidate 1,
+		// the run's model, when no bound beats −∞).
+		doneBest, doneELBO := 1, math.Inf(-1)
+		for i, e := range h.Done {
+			if e > doneELBO {
+				doneBest, doneELBO = i+1, e
+			}
+		}
 		for i := 1; i <= n; i++ {
 			m := r.Model
 			if i > 1 {
@@ -623,6 +661,17 @@ func (r *Run) prepare(ctx context.Context, obs framework.Observer, fit BatchFit)
 				c.Model = m
 				cand = &c
 			}
+			if i <= len(h.Done) {
+				e := h.Done[i-1]
+				r.RestartELBOs = append(r.RestartELBOs, e)
+				if i == doneBest {
+					if err := h.Restore(i, cand); err != nil {
+						return nil, err
+					}
+					best, bestELBO = m, doneELBO
+				}
+				continue
+			}
 			res, err := fit(ctx, cand, b, func(p framework.Progress) error {
 				p.Restart = i
 				if obs != nil {
@@ -636,6 +685,11 @@ func (r *Run) prepare(ctx context.Context, obs framework.Observer, fit BatchFit)
 			r.RestartELBOs = append(r.RestartELBOs, res.ELBO)
 			if res.ELBO > bestELBO {
 				best, bestELBO = m, res.ELBO
+			}
+			if h.Candidate != nil {
+				if err := h.Candidate(i, cand, r.RestartELBOs); err != nil {
+					return nil, err
+				}
 			}
 		}
 		r.Model = best
@@ -726,7 +780,7 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 	}
 	if r.resume == nil {
 		var err error
-		if obs, err = r.prepare(ctx, obs, nil); err != nil {
+		if obs, err = r.prepare(ctx, obs, nil, nil); err != nil {
 			return nil, err
 		}
 	} else if r.resume.Pilot {
