@@ -159,8 +159,11 @@ func loadModel(path, sum string) (*models.Model, error) {
 type eStepFn struct {
 	Dir, Globals, Sum string
 	Iter              int
-	Warm              bool // iteration 1 reads a state too (the restarts' best candidate's)
-	Shards            []Shard
+	// WarmDir, when set, holds the state iteration 1 reads
+	// (state-N.iWARMITER.bin: the restarts' best candidate's).
+	WarmDir  string
+	WarmIter int
+	Shards   []Shard
 	// FailOnce, when not empty, names a file: the first call that finds
 	// it absent creates it and fails (tests of retries).
 	FailOnce string
@@ -226,8 +229,12 @@ func (f *eStepFn) ProcessElement(ctx context.Context, s int) ([]byte, error) {
 		return nil, fmt.Errorf("%w: shard %d (%s): the model has annotators but the shard has no answers file", framework.ErrBadInput, s, f.Shards[s].Path)
 	}
 	var st stateFile
-	if f.Iter > 1 || f.Warm {
-		if err := readGob(statePath(f.Dir, s, f.Iter), &st); err != nil {
+	if f.Iter > 1 || f.WarmDir != "" {
+		path := statePath(f.Dir, s, f.Iter)
+		if f.Iter == 1 {
+			path = statePath(f.WarmDir, s, f.WarmIter)
+		}
+		if err := readGob(path, &st); err != nil {
 			return nil, err
 		}
 		in.Gamma, in.Phi = st.Gamma, st.Phi
@@ -409,6 +416,24 @@ type checkpoint struct {
 
 const checkpointFormat = "maslda-beam-checkpoint-2"
 
+// preludeCheckpoint is prelude.json: the restarts' candidates done before
+// the schedule, the best of them (its globals in globals-SUM.bin, its
+// shards' last state restart-BEST/state-N.iSTATE.bin).
+type preludeCheckpoint struct {
+	Format   string   `json:"format"`
+	Docs     int      `json:"docs"`
+	Shards   []int    `json:"shard_docs"`
+	Restarts []uint64 `json:"restart_elbo_bits"` // the bounds of the candidates done
+	Best     int      `json:"best"`              // the best of them (from 1)
+	Sum      string   `json:"globals_sha256"`    // its globals after its batch EM
+	State    int      `json:"state_iter"`        // its last state's number
+}
+
+const (
+	preludeFormat = "maslda-beam-prelude-1"
+	preludeFile   = "prelude.json"
+)
+
 // Result is a finished Train.
 type Result struct {
 	Iters     int
@@ -513,6 +538,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	}
 	res := &Result{}
 	var from optim.BatchState
+	var pre *preludeCheckpoint // resuming the restarts (prelude.json)
 	// The annotators' classifier start (models.Run.Fit's starting): it
 	// has happened; the schedule's second run; the first run's iterations.
 	var (
@@ -527,43 +553,49 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 				os.Remove(p)
 			}
 		}
-		// The restarts' and the pilot's state of a driver killed during
-		// them (they end before the first checkpoint).
-		if dirs, err := filepath.Glob(filepath.Join(opt.Dir, "prelude-*")); err == nil {
-			for _, p := range dirs {
-				os.RemoveAll(p)
-			}
-		}
 		var ck checkpoint
 		b, err := os.ReadFile(filepath.Join(opt.Dir, "checkpoint.json"))
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("resume: %w (the first checkpoint is written after the first iteration that follows the restarts and the pilot: start again without resuming)", err)
-		}
-		if err != nil {
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			// Stopped before the schedule's first checkpoint: during the
+			// restarts (prelude.json: the candidates done), or before.
+			pb, perr := os.ReadFile(filepath.Join(opt.Dir, preludeFile))
+			if errors.Is(perr, os.ErrNotExist) {
+				return nil, fmt.Errorf("resume: %w, and no %s (a driver stopped before its first restart candidate ended, or before the schedule's first iteration ended without restarts, has nothing to resume: start again without resuming)", err, preludeFile)
+			}
+			if perr != nil {
+				return nil, fmt.Errorf("resume: %w", perr)
+			}
+			pre = new(preludeCheckpoint)
+			if err := json.Unmarshal(pb, pre); err != nil || pre.Format != preludeFormat || pre.Docs != D || !slices.Equal(pre.Shards, shardDocs) || pre.Best < 1 || pre.Best > len(pre.Restarts) {
+				return nil, fmt.Errorf("%w: resume: %s is not of this format (%q) or of another corpus", framework.ErrBadInput, filepath.Join(opt.Dir, preludeFile), preludeFormat)
+			}
+		case err != nil:
 			return nil, fmt.Errorf("resume: %w", err)
+		default:
+			if err := json.Unmarshal(b, &ck); err != nil || ck.Format != checkpointFormat {
+				return nil, fmt.Errorf("%w: resume: %s is not a checkpoint of this format (%q)", framework.ErrBadInput, filepath.Join(opt.Dir, "checkpoint.json"), checkpointFormat)
+			}
+			if ck.Docs != D || !slices.Equal(ck.Shards, shardDocs) || len(ck.Trace) != ck.Offset+ck.Iter || ck.Iter < 1 {
+				return nil, fmt.Errorf("%w: resume: the checkpoint is of %d documents in %d shards after %d iterations, this run has %d in %d shards (or shards of other sizes)", framework.ErrBadInput, ck.Docs, len(ck.Shards), ck.Iter, D, nShards)
+			}
+			data, err := os.ReadFile(filepath.Join(opt.Dir, "globals-"+ck.Sum+".bin"))
+			if err != nil {
+				return nil, fmt.Errorf("resume: %w", err)
+			}
+			if err := run.LoadSnapshot(data, ck.Sum); err != nil {
+				return nil, fmt.Errorf("resume: %w", err)
+			}
+			for _, b := range ck.Trace {
+				res.Trace = append(res.Trace, math.Float64frombits(b))
+			}
+			for _, b := range ck.Restarts {
+				res.RestartELBOs = append(res.RestartELBOs, math.Float64frombits(b))
+			}
+			from = optim.BatchState{Iter: ck.Iter, Prev: math.Float64frombits(ck.Prev), PrevScale: math.Float64frombits(ck.PrevScale),
+				PrevPart: math.Float64frombits(ck.PrevPart), Elapsed: time.Duration(ck.ElapsedNS)}
+			started, second, offset = ck.Started, ck.Second, ck.Offset
 		}
-		if err := json.Unmarshal(b, &ck); err != nil || ck.Format != checkpointFormat {
-			return nil, fmt.Errorf("%w: resume: %s is not a checkpoint of this format (%q)", framework.ErrBadInput, filepath.Join(opt.Dir, "checkpoint.json"), checkpointFormat)
-		}
-		if ck.Docs != D || !slices.Equal(ck.Shards, shardDocs) || len(ck.Trace) != ck.Offset+ck.Iter || ck.Iter < 1 {
-			return nil, fmt.Errorf("%w: resume: the checkpoint is of %d documents in %d shards after %d iterations, this run has %d in %d shards (or shards of other sizes)", framework.ErrBadInput, ck.Docs, len(ck.Shards), ck.Iter, D, nShards)
-		}
-		data, err := os.ReadFile(filepath.Join(opt.Dir, "globals-"+ck.Sum+".bin"))
-		if err != nil {
-			return nil, fmt.Errorf("resume: %w", err)
-		}
-		if err := run.LoadSnapshot(data, ck.Sum); err != nil {
-			return nil, fmt.Errorf("resume: %w", err)
-		}
-		for _, b := range ck.Trace {
-			res.Trace = append(res.Trace, math.Float64frombits(b))
-		}
-		for _, b := range ck.Restarts {
-			res.RestartELBOs = append(res.RestartELBOs, math.Float64frombits(b))
-		}
-		from = optim.BatchState{Iter: ck.Iter, Prev: math.Float64frombits(ck.Prev), PrevScale: math.Float64frombits(ck.PrevScale),
-			PrevPart: math.Float64frombits(ck.PrevPart), Elapsed: time.Duration(ck.ElapsedNS)}
-		started, second, offset = ck.Started, ck.Second, ck.Offset
 	}
 	// runPipeline runs a pipeline over the shard numbers (in), again
 	// after a failure, up to retries times.
@@ -594,7 +626,10 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		dir    string
 		iter   int // E-steps done
 		inputs string
-		warm   bool // the first E-step reads a state (state-N.i1.bin)
+		// The first E-step reads the state warmDir/state-N.iWARMITER.bin
+		// (the restarts' best candidate's), when warmDir is set.
+		warmDir  string
+		warmIter int
 	}
 	estep := func(ctx context.Context, ph *phase) (framework.Stats, error) {
 		ph.iter++
@@ -609,7 +644,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		}
 		ph.inputs = gpath
 		if err := runPipeline(ctx, func(s beam.Scope, in beam.PCollection) {
-			sums := beam.ParDo(s, &eStepFn{Dir: ph.dir, Globals: gpath, Sum: snap.Sum, Iter: it, Warm: ph.warm, Shards: l.Shards,
+			sums := beam.ParDo(s, &eStepFn{Dir: ph.dir, Globals: gpath, Sum: snap.Sum, Iter: it, WarmDir: ph.warmDir, WarmIter: ph.warmIter, Shards: l.Shards,
 				FailOnce: opt.FailOnce, Delay: opt.Delay, BundleLog: opt.BundleLog}, in)
 			total := beam.Combine(s, sumsFn{}, sums)
 			beam.ParDo0(s, &writeFn{Path: sumsPath(ph.dir, it)}, total)
@@ -633,20 +668,53 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		}
 		return stats, nil
 	}
-	main := &phase{run: run, dir: opt.Dir, iter: offset + from.Iter}
-	if !opt.Resume {
-		// The restarts and the response's pilot (models.Run.Prepare, as
-		// maslda train's Fit runs them), each batch EM with its shards'
-		// state in a directory of its own, removed after them.
-		var prelude []*phase
-		defer func() {
-			for _, ph := range prelude {
-				os.RemoveAll(ph.dir)
+	// The restarts and the response's pilot (models.Run.Prepare, as
+	// maslda train's Fit runs them) before the schedule, unless resuming
+	// it: each candidate's batch EM with its shards' state in
+	// restart-I, the pilot's in pilot. After each candidate, prelude.json
+	// records the candidates' bounds and the best one, whose globals
+	// (globals-SUM.bin) and last state (restart-BEST) are kept until the
+	// schedule's first checkpoint: a driver stopped during the restarts
+	// resumes after the last candidate done.
+	removePrelude := func(keep ...string) {
+		dirs, _ := filepath.Glob(filepath.Join(opt.Dir, "restart-*"))
+		for _, d := range append(dirs, filepath.Join(opt.Dir, "pilot")) {
+			os.RemoveAll(d)
+		}
+		if pre != nil && pre.Sum != "" {
+			g := filepath.Join(opt.Dir, "globals-"+pre.Sum+".bin")
+			if !slices.Contains(keep, g) {
+				os.Remove(g)
 			}
-		}()
+		}
+		os.Remove(filepath.Join(opt.Dir, preludeFile))
+	}
+	main := &phase{run: run, dir: opt.Dir, iter: offset + from.Iter}
+	if !opt.Resume || pre != nil {
+		if pre == nil {
+			removePrelude() // a run started again in the same directory
+		}
+		n := run.Config.Restarts
+		if n < 2 {
+			n = 0
+		}
+		fits := 0 // candidates done, then the pilot
+		var done []float64
+		if pre != nil {
+			for _, b := range pre.Restarts {
+				done = append(done, math.Float64frombits(b))
+			}
+			fits = len(done)
+		}
+		var last *phase // the last candidate's
 		fit := func(ctx context.Context, cand *models.Run, b *optim.Batch, obs framework.Observer) (*framework.Result, error) {
-			ph := &phase{run: cand, dir: filepath.Join(opt.Dir, fmt.Sprintf("prelude-%d", len(prelude)+1))}
-			prelude = append(prelude, ph)
+			fits++
+			name := fmt.Sprintf("restart-%d", fits)
+			if fits > n {
+				name = "pilot"
+			}
+			ph := &phase{run: cand, dir: filepath.Join(opt.Dir, name)}
+			last = ph
 			if err := os.RemoveAll(ph.dir); err != nil {
 				return nil, err
 			}
@@ -668,7 +736,80 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 			if ph.inputs != "" {
 				os.Remove(ph.inputs)
 			}
+			if name == "pilot" {
+				os.RemoveAll(ph.dir)
+			}
 			return fr, err
+		}
+		// candidate records candidate i, just trained: the new best keeps
+		// its globals and state, the others are removed.
+		candidate := func(i int, cand *models.Run, elbos []float64) error {
+			best, bestELBO := 1, math.Inf(-1)
+			for j, e := range elbos {
+				if e > bestELBO {
+					best, bestELBO = j+1, e
+				}
+			}
+			if best != i {
+				return os.RemoveAll(last.dir)
+			}
+			snap, err := cand.Snapshot()
+			if err != nil {
+				return err
+			}
+			if err := writeAtomic(filepath.Join(opt.Dir, "globals-"+snap.Sum+".bin"), snap.Data); err != nil {
+				return err
+			}
+			old := pre
+			pre = &preludeCheckpoint{Format: preludeFormat, Docs: D, Shards: shardDocs, Best: i, Sum: snap.Sum, State: last.iter + 1}
+			for _, e := range elbos {
+				pre.Restarts = append(pre.Restarts, math.Float64bits(e))
+			}
+			b, err := json.MarshalIndent(pre, "", "  ")
+			if err != nil {
+				return err
+			}
+			if err := writeAtomic(filepath.Join(opt.Dir, preludeFile), append(b, '\n')); err != nil {
+				return err
+			}
+			if old != nil && old.Best != i {
+				os.RemoveAll(filepath.Join(opt.Dir, fmt.Sprintf("restart-%d", old.Best)))
+				if old.Sum != snap.Sum {
+					os.Remove(filepath.Join(opt.Dir, "globals-"+old.Sum+".bin"))
+				}
+			}
+			return nil
+		}
+		// A candidate that is not the best gets only its bounds recorded.
+		record := func(i int, cand *models.Run, elbos []float64) error {
+			if err := candidate(i, cand, elbos); err != nil {
+				return err
+			}
+			if pre == nil || len(pre.Restarts) == len(elbos) {
+				return nil
+			}
+			pre.Restarts = pre.Restarts[:0]
+			for _, e := range elbos {
+				pre.Restarts = append(pre.Restarts, math.Float64bits(e))
+			}
+			b, err := json.MarshalIndent(pre, "", "  ")
+			if err != nil {
+				return err
+			}
+			return writeAtomic(filepath.Join(opt.Dir, preludeFile), append(b, '\n'))
+		}
+		restore := func(i int, cand *models.Run) error {
+			if pre == nil || i != pre.Best {
+				return fmt.Errorf("%w: resume: %s keeps restart candidate %d, not %d", framework.ErrBadInput, preludeFile, pre.Best, i)
+			}
+			data, err := os.ReadFile(filepath.Join(opt.Dir, "globals-"+pre.Sum+".bin"))
+			if err != nil {
+				return fmt.Errorf("resume: %w", err)
+			}
+			if err := cand.LoadSnapshot(data, pre.Sum); err != nil {
+				return fmt.Errorf("resume: restart candidate %d: %w", i, err)
+			}
+			return nil
 		}
 		prog := func(p framework.Progress) error {
 			if opt.Prelude != nil {
@@ -676,7 +817,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 			}
 			return nil
 		}
-		if _, err := run.Prepare(ctx, prog, fit); err != nil {
+		if _, err := run.PrepareWith(ctx, prog, fit, &models.PrepareHooks{Candidate: record, Done: done, Restore: restore}); err != nil {
 			return nil, err
 		}
 		res.RestartELBOs = run.RestartELBOs
@@ -684,20 +825,12 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		main.run = run
 		// A model without a response runs its restarts' candidates as
 		// itself, and Fit goes on from the best one's documents (their
-		// γ); after a restart phase with a response (plain LDA in
-		// PhaseTopics) or a pilot, every document starts afresh.
-		if m.Response == nil {
-			for _, ph := range prelude {
-				if ph.run.Model != m {
-					continue
-				}
-				for sh := range nShards {
-					if err := os.Rename(statePath(ph.dir, sh, ph.iter+1), statePath(opt.Dir, sh, 1)); err != nil {
-						return nil, err
-					}
-				}
-				main.warm = true
-			}
+		// γ): the schedule's first E-step reads the state the best
+		// candidate's last one wrote. After a restart phase with a
+		// response (plain LDA in PhaseTopics) or a pilot, every document
+		// starts afresh.
+		if m.Response == nil && pre != nil {
+			main.warmDir, main.warmIter = filepath.Join(opt.Dir, fmt.Sprintf("restart-%d", pre.Best)), pre.State
 		}
 	}
 	// after writes the checkpoint of an iteration that does not end the run
@@ -732,6 +865,10 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 			if err := os.Remove(main.inputs); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
+		}
+		if pre != nil {
+			removePrelude(npath, main.inputs)
+			pre, main.warmDir = nil, ""
 		}
 		for sh := range nShards {
 			os.Remove(statePath(opt.Dir, sh, main.iter)) // read by the last E-step, now checkpointed past
@@ -825,6 +962,10 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if err != nil {
 			return res, err
 		}
+	}
+	if pre != nil { // a run of one iteration wrote no checkpoint
+		removePrelude(main.inputs)
+		pre = nil
 	}
 	if tu, ok := run.Model.Response.(framework.Tuner); ok && starter != nil && res.Converged {
 		// Fit lets the response re-choose a hyperparameter from every

@@ -421,9 +421,14 @@ func TestPrepareAsFit(t *testing.T) {
 			if snap.Sum != wantSnap.Sum {
 				t.Errorf("globals: SHA-256 %s on Beam, %s in process", snap.Sum, wantSnap.Sum)
 			}
-			left, err := filepath.Glob(filepath.Join(dir, "prelude-*"))
+			left, err := filepath.Glob(filepath.Join(dir, "restart-*"))
+			for _, name := range []string{"pilot", "prelude.json"} {
+				if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+					left = append(left, name)
+				}
+			}
 			if err != nil || len(left) > 0 {
-				t.Errorf("left after the prelude: %v %v", left, err)
+				t.Errorf("left after the restarts and the pilot: %v %v", left, err)
 			}
 			t.Logf("%d iterations of restarts and pilot, candidates %v, then %v", len(pre), res.RestartELBOs, res.Trace)
 		})
@@ -529,6 +534,95 @@ func TestClassifierStart(t *testing.T) {
 					t.Fatal(err)
 				}
 				check(fmt.Sprintf("stopped after iteration %d and resumed", stop), r2, res)
+			}
+		})
+	}
+}
+
+// TestPreludeResume: a driver stopped during the restarts (in the second
+// or the last candidate) or during the pilot, resumed from a run built
+// anew, goes on after the last candidate done (prelude.json: the
+// candidates' bounds, the best one's globals and state) and ends with the
+// uninterrupted run's candidates' bounds, schedule bounds and globals,
+// bit for bit; the restarts' files are gone after the run.
+func TestPreludeResume(t *testing.T) {
+	batch := "inference \"batch\" {\n  max_iters = 3\n  tol = 0\n}\n"
+	type stop struct{ restart, iter, pilot int }
+	for _, tc := range []struct {
+		name, kind, src string
+		stops           []stop
+	}{
+		{"ma-sldac-mm", "classes", "seed = 3\nrestarts = 4\nrestart_iters = 3\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {\n  init = \"majority\"\n}\n" + batch,
+			[]stop{{restart: 2, iter: 2}, {restart: 4, iter: 3}}},
+		{"lda", "", "seed = 1\nrestarts = 3\nrestart_iters = 2\ntopics {\n  k = 3\n}\n" + batch,
+			[]stop{{restart: 3, iter: 1}}},
+		{"ma-sldar-pilot", "values", "seed = 5\nrestarts = 2\nrestart_iters = 2\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\n" + batch,
+			[]stop{{pilot: 3}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			whole := build(t, tc.src, tc.kind)
+			want, err := Train(ctx, whole, Options{Dir: t.TempDir(), ShardSize: 16, MaxIters: 3, Run: prismRun})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantSnap, err := whole.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range tc.stops {
+				dir := t.TempDir()
+				halt := errors.New("stopped")
+				_, err := Train(ctx, build(t, tc.src, tc.kind), Options{Dir: dir, ShardSize: 16, MaxIters: 3, Run: prismRun,
+					Prelude: func(p framework.Progress) error {
+						if p.Restart > 0 && p.Restart == st.restart && p.Iter == st.iter || p.Restart == 0 && p.Iter == st.pilot {
+							return halt
+						}
+						return nil
+					}})
+				if !errors.Is(err, halt) {
+					t.Fatalf("%+v: %v, want stopped", st, err)
+				}
+				r := build(t, tc.src, tc.kind)
+				var again []int
+				got, err := Train(ctx, r, Options{Dir: dir, ShardSize: 16, MaxIters: 3, Run: prismRun, Resume: true,
+					Prelude: func(p framework.Progress) error {
+						if p.Restart > 0 && p.Iter == 1 {
+							again = append(again, p.Restart)
+						}
+						return nil
+					}})
+				if err != nil {
+					t.Fatalf("%+v: resumed: %v", st, err)
+				}
+				if st.restart > 0 && (len(again) == 0 || again[0] != st.restart) {
+					t.Errorf("%+v: resumed with the candidates %v, want from %d on", st, again, st.restart)
+				}
+				for what, p := range map[string][2][]float64{"candidate": {got.RestartELBOs, want.RestartELBOs}, "iteration": {got.Trace, want.Trace}} {
+					if len(p[0]) != len(p[1]) {
+						t.Fatalf("%+v: %d %s bounds resumed, %d uninterrupted", st, len(p[0]), what, len(p[1]))
+					}
+					for i := range p[1] {
+						if math.Float64bits(p[0][i]) != math.Float64bits(p[1][i]) {
+							t.Errorf("%+v: %s %d: bound %v resumed, %v uninterrupted", st, what, i+1, p[0][i], p[1][i])
+						}
+					}
+				}
+				snap, err := r.Snapshot()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if snap.Sum != wantSnap.Sum {
+					t.Errorf("%+v: globals SHA-256 %s resumed, %s uninterrupted", st, snap.Sum, wantSnap.Sum)
+				}
+				left, _ := filepath.Glob(filepath.Join(dir, "restart-*"))
+				if _, err := os.Stat(filepath.Join(dir, "prelude.json")); err == nil {
+					left = append(left, "prelude.json")
+				}
+				if len(left) > 0 {
+					t.Errorf("%+v: left after the run: %v", st, left)
+				}
+				t.Logf("%+v: resumed with the candidates %v; bounds %v", st, again, got.RestartELBOs)
 			}
 		})
 	}

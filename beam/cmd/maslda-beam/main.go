@@ -23,9 +23,9 @@
 // (restarts, restart_iters, and the default restarts of a model with a
 // response) and the response's pilot (the gaussian's exact pilot), each
 // iteration a pipeline; --resume goes on from the checkpoint written
-// after each iteration of the schedule that follows (a driver stopped
-// during the restarts or the pilot has none: run it again without
-// --resume). The confusion annotators' classifier start (init =
+// after each iteration of the schedule that follows, or, stopped during
+// the restarts, after the last candidate done (prelude.json; the pilot
+// runs again whole). The confusion annotators' classifier start (init =
 // "classifier", their default) runs as in maslda train too.
 package main
 
