@@ -313,6 +313,10 @@ func (sumsFn) ExtractOutput(a *framework.ExactSums) ([]byte, error) { return enc
 type predictFn struct {
 	Dir, Globals, Sum string
 	Shards            []Shard
+	// Counts: write the shard's start counts (framework.StartCounter: the
+	// annotators' StartCount of each document's prediction and answers)
+	// instead of the predictions.
+	Counts bool
 }
 
 func predPath(dir string, s int) string {
@@ -327,13 +331,26 @@ func (f *predictFn) ProcessElement(ctx context.Context, s int) error {
 	if s < 0 || s >= len(f.Shards) {
 		return fmt.Errorf("%w: shard %d of %d", framework.ErrBadInput, s, len(f.Shards))
 	}
-	docs, _, err := (&Layout{Shards: f.Shards}).readShard(s)
+	docs, ans, err := (&Layout{Shards: f.Shards}).readShard(s)
 	if err != nil {
 		return err
 	}
 	preds, err := m.Predict(ctx, &framework.Corpus{V: m.Topics.V, Docs: docs})
 	if err != nil {
 		return fmt.Errorf("shard %d: %w", s, err)
+	}
+	if f.Counts {
+		sc, ok := m.Noise.(framework.StartCounter)
+		if !ok || ans == nil {
+			return fmt.Errorf("%w: shard %d: start counts without annotators that count them or without answers", framework.ErrBadInput, s)
+		}
+		counts := make([]float64, sc.StartCounts())
+		for i, p := range preds {
+			if err := sc.StartCount(counts, p.Target, ans[i]); err != nil {
+				return fmt.Errorf("shard %d, document %d: %w", s, f.Shards[s].Offset+i, err)
+			}
+		}
+		return writeGob(predPath(f.Dir, s), counts)
 	}
 	out := make([][]byte, len(preds))
 	for i, p := range preds {
@@ -384,6 +401,9 @@ type Options struct {
 	// E-step appends its shards, one line (tests of bundle splitting).
 	Delay     time.Duration
 	BundleLog string
+	// startTargets makes the classifier start go through the D
+	// predictions even when the annotators count (tests).
+	startTargets bool
 	// Resume continues from the work directory's checkpoint (written after
 	// every iteration: checkpoint.json and the globals it names), which
 	// must be of a run built the same way over the same corpus.
@@ -878,9 +898,11 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	// The annotators' classifier start (framework.Starter), as
 	// models.Run.Fit runs it under batch EM: after start_iters
 	// iterations, every training document is predicted with the topics
-	// alone (a pipeline writing each shard's predictions) and the
-	// annotators restart from the predictions (StartFrom; the driver holds
-	// them, D targets, for that call); a schedule that converges before
+	// alone (a pipeline over the shards) and the annotators restart from
+	// the predictions: from the sum of the shards' start counts
+	// (framework.StartCounter: fixed-size, what the confusion annotators
+	// have), or else from the D predictions themselves (StartFrom; the
+	// driver holds them for that call); a schedule that converges before
 	// runs again after the start, its iterations numbered on.
 	starter, _ := run.Model.Noise.(framework.Starter)
 	if starter != nil && starter.StartIters() <= 0 {
@@ -896,30 +918,52 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if err := writeAtomic(gpath, snap.Data); err != nil {
 			return err
 		}
+		sc, counts := starter.(framework.StartCounter)
+		counts = counts && !opt.startTargets
 		if err := runPipeline(ctx, func(s beam.Scope, in beam.PCollection) {
-			beam.ParDo0(s, &predictFn{Dir: opt.Dir, Globals: gpath, Sum: snap.Sum, Shards: l.Shards}, in)
+			beam.ParDo0(s, &predictFn{Dir: opt.Dir, Globals: gpath, Sum: snap.Sum, Shards: l.Shards, Counts: counts}, in)
 		}); err != nil {
 			return fmt.Errorf("the classifier start's prediction pipeline %w", err)
 		}
-		targets := make([]framework.Target, 0, D)
-		for sh := range nShards {
-			var enc [][]byte
-			if err := readGob(predPath(opt.Dir, sh), &enc); err != nil {
-				return err
-			}
-			if len(enc) != l.Shards[sh].Docs {
-				return fmt.Errorf("%w: %s: %d predictions for %d documents", framework.ErrBadInput, predPath(opt.Dir, sh), len(enc), l.Shards[sh].Docs)
-			}
-			for i, b := range enc {
-				t := run.Model.Response.NewTarget()
-				if err := gob.NewDecoder(bytes.NewReader(b)).Decode(t); err != nil {
-					return fmt.Errorf("the prediction of document %d: %w", l.Shards[sh].Offset+i, err)
+		if counts {
+			// Whole numbers: their sum is exact in any order.
+			total := make([]float64, sc.StartCounts())
+			for sh := range nShards {
+				var c []float64
+				if err := readGob(predPath(opt.Dir, sh), &c); err != nil {
+					return err
 				}
-				targets = append(targets, t)
+				if len(c) != len(total) {
+					return fmt.Errorf("%w: %s: %d start counts, want %d", framework.ErrBadInput, predPath(opt.Dir, sh), len(c), len(total))
+				}
+				for i, v := range c {
+					total[i] += v
+				}
 			}
-		}
-		if err := starter.StartFrom(targets); err != nil {
-			return fmt.Errorf("annotators: %w", err)
+			if err := sc.StartFromCounts(total); err != nil {
+				return fmt.Errorf("annotators: %w", err)
+			}
+		} else {
+			targets := make([]framework.Target, 0, D)
+			for sh := range nShards {
+				var enc [][]byte
+				if err := readGob(predPath(opt.Dir, sh), &enc); err != nil {
+					return err
+				}
+				if len(enc) != l.Shards[sh].Docs {
+					return fmt.Errorf("%w: %s: %d predictions for %d documents", framework.ErrBadInput, predPath(opt.Dir, sh), len(enc), l.Shards[sh].Docs)
+				}
+				for i, b := range enc {
+					t := run.Model.Response.NewTarget()
+					if err := gob.NewDecoder(bytes.NewReader(b)).Decode(t); err != nil {
+						return fmt.Errorf("the prediction of document %d: %w", l.Shards[sh].Offset+i, err)
+					}
+					targets = append(targets, t)
+				}
+			}
+			if err := starter.StartFrom(targets); err != nil {
+				return fmt.Errorf("annotators: %w", err)
+			}
 		}
 		for sh := range nShards {
 			os.Remove(predPath(opt.Dir, sh))

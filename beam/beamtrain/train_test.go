@@ -438,8 +438,9 @@ func TestPrepareAsFit(t *testing.T) {
 // TestClassifierStart: the confusion annotators' classifier start (their
 // default init) as models.Run.Fit runs it: after start_iters iterations
 // every document is predicted by a pipeline and the annotators restart
-// from the predictions; a schedule that converges first runs again after
-// the start. Every bound (with the restarts before) and the final
+// from the shards' start counts (framework.StartCounter), or from the
+// predictions themselves; a schedule that converges first runs again
+// after the start. Every bound (with the restarts before) and the final
 // globals equal Fit's, bit for bit; a driver stopped before the start,
 // after it, and in the second run, resumed from a run built anew, ends
 // the same.
@@ -509,6 +510,15 @@ func TestClassifierStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			check("uninterrupted", r, res)
+			// The start from the D predictions (StartFrom), for annotators
+			// that cannot count: the same.
+			r = build(t, tc.src, "classes")
+			o := opts(r, t.TempDir())
+			o.startTargets = true
+			if res, err = Train(ctx, r, o); err != nil {
+				t.Fatal(err)
+			}
+			check("from the predictions", r, res)
 			for _, stop := range tc.stops {
 				if stop == 0 {
 					stop = stage1 + 2 // in the second run
