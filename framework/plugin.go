@@ -526,6 +526,23 @@ type Starter interface {
 	StartFrom(pred []Target) error
 }
 
+// StartCounter is an optional capability of a Starter whose start needs
+// of the predictions only counts summed over the documents, so that an
+// engine's workers can add them up shard by shard and its driver start
+// from the totals without holding every document's prediction (issue 26).
+// StartCount adds one training document's counts (its prediction, made
+// as for StartFrom, and its answers) into counts, of length StartCounts();
+// every count it adds is a whole number, so the totals do not depend on
+// the order of the documents nor of the additions. StartFromCounts, given
+// the totals over every training document, must do exactly what
+// StartFrom does with the predictions, bit for bit.
+type StartCounter interface {
+	Starter
+	StartCounts() int
+	StartCount(counts []float64, pred Target, answers []Answer) error
+	StartFromCounts(counts []float64) error
+}
+
 // Tuner is an optional capability of a Likelihood that re-chooses a
 // hyperparameter of its own from the training documents' φ̄ as the topics
 // alone give them (phiBar, in document order: no answers, no response)

@@ -563,6 +563,143 @@ func (r *Run) schedule(ctx context.Context, obs framework.Observer, from *Positi
 	return r.Schedule.Fit(ctx, r.Model, r.Rand, obs)
 }
 
+// BatchFit runs batch EM (b's iterations and tolerance) on run's model,
+// obs (may be nil) seeing every iteration; an error from obs ends it with
+// that error. Prepare takes one: an engine's runs the E-steps on its
+// workers (the Beam driver: docs/design.md, "Beyond one machine"); nil
+// is in process (optim.Batch.Fit on the model).
+type BatchFit func(ctx context.Context, run *Run, b *optim.Batch, obs framework.Observer) (*framework.Result, error)
+
+// Prepare runs what Fit runs before the configured schedule: the restarts
+// (Config.Restarts > 1: restart_iters batch iterations from each
+// candidate, the best bound kept in r.Model; RestartELBOs) and then the
+// response's pilot (framework.Piloted), every batch EM through fit (nil:
+// in process; a candidate's run is a copy of r whose Model is the
+// candidate). Afterwards the schedule's first E-step starts every
+// document afresh after a pilot or the restarts of a model with a
+// response (plain LDA in the restart phase), and from the best
+// candidate's per-document state (γ) after the restarts of a model
+// without one. It returns the observer of the schedule that follows
+// (Stage 2 after a pilot). For an engine's driver (a run of
+// BuildGlobals, which Fit refuses): run the schedule on r.Model after
+// it. The annotators' classifier start
+// (framework.Starter), which runs during the schedule, is not part of
+// it.
+func (r *Run) Prepare(ctx context.Context, obs framework.Observer, fit BatchFit) (framework.Observer, error) {
+	return r.PrepareWith(ctx, obs, fit, nil)
+}
+
+// PrepareHooks let an engine checkpoint Prepare between the restarts'
+// candidates and resume it (PrepareWith).
+type PrepareHooks struct {
+	// Candidate, when set, is called after each candidate's batch EM with
+	// its number (from 1), its run (whose globals are the candidate's
+	// after it) and the bounds of the candidates so far (RestartELBOs);
+	// the engine keeps what Restore will need.
+	Candidate func(i int, cand *Run, elbos []float64) error
+	// Done, when not empty, are the bounds of the candidates an earlier
+	// Prepare finished (its Candidate's elbos): those candidates are
+	// assembled again, drawing from the run's random source as they did,
+	// but not trained; Restore(i, cand) must give the best of them (the
+	// first of the greatest bound) the globals it had after its batch EM.
+	Done    []float64
+	Restore func(i int, cand *Run) error
+}
+
+// PrepareWith is Prepare with hooks (nil: none): the restarts resumed
+// after the candidates an earlier run finished, and a hook after each.
+// The pilot is run whole.
+func (r *Run) PrepareWith(ctx context.Context, obs framework.Observer, fit BatchFit, h *PrepareHooks) (framework.Observer, error) {
+	if fit == nil && r.globals {
+		return nil, r.errGlobals("Prepare in process")
+	}
+	return r.prepare(ctx, obs, fit, h)
+}
+
+func (r *Run) prepare(ctx context.Context, obs framework.Observer, fit BatchFit, h *PrepareHooks) (framework.Observer, error) {
+	if h == nil {
+		h = &PrepareHooks{}
+	}
+	if fit == nil {
+		fit = func(ctx context.Context, run *Run, b *optim.Batch, obs framework.Observer) (*framework.Result, error) {
+			return b.Fit(ctx, run.Model, run.Rand, obs)
+		}
+	}
+	if n := r.Config.Restarts; n > 1 {
+		ps, phased := r.Schedule.(framework.PhasedSchedule)
+		best, bestELBO := r.Model, math.Inf(-1)
+		if len(h.Done) > n || len(h.Done) > 0 && h.Restore == nil {
+			return nil, fmt.Errorf("%w: %d restart candidates done of %d (or nothing to restore them)", framework.ErrBadInput, len(h.Done), n)
+		}
+		// The best of the candidates done, by the rule below (candidate 1,
+		// the run's model, when no bound beats −∞).
+		doneBest, doneELBO := 1, math.Inf(-1)
+		for i, e := range h.Done {
+			if e > doneELBO {
+				doneBest, doneELBO = i+1, e
+			}
+		}
+		for i := 1; i <= n; i++ {
+			m := r.Model
+			if i > 1 {
+				var err error
+				if m, _, err = r.assemble(); err != nil {
+					return nil, err
+				}
+			}
+			if phased {
+				if err := m.SetPhase(ps.FirstPhase()); err != nil {
+					return nil, err
+				}
+			} else if m.Response != nil {
+				m.setRestartPhase(true)
+			}
+			b := &optim.Batch{MaxIters: r.Config.RestartIts, Tol: 0}
+			cand := r
+			if m != r.Model {
+				c := *r
+				c.Model = m
+				cand = &c
+			}
+			if i <= len(h.Done) {
+				e := h.Done[i-1]
+				r.RestartELBOs = append(r.RestartELBOs, e)
+				if i == doneBest {
+					if err := h.Restore(i, cand); err != nil {
+						return nil, err
+					}
+					best, bestELBO = m, doneELBO
+				}
+				continue
+			}
+			res, err := fit(ctx, cand, b, func(p framework.Progress) error {
+				p.Restart = i
+				if obs != nil {
+					return obs(p)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			r.RestartELBOs = append(r.RestartELBOs, res.ELBO)
+			if res.ELBO > bestELBO {
+				best, bestELBO = m, res.ELBO
+			}
+			if h.Candidate != nil {
+				if err := h.Candidate(i, cand, r.RestartELBOs); err != nil {
+					return nil, err
+				}
+			}
+		}
+		r.Model = best
+		if !phased && best.Response != nil {
+			best.setRestartPhase(false)
+		}
+	}
+	return r.pilot(ctx, obs, fit)
+}
+
 // errPilotDone stops the pilot's batch EM when PilotDone.
 var errPilotDone = errors.New("pilot done")
 
@@ -572,7 +709,7 @@ var errPilotDone = errors.New("pilot done")
 // before the pilot (Model.restartTopics) and the model's weight re-read.
 // It returns the observer of what follows, which reports Stage 2; without
 // a pilot, obs itself. A run resumed from a checkpoint is past it.
-func (r *Run) pilot(ctx context.Context, obs framework.Observer) (framework.Observer, error) {
+func (r *Run) pilot(ctx context.Context, obs framework.Observer, fit BatchFit) (framework.Observer, error) {
 	p, ok := r.Model.Response.(framework.Piloted)
 	if !ok || p.PilotIters() <= 0 {
 		return obs, nil
@@ -581,8 +718,8 @@ func (r *Run) pilot(ctx context.Context, obs framework.Observer) (framework.Obse
 		return obs, nil
 	}
 	zeta0 := append([]float64(nil), r.Model.Topics.Zeta...)
-	b := optim.Batch{MaxIters: p.PilotIters(), Tol: 0}
-	if _, err := b.Fit(ctx, r.Model, r.Rand, func(pr framework.Progress) error {
+	b := &optim.Batch{MaxIters: p.PilotIters(), Tol: 0}
+	if _, err := fit(ctx, r, b, func(pr framework.Progress) error {
 		pr.Stage = 1
 		if obs != nil {
 			if err := obs(pr); err != nil {
@@ -631,6 +768,7 @@ func stage2(obs framework.Observer) framework.Observer {
 // model that is a framework.Starter is restarted from the model's own
 // classifier during the schedule (starting). A response that is a
 // framework.Piloted runs its pilot first (pilot), after the restarts.
+// The restarts and the pilot are Prepare's, with batch EM in process.
 func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Result, error) {
 	if r.globals {
 		return nil, r.errGlobals("Fit")
@@ -640,48 +778,9 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 			return nil, err
 		}
 	}
-	if n := r.Config.Restarts; n > 1 && r.resume == nil {
-		ps, phased := r.Schedule.(framework.PhasedSchedule)
-		best, bestELBO := r.Model, math.Inf(-1)
-		for i := 1; i <= n; i++ {
-			m := r.Model
-			if i > 1 {
-				var err error
-				if m, _, err = r.assemble(); err != nil {
-					return nil, err
-				}
-			}
-			if phased {
-				if err := m.SetPhase(ps.FirstPhase()); err != nil {
-					return nil, err
-				}
-			} else if m.Response != nil {
-				m.setRestartPhase(true)
-			}
-			b := optim.Batch{MaxIters: r.Config.RestartIts, Tol: 0}
-			res, err := b.Fit(ctx, m, r.Rand, func(p framework.Progress) error {
-				p.Restart = i
-				if obs != nil {
-					return obs(p)
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, err
-			}
-			r.RestartELBOs = append(r.RestartELBOs, res.ELBO)
-			if res.ELBO > bestELBO {
-				best, bestELBO = m, res.ELBO
-			}
-		}
-		r.Model = best
-		if !phased && best.Response != nil {
-			best.setRestartPhase(false)
-		}
-	}
 	if r.resume == nil {
 		var err error
-		if obs, err = r.pilot(ctx, obs); err != nil {
+		if obs, err = r.prepare(ctx, obs, nil, nil); err != nil {
 			return nil, err
 		}
 	} else if r.resume.Pilot {

@@ -198,13 +198,15 @@ func (m *Model) ShardPhi() bool { return m.phiWarm }
 
 // checkSeam refuses a model that keeps per-document state outside a
 // Shard (a φ store, a response's store of q(target)) or whose statistics
-// are not fixed-size sums, and a phase other than PhaseJoint.
+// are not fixed-size sums, and a phase other than PhaseJoint and
+// PhaseTopics (plain LDA: the restarts' candidates, Run.Prepare; the
+// shard returns γ only, no φ for a two-stage schedule's store).
 func (m *Model) checkSeam() error {
 	if _, err := m.SumLayout(); err != nil {
 		return err
 	}
-	if m.phase != framework.PhaseJoint {
-		return fmt.Errorf("%w: the shard-level E-step runs the joint phase only (the model is in phase %v)", framework.ErrIncompatible, m.phase)
+	if m.phase != framework.PhaseJoint && m.phase != framework.PhaseTopics {
+		return fmt.Errorf("%w: the shard-level E-step runs the joint phase and plain LDA's (the restarts' candidates) only (the model is in phase %v)", framework.ErrIncompatible, m.phase)
 	}
 	if m.fixed {
 		return fmt.Errorf("%w: the response treats φ̄ as fixed features (two-stage only)", framework.ErrIncompatible)
@@ -267,10 +269,10 @@ func (m *Model) ShardEStep(ctx context.Context, sh *Shard) (*ShardResult, error)
 	w := m.newWorker(false, ml)
 	w.doc, w.shard = m.NewStats(), true
 	res := &ShardResult{Sums: framework.NewExactSums(layout), Gamma: make([][]float64, n)}
-	if m.Response != nil {
+	if m.Response != nil && m.phase == framework.PhaseJoint {
 		res.Targets = make([]framework.Target, n)
 	}
-	if m.phiWarm {
+	if m.phiWarm && m.phase == framework.PhaseJoint {
 		res.Phi = make([][]float32, n)
 	}
 	for i := range sh.Docs {

@@ -19,6 +19,7 @@ var (
 	_ framework.Persister     = (*Model)(nil)
 	_ framework.Reporter      = (*Model)(nil)
 	_ framework.Starter       = (*Model)(nil)
+	_ framework.StartCounter  = (*Model)(nil)
 	_ framework.UpdateStarter = (*Model)(nil)
 )
 
@@ -550,6 +551,24 @@ func (m *Model) StartFrom(pred []framework.Target) error {
 	if len(pred) != len(m.byDoc) {
 		return fmt.Errorf("%w: confusion annotators: %d predictions for %d training documents", framework.ErrBadInput, len(pred), len(m.byDoc))
 	}
+	xi := m.startXi()
+	labels := make([]bool, m.nc) // the classifier's labels
+	C := m.nc
+	base, score := make([]float64, C), make([]float64, C)
+	for d, as := range m.byDoc {
+		c, err := m.startDoc(as, pred[d], base, score, func(cell int) { xi[cell]++ })
+		if err != nil {
+			return fmt.Errorf("document %d: %w", d, err)
+		}
+		if c >= 0 {
+			labels[c] = true
+		}
+	}
+	return m.startWith(xi, labels)
+}
+
+// startXi is ξ's prior, from which the start counts.
+func (m *Model) startXi() []float64 {
 	C := m.nc
 	xi := make([]float64, len(m.xi))
 	for r := 0; r < m.nr; r++ {
@@ -559,48 +578,62 @@ func (m *Model) StartFrom(pred []framework.Target) error {
 			}
 		}
 	}
-	labels := make(map[int]bool) // the classifier's labels
-	others := m.cfg.StartLabels == StartOthers
-	base, score := make([]float64, C), make([]float64, C)
-	for d, as := range m.byDoc {
-		if len(as) == 0 {
-			continue
-		}
-		t, ok := pred[d].(*framework.Categorical)
-		if !ok || len(t.P) != C {
-			return fmt.Errorf("%w: confusion annotators: document %d's prediction is %T, want a categorical target over %d classes", framework.ErrIncompatible, d, pred[d], C)
-		}
-		c := t.Argmax()
-		labels[c] = true
-		if !others || len(as) == 1 {
-			for _, a := range as {
-				xi[(int(a.Annotator)*C+c)*C+int(a.Class)]++
-			}
-			continue
-		}
-		// base = log p_clf + every answer's message; each answer then
-		// removes its own.
-		for l, p := range t.P {
-			base[l] = math.Log(max(p, 1e-300))
-		}
+	return xi
+}
+
+// startDoc counts one document's answers against its prediction pred
+// (add: the cell of ξ one answer counts in) and returns the classifier's
+// label, or −1 for a document without answers (not counted).
+func (m *Model) startDoc(as []framework.Answer, pred framework.Target, base, score []float64, add func(cell int)) (int, error) {
+	if len(as) == 0 {
+		return -1, nil
+	}
+	C := m.nc
+	t, ok := pred.(*framework.Categorical)
+	if !ok || len(t.P) != C {
+		return -1, fmt.Errorf("%w: confusion annotators: the prediction is %T, want a categorical target over %d classes", framework.ErrIncompatible, pred, C)
+	}
+	c := t.Argmax()
+	if m.cfg.StartLabels != StartOthers || len(as) == 1 {
 		for _, a := range as {
-			for l, e := range m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C] {
-				base[l] += e
-			}
+			add((int(a.Annotator)*C+c)*C + int(a.Class))
 		}
-		for _, a := range as {
-			row := m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C]
-			best := 0
-			for l := range score {
-				score[l] = base[l] - row[l]
-				if score[l] > score[best] {
-					best = l
-				}
-			}
-			xi[(int(a.Annotator)*C+best)*C+int(a.Class)]++
+		return c, nil
+	}
+	// base = log p_clf + every answer's message; each answer then
+	// removes its own.
+	for l, p := range t.P {
+		base[l] = math.Log(max(p, 1e-300))
+	}
+	for _, a := range as {
+		for l, e := range m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C] {
+			base[l] += e
 		}
 	}
-	if len(labels) == 1 && C > 1 {
+	for _, a := range as {
+		row := m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C]
+		best := 0
+		for l := range score {
+			score[l] = base[l] - row[l]
+			if score[l] > score[best] {
+				best = l
+			}
+		}
+		add((int(a.Annotator)*C+best)*C + int(a.Class))
+	}
+	return c, nil
+}
+
+// startWith ends the start: ξ = xi, unless the classifier gave every
+// document one label.
+func (m *Model) startWith(xi []float64, labels []bool) error {
+	n := 0
+	for _, on := range labels {
+		if on {
+			n++
+		}
+	}
+	if n == 1 && m.nc > 1 {
 		// A classifier that predicts one class for every document (weak
 		// text, very unequal classes) judges every annotator against a
 		// constant: nothing to learn from. Keep the warm-up's ξ. (A
@@ -611,6 +644,57 @@ func (m *Model) StartFrom(pred []framework.Target) error {
 	m.xi = xi
 	m.refresh()
 	return nil
+}
+
+// StartCounts is the number of start counts (framework.StartCounter): a
+// count per cell of ξ (annotators × C × C), then the documents given each
+// label by the classifier (C).
+func (m *Model) StartCounts() int { return len(m.xi) + m.nc }
+
+// StartCount adds one training document's start counts
+// (framework.StartCounter): each of its answers in the cell StartFrom
+// counts it in, and its classifier's label. Its answers are the
+// document's training answers; a document without any counts nothing.
+func (m *Model) StartCount(counts []float64, pred framework.Target, answers []framework.Answer) error {
+	if len(counts) != m.StartCounts() {
+		return fmt.Errorf("%w: confusion annotators: %d start counts, want %d", framework.ErrBadInput, len(counts), m.StartCounts())
+	}
+	for _, a := range answers {
+		if int(a.Annotator) < 0 || int(a.Annotator) >= m.nr || int(a.Class) < 0 || int(a.Class) >= m.nc {
+			return fmt.Errorf("%w: confusion annotators: answer of annotator %d, class %d, for %d annotators and %d classes", framework.ErrBadInput, a.Annotator, a.Class, m.nr, m.nc)
+		}
+	}
+	C := m.nc
+	base, score := make([]float64, C), make([]float64, C)
+	c, err := m.startDoc(answers, pred, base, score, func(cell int) { counts[cell]++ })
+	if c >= 0 {
+		counts[len(m.xi)+c]++
+	}
+	return err
+}
+
+// StartFromCounts is StartFrom from the totals of StartCount over every
+// training document (framework.StartCounter): ξ = the prior plus each
+// cell's count, added one at a time as StartFrom adds them, so the bits
+// are StartFrom's.
+func (m *Model) StartFromCounts(counts []float64) error {
+	if len(counts) != m.StartCounts() {
+		return fmt.Errorf("%w: confusion annotators: %d start counts, want %d", framework.ErrBadInput, len(counts), m.StartCounts())
+	}
+	xi := m.startXi()
+	for cell, n := range counts[:len(xi)] {
+		if n < 0 || n != math.Trunc(n) || n > 1<<53 {
+			return fmt.Errorf("%w: confusion annotators: start count %v", framework.ErrBadInput, n)
+		}
+		for range int(n) {
+			xi[cell]++
+		}
+	}
+	labels := make([]bool, m.nc)
+	for c, n := range counts[len(xi):] {
+		labels[c] = n > 0
+	}
+	return m.startWith(xi, labels)
 }
 
 // Accepts accepts only a *framework.Categorical with C classes; anything else

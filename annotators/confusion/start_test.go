@@ -126,3 +126,58 @@ func TestStartErrors(t *testing.T) {
 		t.Errorf("init = majority: %v, want no error and no start", err)
 	}
 }
+
+// TestStartCounts: the start from counts (framework.StartCounter: each
+// document's counts added into two partial totals in a shuffled order,
+// the totals merged) sets ξ to StartFrom's bits, with either
+// start_labels, a prior that is not a whole number (ω = 0.1) and the
+// one-label case; malformed counts are errors.
+func TestStartCounts(t *testing.T) {
+	pred := []framework.Target{catTarget(0.4, 0.6), catTarget(0.9, 0.1), catTarget(0.2, 0.8), catTarget(0.55, 0.45)}
+	one := []framework.Target{catTarget(0.4, 0.6), catTarget(0.4, 0.6), catTarget(0.2, 0.8), catTarget(0.45, 0.55)}
+	for _, labels := range []string{StartClassifier, StartOthers} {
+		for name, p := range map[string][]framework.Target{"two labels": pred, "one label": one} {
+			cfg := Defaults()
+			cfg.Omega, cfg.Diagonal, cfg.Init, cfg.StartLabels = 0.1, 0.5, InitClassifier, labels
+			a := newModel(t, cfg, 3, 2, fixtureAnswers)
+			b := newModel(t, cfg, 3, 2, fixtureAnswers)
+			xi := [][]float64{{9, 1}, {1, 9}}
+			for _, m := range []*Model{a, b} {
+				if err := m.SetXi([][][]float64{xi, xi, xi}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := a.StartFrom(p); err != nil {
+				t.Fatal(err)
+			}
+			part := [2][]float64{make([]float64, b.StartCounts()), make([]float64, b.StartCounts())}
+			for i, d := range []int{2, 0, 3, 1} {
+				if err := b.StartCount(part[i%2], p[d], b.byDoc[d]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i, v := range part[1] {
+				part[0][i] += v
+			}
+			if err := b.StartFromCounts(part[0]); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(a.xi, b.xi); diff != "" {
+				t.Errorf("%s, %s: ξ from counts (+) and from StartFrom (-):\n%s", labels, name, diff)
+			}
+		}
+	}
+	m := newModel(t, Defaults(), 3, 2, fixtureAnswers)
+	for name, c := range map[string][]float64{
+		"length":   make([]float64, m.StartCounts()-1),
+		"fraction": append([]float64{0.5}, make([]float64, m.StartCounts()-1)...),
+		"negative": append([]float64{-1}, make([]float64, m.StartCounts()-1)...),
+	} {
+		if err := m.StartFromCounts(c); !errors.Is(err, framework.ErrBadInput) {
+			t.Errorf("%s: %v, want ErrBadInput", name, err)
+		}
+	}
+	if err := m.StartCount(make([]float64, m.StartCounts()), catTarget(0.5, 0.5), []framework.Answer{{Annotator: 3, Class: 0}}); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("an answer of annotator 3 of 3: %v, want ErrBadInput", err)
+	}
+}

@@ -119,7 +119,8 @@ func TestMeasureOverhead(t *testing.T) {
 		}
 		var times []time.Duration
 		last := time.Now()
-		if _, err := Train(ctx, r, Options{Dir: dir, Layout: l, MaxIters: iters, Run: prismRun,
+		bundles := filepath.Join(t.TempDir(), "bundles")
+		if _, err := Train(ctx, r, Options{Dir: dir, Layout: l, MaxIters: iters, Run: prismRun, BundleLog: bundles,
 			Progress: func(int, float64) error {
 				times = append(times, time.Since(last))
 				last = time.Now()
@@ -134,7 +135,7 @@ func TestMeasureOverhead(t *testing.T) {
 			}
 			return "-"
 		}
-		t.Logf("D = %d: prism, shards of %d: %v per iteration (%v; sharding %v; total %v); %s, %s",
-			D, size, m, times, sharding, time.Since(start), ratio(1), ratio(runtime.GOMAXPROCS(0)))
+		t.Logf("D = %d: prism, shards of %d: %v per iteration (%v; sharding %v; total %v); %s, %s; %d bundles of the E-step in %d iterations",
+			D, size, m, times, sharding, time.Since(start), ratio(1), ratio(runtime.GOMAXPROCS(0)), len(readBundleLog(t, bundles)), iters)
 	}
 }

@@ -52,6 +52,7 @@ func init() {
 	register.DoFn2x2[context.Context, int, []byte, error](&eStepFn{})
 	register.Combiner3[*framework.ExactSums, []byte, []byte](&sumsFn{})
 	register.DoFn1x1[[]byte, error](&writeFn{})
+	register.DoFn2x1[context.Context, int, error](&predictFn{})
 	beam.RegisterCoder(reflect.TypeOf((*framework.ExactSums)(nil)), encodeSums, decodeSums)
 }
 
@@ -158,13 +159,50 @@ func loadModel(path, sum string) (*models.Model, error) {
 type eStepFn struct {
 	Dir, Globals, Sum string
 	Iter              int
-	Shards            []Shard
+	// WarmDir, when set, holds the state iteration 1 reads
+	// (state-N.iWARMITER.bin: the restarts' best candidate's).
+	WarmDir  string
+	WarmIter int
+	Shards   []Shard
 	// FailOnce, when not empty, names a file: the first call that finds
 	// it absent creates it and fails (tests of retries).
 	FailOnce string
+	// Delay, when positive, is slept before each shard (tests: prism
+	// splits a bundle whose element takes longer than its progress ticks).
+	Delay time.Duration
+	// BundleLog, when not empty, names a file to which each bundle
+	// appends the shards it processed, one line (tests).
+	BundleLog string
+	bundle    []int
+}
+
+// StartBundle begins the record of a bundle's shards (with BundleLog).
+func (f *eStepFn) StartBundle() { f.bundle = f.bundle[:0] }
+
+// FinishBundle appends the bundle's shards, one line, to BundleLog.
+func (f *eStepFn) FinishBundle() error {
+	if f.BundleLog == "" {
+		return nil
+	}
+	line := fmt.Sprintln(f.bundle)
+	fh, err := os.OpenFile(f.BundleLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fh.WriteString(line)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func (f *eStepFn) ProcessElement(ctx context.Context, s int) ([]byte, error) {
+	if f.BundleLog != "" {
+		f.bundle = append(f.bundle, s)
+	}
+	if f.Delay > 0 {
+		time.Sleep(f.Delay)
+	}
 	if f.FailOnce != "" {
 		if fh, err := os.OpenFile(f.FailOnce, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
 			fh.Close()
@@ -191,8 +229,12 @@ func (f *eStepFn) ProcessElement(ctx context.Context, s int) ([]byte, error) {
 		return nil, fmt.Errorf("%w: shard %d (%s): the model has annotators but the shard has no answers file", framework.ErrBadInput, s, f.Shards[s].Path)
 	}
 	var st stateFile
-	if f.Iter > 1 {
-		if err := readGob(statePath(f.Dir, s, f.Iter), &st); err != nil {
+	if f.Iter > 1 || f.WarmDir != "" {
+		path := statePath(f.Dir, s, f.Iter)
+		if f.Iter == 1 {
+			path = statePath(f.WarmDir, s, f.WarmIter)
+		}
+		if err := readGob(path, &st); err != nil {
 			return nil, err
 		}
 		in.Gamma, in.Phi = st.Gamma, st.Phi
@@ -264,6 +306,63 @@ func mergeSums(a, b *framework.ExactSums) (*framework.ExactSums, error) {
 
 func (sumsFn) ExtractOutput(a *framework.ExactSums) ([]byte, error) { return encodeSums(a) }
 
+// predictFn predicts a shard's documents with the topics alone
+// (models.Model.Predict: no answers), for the annotators' classifier
+// start, and writes their targets (gob-encoded, in document order) to
+// pred-N.bin in Dir.
+type predictFn struct {
+	Dir, Globals, Sum string
+	Shards            []Shard
+	// Counts: write the shard's start counts (framework.StartCounter: the
+	// annotators' StartCount of each document's prediction and answers)
+	// instead of the predictions.
+	Counts bool
+}
+
+func predPath(dir string, s int) string {
+	return filepath.Join(dir, fmt.Sprintf("pred-%05d.bin", s))
+}
+
+func (f *predictFn) ProcessElement(ctx context.Context, s int) error {
+	m, err := loadModel(f.Globals, f.Sum)
+	if err != nil {
+		return err
+	}
+	if s < 0 || s >= len(f.Shards) {
+		return fmt.Errorf("%w: shard %d of %d", framework.ErrBadInput, s, len(f.Shards))
+	}
+	docs, ans, err := (&Layout{Shards: f.Shards}).readShard(s)
+	if err != nil {
+		return err
+	}
+	preds, err := m.Predict(ctx, &framework.Corpus{V: m.Topics.V, Docs: docs})
+	if err != nil {
+		return fmt.Errorf("shard %d: %w", s, err)
+	}
+	if f.Counts {
+		sc, ok := m.Noise.(framework.StartCounter)
+		if !ok || ans == nil {
+			return fmt.Errorf("%w: shard %d: start counts without annotators that count them or without answers", framework.ErrBadInput, s)
+		}
+		counts := make([]float64, sc.StartCounts())
+		for i, p := range preds {
+			if err := sc.StartCount(counts, p.Target, ans[i]); err != nil {
+				return fmt.Errorf("shard %d, document %d: %w", s, f.Shards[s].Offset+i, err)
+			}
+		}
+		return writeGob(predPath(f.Dir, s), counts)
+	}
+	out := make([][]byte, len(preds))
+	for i, p := range preds {
+		var buf bytes.Buffer
+		if err := gob.NewEncoder(&buf).Encode(p.Target); err != nil {
+			return fmt.Errorf("shard %d: the prediction of document %d: %w", s, f.Shards[s].Offset+i, err)
+		}
+		out[i] = buf.Bytes()
+	}
+	return writeGob(predPath(f.Dir, s), out)
+}
+
 // writeFn writes the combined sums to a file.
 type writeFn struct{ Path string }
 
@@ -292,6 +391,19 @@ type Options struct {
 	Retries int
 	// FailOnce, when not empty, makes one E-step call fail once (tests).
 	FailOnce string
+	// Prelude, when set, sees every iteration of the restarts
+	// (Progress.Restart: the candidate) and of the response's pilot
+	// (Progress.Stage 1), which run before the schedule (Progress does not
+	// see them).
+	Prelude framework.Observer
+	// Delay, when positive, is slept before each shard's E-step, and
+	// BundleLog, when not empty, names a file to which each bundle of the
+	// E-step appends its shards, one line (tests of bundle splitting).
+	Delay     time.Duration
+	BundleLog string
+	// startTargets makes the classifier start go through the D
+	// predictions even when the annotators count (tests).
+	startTargets bool
 	// Resume continues from the work directory's checkpoint (written after
 	// every iteration: checkpoint.json and the globals it names), which
 	// must be of a run built the same way over the same corpus.
@@ -311,9 +423,36 @@ type checkpoint struct {
 	PrevScale uint64   `json:"prev_scale_bits"`
 	PrevPart  uint64   `json:"prev_part_bits"`
 	ElapsedNS int64    `json:"elapsed_ns"`
+	// Restarts are the restart candidates' bounds (Result.RestartELBOs).
+	Restarts []uint64 `json:"restart_elbo_bits,omitempty"`
+	// The annotators' classifier start (framework.Starter): it has
+	// happened; the schedule runs a second time (it converged before
+	// the start) after Offset iterations of its first run. Iter counts
+	// the iterations of the run it is in.
+	Started bool `json:"started,omitempty"`
+	Second  bool `json:"second,omitempty"`
+	Offset  int  `json:"iter_offset,omitempty"`
 }
 
 const checkpointFormat = "maslda-beam-checkpoint-2"
+
+// preludeCheckpoint is prelude.json: the restarts' candidates done before
+// the schedule, the best of them (its globals in globals-SUM.bin, its
+// shards' last state restart-BEST/state-N.iSTATE.bin).
+type preludeCheckpoint struct {
+	Format   string   `json:"format"`
+	Docs     int      `json:"docs"`
+	Shards   []int    `json:"shard_docs"`
+	Restarts []uint64 `json:"restart_elbo_bits"` // the bounds of the candidates done
+	Best     int      `json:"best"`              // the best of them (from 1)
+	Sum      string   `json:"globals_sha256"`    // its globals after its batch EM
+	State    int      `json:"state_iter"`        // its last state's number
+}
+
+const (
+	preludeFormat = "maslda-beam-prelude-1"
+	preludeFile   = "prelude.json"
+)
 
 // Result is a finished Train.
 type Result struct {
@@ -322,6 +461,8 @@ type Result struct {
 	Converged bool
 	Trace     []float64
 	Reruns    int // pipelines run again after a failure
+	// RestartELBOs is each restart candidate's bound (models.Run's).
+	RestartELBOs []float64
 }
 
 // engineModel is the run's model whose E-step is a Beam pipeline over the
@@ -352,8 +493,11 @@ func (e *engineModel) EStep(ctx context.Context, docs []int) (framework.Stats, e
 // run's model ends with the trained globals (its in-process per-document
 // state, if any, is not updated: the state is in the work directory's
 // files). The model must be one that trains by
-// shards (models.Model.SumLayout). Not here: restarts, the end of a
-// response's pilot, a classifier start (models.Run.Fit's).
+// shards (models.Model.SumLayout). Unless it resumes, Train first runs
+// the configuration's restarts and the response's pilot as
+// models.Run.Fit does (models.Run.Prepare, every iteration a pipeline),
+// so that the result is Fit's with the batch schedule; so is the
+// annotators' classifier start (framework.Starter), during the schedule.
 func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	m := run.Model
 	if _, err := m.SumLayout(); err != nil {
@@ -414,6 +558,13 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	}
 	res := &Result{}
 	var from optim.BatchState
+	var pre *preludeCheckpoint // resuming the restarts (prelude.json)
+	// The annotators' classifier start (models.Run.Fit's starting): it
+	// has happened; the schedule's second run; the first run's iterations.
+	var (
+		started, second bool
+		offset          int
+	)
 	if opt.Resume {
 		// A driver killed in the middle of writing a file (its LOOPBACK
 		// workers with it) leaves its temporary file behind.
@@ -424,34 +575,86 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		}
 		var ck checkpoint
 		b, err := os.ReadFile(filepath.Join(opt.Dir, "checkpoint.json"))
-		if err != nil {
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			// Stopped before the schedule's first checkpoint: during the
+			// restarts (prelude.json: the candidates done), or before.
+			pb, perr := os.ReadFile(filepath.Join(opt.Dir, preludeFile))
+			if errors.Is(perr, os.ErrNotExist) {
+				return nil, fmt.Errorf("resume: %w, and no %s (a driver stopped before its first restart candidate ended, or before the schedule's first iteration ended without restarts, has nothing to resume: start again without resuming)", err, preludeFile)
+			}
+			if perr != nil {
+				return nil, fmt.Errorf("resume: %w", perr)
+			}
+			pre = new(preludeCheckpoint)
+			if err := json.Unmarshal(pb, pre); err != nil || pre.Format != preludeFormat || pre.Docs != D || !slices.Equal(pre.Shards, shardDocs) || pre.Best < 1 || pre.Best > len(pre.Restarts) {
+				return nil, fmt.Errorf("%w: resume: %s is not of this format (%q) or of another corpus", framework.ErrBadInput, filepath.Join(opt.Dir, preludeFile), preludeFormat)
+			}
+		case err != nil:
 			return nil, fmt.Errorf("resume: %w", err)
+		default:
+			if err := json.Unmarshal(b, &ck); err != nil || ck.Format != checkpointFormat {
+				return nil, fmt.Errorf("%w: resume: %s is not a checkpoint of this format (%q)", framework.ErrBadInput, filepath.Join(opt.Dir, "checkpoint.json"), checkpointFormat)
+			}
+			if ck.Docs != D || !slices.Equal(ck.Shards, shardDocs) || len(ck.Trace) != ck.Offset+ck.Iter || ck.Iter < 1 {
+				return nil, fmt.Errorf("%w: resume: the checkpoint is of %d documents in %d shards after %d iterations, this run has %d in %d shards (or shards of other sizes)", framework.ErrBadInput, ck.Docs, len(ck.Shards), ck.Iter, D, nShards)
+			}
+			data, err := os.ReadFile(filepath.Join(opt.Dir, "globals-"+ck.Sum+".bin"))
+			if err != nil {
+				return nil, fmt.Errorf("resume: %w", err)
+			}
+			if err := run.LoadSnapshot(data, ck.Sum); err != nil {
+				return nil, fmt.Errorf("resume: %w", err)
+			}
+			for _, b := range ck.Trace {
+				res.Trace = append(res.Trace, math.Float64frombits(b))
+			}
+			for _, b := range ck.Restarts {
+				res.RestartELBOs = append(res.RestartELBOs, math.Float64frombits(b))
+			}
+			from = optim.BatchState{Iter: ck.Iter, Prev: math.Float64frombits(ck.Prev), PrevScale: math.Float64frombits(ck.PrevScale),
+				PrevPart: math.Float64frombits(ck.PrevPart), Elapsed: time.Duration(ck.ElapsedNS)}
+			started, second, offset = ck.Started, ck.Second, ck.Offset
 		}
-		if err := json.Unmarshal(b, &ck); err != nil || ck.Format != checkpointFormat {
-			return nil, fmt.Errorf("%w: resume: %s is not a checkpoint of this format (%q)", framework.ErrBadInput, filepath.Join(opt.Dir, "checkpoint.json"), checkpointFormat)
-		}
-		if ck.Docs != D || !slices.Equal(ck.Shards, shardDocs) || len(ck.Trace) != ck.Iter || ck.Iter < 1 {
-			return nil, fmt.Errorf("%w: resume: the checkpoint is of %d documents in %d shards after %d iterations, this run has %d in %d shards (or shards of other sizes)", framework.ErrBadInput, ck.Docs, len(ck.Shards), ck.Iter, D, nShards)
-		}
-		data, err := os.ReadFile(filepath.Join(opt.Dir, "globals-"+ck.Sum+".bin"))
-		if err != nil {
-			return nil, fmt.Errorf("resume: %w", err)
-		}
-		if err := run.LoadSnapshot(data, ck.Sum); err != nil {
-			return nil, fmt.Errorf("resume: %w", err)
-		}
-		for _, b := range ck.Trace {
-			res.Trace = append(res.Trace, math.Float64frombits(b))
-		}
-		from = optim.BatchState{Iter: ck.Iter, Prev: math.Float64frombits(ck.Prev), PrevScale: math.Float64frombits(ck.PrevScale),
-			PrevPart: math.Float64frombits(ck.PrevPart), Elapsed: time.Duration(ck.ElapsedNS)}
 	}
-	iter := from.Iter // E-steps done
-	inputs := ""      // the globals file of the last E-step
-	estep := func(ctx context.Context) (framework.Stats, error) {
-		iter++
-		it := iter
-		snap, err := run.Snapshot()
+	// runPipeline runs a pipeline over the shard numbers (in), again
+	// after a failure, up to retries times.
+	runPipeline := func(ctx context.Context, build func(s beam.Scope, in beam.PCollection)) error {
+		for try := 0; ; try++ {
+			p, s := beam.NewPipelineWithRoot()
+			// The Reshuffle is a fusion break: without it the ParDo is
+			// fused with Create's one element (the impulse) into a single
+			// bundle that no runner can split; after it, the shard numbers
+			// are the stage's input elements, which prism (and
+			// distributed runners) split into bundles run at once.
+			build(s, beam.Reshuffle(s, beam.CreateList(s, ids)))
+			err := opt.Run(ctx, p)
+			if err == nil {
+				return nil
+			}
+			if try >= retries || ctx.Err() != nil {
+				return fmt.Errorf("(%d runs): %w", try+1, err)
+			}
+			res.Reruns++
+		}
+	}
+	// An E-step of batch EM on a model (the run's, or a restart's
+	// candidate) whose shards' state is in dir; phase.inputs is the
+	// globals file of its last E-step.
+	type phase struct {
+		run    *models.Run
+		dir    string
+		iter   int // E-steps done
+		inputs string
+		// The first E-step reads the state warmDir/state-N.iWARMITER.bin
+		// (the restarts' best candidate's), when warmDir is set.
+		warmDir  string
+		warmIter int
+	}
+	estep := func(ctx context.Context, ph *phase) (framework.Stats, error) {
+		ph.iter++
+		it := ph.iter
+		snap, err := ph.run.Snapshot()
 		if err != nil {
 			return nil, err
 		}
@@ -459,23 +662,16 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if err := writeAtomic(gpath, snap.Data); err != nil {
 			return nil, err
 		}
-		inputs = gpath
-		for try := 0; ; try++ {
-			p, s := beam.NewPipelineWithRoot()
-			in := beam.CreateList(s, ids)
-			sums := beam.ParDo(s, &eStepFn{Dir: opt.Dir, Globals: gpath, Sum: snap.Sum, Iter: it, Shards: l.Shards, FailOnce: opt.FailOnce}, in)
+		ph.inputs = gpath
+		if err := runPipeline(ctx, func(s beam.Scope, in beam.PCollection) {
+			sums := beam.ParDo(s, &eStepFn{Dir: ph.dir, Globals: gpath, Sum: snap.Sum, Iter: it, WarmDir: ph.warmDir, WarmIter: ph.warmIter, Shards: l.Shards,
+				FailOnce: opt.FailOnce, Delay: opt.Delay, BundleLog: opt.BundleLog}, in)
 			total := beam.Combine(s, sumsFn{}, sums)
-			beam.ParDo0(s, &writeFn{Path: sumsPath(opt.Dir, it)}, total)
-			err := opt.Run(ctx, p)
-			if err == nil {
-				break
-			}
-			if try >= retries || ctx.Err() != nil {
-				return nil, fmt.Errorf("iteration %d: the E-step pipeline (%d runs): %w", it, try+1, err)
-			}
-			res.Reruns++
+			beam.ParDo0(s, &writeFn{Path: sumsPath(ph.dir, it)}, total)
+		}); err != nil {
+			return nil, fmt.Errorf("iteration %d: the E-step pipeline %w", it, err)
 		}
-		data, err := os.ReadFile(sumsPath(opt.Dir, it))
+		data, err := os.ReadFile(sumsPath(ph.dir, it))
 		if err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}
@@ -483,14 +679,179 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if err := ex.UnmarshalBinary(data); err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}
-		stats, err := m.Combine(&ex)
+		stats, err := ph.run.Model.Combine(&ex)
 		if err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", it, err)
 		}
-		if err := os.Remove(sumsPath(opt.Dir, it)); err != nil {
+		if err := os.Remove(sumsPath(ph.dir, it)); err != nil {
 			return nil, err
 		}
 		return stats, nil
+	}
+	// The restarts and the response's pilot (models.Run.Prepare, as
+	// maslda train's Fit runs them) before the schedule, unless resuming
+	// it: each candidate's batch EM with its shards' state in
+	// restart-I, the pilot's in pilot. After each candidate, prelude.json
+	// records the candidates' bounds and the best one, whose globals
+	// (globals-SUM.bin) and last state (restart-BEST) are kept until the
+	// schedule's first checkpoint: a driver stopped during the restarts
+	// resumes after the last candidate done.
+	removePrelude := func(keep ...string) {
+		dirs, _ := filepath.Glob(filepath.Join(opt.Dir, "restart-*"))
+		for _, d := range append(dirs, filepath.Join(opt.Dir, "pilot")) {
+			os.RemoveAll(d)
+		}
+		if pre != nil && pre.Sum != "" {
+			g := filepath.Join(opt.Dir, "globals-"+pre.Sum+".bin")
+			if !slices.Contains(keep, g) {
+				os.Remove(g)
+			}
+		}
+		os.Remove(filepath.Join(opt.Dir, preludeFile))
+	}
+	main := &phase{run: run, dir: opt.Dir, iter: offset + from.Iter}
+	if !opt.Resume || pre != nil {
+		if pre == nil {
+			removePrelude() // a run started again in the same directory
+		}
+		n := run.Config.Restarts
+		if n < 2 {
+			n = 0
+		}
+		fits := 0 // candidates done, then the pilot
+		var done []float64
+		if pre != nil {
+			for _, b := range pre.Restarts {
+				done = append(done, math.Float64frombits(b))
+			}
+			fits = len(done)
+		}
+		var last *phase // the last candidate's
+		fit := func(ctx context.Context, cand *models.Run, b *optim.Batch, obs framework.Observer) (*framework.Result, error) {
+			fits++
+			name := fmt.Sprintf("restart-%d", fits)
+			if fits > n {
+				name = "pilot"
+			}
+			ph := &phase{run: cand, dir: filepath.Join(opt.Dir, name)}
+			last = ph
+			if err := os.RemoveAll(ph.dir); err != nil {
+				return nil, err
+			}
+			if err := os.MkdirAll(ph.dir, 0o755); err != nil {
+				return nil, err
+			}
+			em := &engineModel{Model: cand.Model, docs: D, estep: func(ctx context.Context) (framework.Stats, error) { return estep(ctx, ph) }}
+			fr, err := b.FitFrom(ctx, em, obs, optim.BatchState{}, func(optim.BatchState) error {
+				// The globals of an E-step are not read again, nor the
+				// state it read.
+				for sh := range nShards {
+					os.Remove(statePath(ph.dir, sh, ph.iter))
+				}
+				if err := os.Remove(ph.inputs); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return err
+				}
+				return nil
+			})
+			if ph.inputs != "" {
+				os.Remove(ph.inputs)
+			}
+			if name == "pilot" {
+				os.RemoveAll(ph.dir)
+			}
+			return fr, err
+		}
+		// candidate records candidate i, just trained: the new best keeps
+		// its globals and state, the others are removed.
+		candidate := func(i int, cand *models.Run, elbos []float64) error {
+			best, bestELBO := 1, math.Inf(-1)
+			for j, e := range elbos {
+				if e > bestELBO {
+					best, bestELBO = j+1, e
+				}
+			}
+			if best != i {
+				return os.RemoveAll(last.dir)
+			}
+			snap, err := cand.Snapshot()
+			if err != nil {
+				return err
+			}
+			if err := writeAtomic(filepath.Join(opt.Dir, "globals-"+snap.Sum+".bin"), snap.Data); err != nil {
+				return err
+			}
+			old := pre
+			pre = &preludeCheckpoint{Format: preludeFormat, Docs: D, Shards: shardDocs, Best: i, Sum: snap.Sum, State: last.iter + 1}
+			for _, e := range elbos {
+				pre.Restarts = append(pre.Restarts, math.Float64bits(e))
+			}
+			b, err := json.MarshalIndent(pre, "", "  ")
+			if err != nil {
+				return err
+			}
+			if err := writeAtomic(filepath.Join(opt.Dir, preludeFile), append(b, '\n')); err != nil {
+				return err
+			}
+			if old != nil && old.Best != i {
+				os.RemoveAll(filepath.Join(opt.Dir, fmt.Sprintf("restart-%d", old.Best)))
+				if old.Sum != snap.Sum {
+					os.Remove(filepath.Join(opt.Dir, "globals-"+old.Sum+".bin"))
+				}
+			}
+			return nil
+		}
+		// A candidate that is not the best gets only its bounds recorded.
+		record := func(i int, cand *models.Run, elbos []float64) error {
+			if err := candidate(i, cand, elbos); err != nil {
+				return err
+			}
+			if pre == nil || len(pre.Restarts) == len(elbos) {
+				return nil
+			}
+			pre.Restarts = pre.Restarts[:0]
+			for _, e := range elbos {
+				pre.Restarts = append(pre.Restarts, math.Float64bits(e))
+			}
+			b, err := json.MarshalIndent(pre, "", "  ")
+			if err != nil {
+				return err
+			}
+			return writeAtomic(filepath.Join(opt.Dir, preludeFile), append(b, '\n'))
+		}
+		restore := func(i int, cand *models.Run) error {
+			if pre == nil || i != pre.Best {
+				return fmt.Errorf("%w: resume: %s keeps restart candidate %d, not %d", framework.ErrBadInput, preludeFile, pre.Best, i)
+			}
+			data, err := os.ReadFile(filepath.Join(opt.Dir, "globals-"+pre.Sum+".bin"))
+			if err != nil {
+				return fmt.Errorf("resume: %w", err)
+			}
+			if err := cand.LoadSnapshot(data, pre.Sum); err != nil {
+				return fmt.Errorf("resume: restart candidate %d: %w", i, err)
+			}
+			return nil
+		}
+		prog := func(p framework.Progress) error {
+			if opt.Prelude != nil {
+				return opt.Prelude(p)
+			}
+			return nil
+		}
+		if _, err := run.PrepareWith(ctx, prog, fit, &models.PrepareHooks{Candidate: record, Done: done, Restore: restore}); err != nil {
+			return nil, err
+		}
+		res.RestartELBOs = run.RestartELBOs
+		m = run.Model // the restarts' best candidate
+		main.run = run
+		// A model without a response runs its restarts' candidates as
+		// itself, and Fit goes on from the best one's documents (their
+		// γ): the schedule's first E-step reads the state the best
+		// candidate's last one wrote. After a restart phase with a
+		// response (plain LDA in PhaseTopics) or a pilot, every document
+		// starts afresh.
+		if m.Response == nil && pre != nil {
+			main.warmDir, main.warmIter = filepath.Join(opt.Dir, fmt.Sprintf("restart-%d", pre.Best)), pre.State
+		}
 	}
 	// after writes the checkpoint of an iteration that does not end the run
 	// (the new globals, then checkpoint.json naming them, both by rename)
@@ -505,9 +866,13 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 			return err
 		}
 		ck := checkpoint{Format: checkpointFormat, Iter: bs.Iter, Docs: D, Shards: shardDocs, Sum: next.Sum,
-			Prev: math.Float64bits(bs.Prev), PrevScale: math.Float64bits(bs.PrevScale), PrevPart: math.Float64bits(bs.PrevPart), ElapsedNS: int64(bs.Elapsed)}
+			Prev: math.Float64bits(bs.Prev), PrevScale: math.Float64bits(bs.PrevScale), PrevPart: math.Float64bits(bs.PrevPart), ElapsedNS: int64(bs.Elapsed),
+			Started: started, Second: second, Offset: offset}
 		for _, e := range res.Trace {
 			ck.Trace = append(ck.Trace, math.Float64bits(e))
+		}
+		for _, e := range res.RestartELBOs {
+			ck.Restarts = append(ck.Restarts, math.Float64bits(e))
 		}
 		b, err := json.MarshalIndent(&ck, "", "  ")
 		if err != nil {
@@ -516,29 +881,148 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if err := writeAtomic(filepath.Join(opt.Dir, "checkpoint.json"), append(b, '\n')); err != nil {
 			return err
 		}
-		if inputs != "" && inputs != npath {
-			if err := os.Remove(inputs); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if main.inputs != "" && main.inputs != npath {
+			if err := os.Remove(main.inputs); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
 		}
+		if pre != nil {
+			removePrelude(npath, main.inputs)
+			pre, main.warmDir = nil, ""
+		}
 		for sh := range nShards {
-			os.Remove(statePath(opt.Dir, sh, bs.Iter)) // read by iteration bs.Iter, now checkpointed past
+			os.Remove(statePath(opt.Dir, sh, main.iter)) // read by the last E-step, now checkpointed past
+		}
+		return nil
+	}
+	// The annotators' classifier start (framework.Starter), as
+	// models.Run.Fit runs it under batch EM: after start_iters
+	// iterations, every training document is predicted with the topics
+	// alone (a pipeline over the shards) and the annotators restart from
+	// the predictions: from the sum of the shards' start counts
+	// (framework.StartCounter: fixed-size, what the confusion annotators
+	// have), or else from the D predictions themselves (StartFrom; the
+	// driver holds them for that call); a schedule that converges before
+	// runs again after the start, its iterations numbered on.
+	starter, _ := run.Model.Noise.(framework.Starter)
+	if starter != nil && starter.StartIters() <= 0 {
+		starter = nil
+	}
+	start := func(ctx context.Context) error {
+		started = true
+		snap, err := run.Snapshot()
+		if err != nil {
+			return err
+		}
+		gpath := filepath.Join(opt.Dir, "globals-"+snap.Sum+".bin")
+		if err := writeAtomic(gpath, snap.Data); err != nil {
+			return err
+		}
+		sc, counts := starter.(framework.StartCounter)
+		counts = counts && !opt.startTargets
+		if err := runPipeline(ctx, func(s beam.Scope, in beam.PCollection) {
+			beam.ParDo0(s, &predictFn{Dir: opt.Dir, Globals: gpath, Sum: snap.Sum, Shards: l.Shards, Counts: counts}, in)
+		}); err != nil {
+			return fmt.Errorf("the classifier start's prediction pipeline %w", err)
+		}
+		if counts {
+			// Whole numbers: their sum is exact in any order.
+			total := make([]float64, sc.StartCounts())
+			for sh := range nShards {
+				var c []float64
+				if err := readGob(predPath(opt.Dir, sh), &c); err != nil {
+					return err
+				}
+				if len(c) != len(total) {
+					return fmt.Errorf("%w: %s: %d start counts, want %d", framework.ErrBadInput, predPath(opt.Dir, sh), len(c), len(total))
+				}
+				for i, v := range c {
+					total[i] += v
+				}
+			}
+			if err := sc.StartFromCounts(total); err != nil {
+				return fmt.Errorf("annotators: %w", err)
+			}
+		} else {
+			targets := make([]framework.Target, 0, D)
+			for sh := range nShards {
+				var enc [][]byte
+				if err := readGob(predPath(opt.Dir, sh), &enc); err != nil {
+					return err
+				}
+				if len(enc) != l.Shards[sh].Docs {
+					return fmt.Errorf("%w: %s: %d predictions for %d documents", framework.ErrBadInput, predPath(opt.Dir, sh), len(enc), l.Shards[sh].Docs)
+				}
+				for i, b := range enc {
+					t := run.Model.Response.NewTarget()
+					if err := gob.NewDecoder(bytes.NewReader(b)).Decode(t); err != nil {
+						return fmt.Errorf("the prediction of document %d: %w", l.Shards[sh].Offset+i, err)
+					}
+					targets = append(targets, t)
+				}
+			}
+			if err := starter.StartFrom(targets); err != nil {
+				return fmt.Errorf("annotators: %w", err)
+			}
+		}
+		for sh := range nShards {
+			os.Remove(predPath(opt.Dir, sh))
+		}
+		if gpath != main.inputs {
+			os.Remove(gpath)
 		}
 		return nil
 	}
 	obs := func(p framework.Progress) error {
+		p.Iter += offset
 		res.Trace = append(res.Trace, p.ELBO)
 		if opt.Progress != nil {
-			return opt.Progress(p.Iter, p.ELBO)
+			if err := opt.Progress(p.Iter, p.ELBO); err != nil {
+				return err
+			}
 		}
-		return nil
+		if starter == nil || started || p.Iter < starter.StartIters() {
+			return nil
+		}
+		return start(ctx)
 	}
-	fr, err := sched.FitFrom(ctx, &engineModel{Model: m, docs: D, estep: estep}, obs, from, after)
+	em := &engineModel{Model: m, docs: D, estep: func(ctx context.Context) (framework.Stats, error) { return estep(ctx, main) }}
+	fr, err := sched.FitFrom(ctx, em, obs, from, after)
 	if fr != nil {
-		res.Iters, res.ELBO, res.Converged = fr.Iters, fr.ELBO, fr.Converged
+		res.Iters, res.ELBO, res.Converged = offset+fr.Iters, fr.ELBO, fr.Converged
 	}
 	if err != nil {
 		return res, err
+	}
+	if starter != nil && !started && !second && fr.Converged {
+		if err := start(ctx); err != nil {
+			return res, err
+		}
+		second, offset = true, fr.Iters
+		fr, err = sched.FitFrom(ctx, em, obs, optim.BatchState{}, after)
+		if fr != nil {
+			res.Iters, res.ELBO, res.Converged = offset+fr.Iters, fr.ELBO, fr.Converged
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+	if pre != nil { // a run of one iteration wrote no checkpoint
+		removePrelude(main.inputs)
+		pre = nil
+	}
+	if tu, ok := run.Model.Response.(framework.Tuner); ok && starter != nil && res.Converged {
+		// Fit lets the response re-choose a hyperparameter from every
+		// training document's φ̄ now (framework.Tuner). The one Tuner,
+		// the softmax, chooses only with text_l2_folds, which needs its
+		// L-BFGS M-step (refused here): without inputs it must not change.
+		changed, err := tu.Tune(ctx, nil, nil)
+		if err != nil {
+			return res, err
+		}
+		if changed {
+			return res, fmt.Errorf("%w: the response re-chose a hyperparameter from every training document's φ̄ (framework.Tuner), which the Beam driver cannot give it", framework.ErrIncompatible)
+		}
 	}
 	return res, nil
 }

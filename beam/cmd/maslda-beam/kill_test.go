@@ -50,11 +50,44 @@ func command(t *testing.T, args ...string) *exec.Cmd {
 // after a checkpoint (between or during iterations: whatever the signal
 // finds) and run again with --resume writes the model of an
 // uninterrupted run, every file byte for byte (MA-sLDAr: φ, γ and
-// q(target) state files on disk). Skipped with -short.
+// q(target) state files on disk). Killed in the schedule (its checkpoint
+// past iteration 3, after the pilot), or in the restarts (prelude.json
+// past the first of 3 candidates): the resumed driver goes on after it.
+// Skipped with -short.
 func TestKilledDriverResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs maslda-beam three times as a process (-short)")
 	}
+	t.Run("schedule", func(t *testing.T) {
+		killedDriver(t, "", 30, "checkpoint.json", func(b []byte) int {
+			var ck struct {
+				Iter int `json:"iter"`
+			}
+			if json.Unmarshal(b, &ck) == nil && ck.Iter >= 3 {
+				return ck.Iter
+			}
+			return 0
+		}, "iteration %d:")
+	})
+	t.Run("restarts", func(t *testing.T) {
+		killedDriver(t, "restarts = 3\nrestart_iters = 8\n", 3, "prelude.json", func(b []byte) int {
+			var pre struct {
+				Restarts []uint64 `json:"restart_elbo_bits"`
+			}
+			if json.Unmarshal(b, &pre) == nil && len(pre.Restarts) >= 1 {
+				return len(pre.Restarts)
+			}
+			return 0
+		}, "restart %d,")
+	})
+}
+
+// killedDriver runs maslda-beam on a planted MA-sLDAr problem (the
+// configuration's head, then iters iterations) uninterrupted, then again
+// killed once the work directory's file name holds a position killAt
+// reports above 0, then with --resume: the resumed run's first line in
+// the format first shows a position after it, and the models are equal.
+func killedDriver(t *testing.T, head string, iters int, name string, killAt func([]byte) int, first string) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(26, 11))
 	c, pl, err := synth.LDA(synth.LDASpec{D: 300, V: 80, K: 3, DocLen: 40, Alpha: 0.2, TopicConc: 0.1}, rng)
@@ -77,8 +110,7 @@ func TestKilledDriverResumes(t *testing.T) {
 	if err := corpus.WriteAnswers(&ans, c.Answers, ids); err != nil {
 		t.Fatal(err)
 	}
-	const iters = 30
-	src := "seed = 7\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\ninference \"batch\" {\n  max_iters = 30\n  tol = 0\n}\n"
+	src := head + fmt.Sprintf("seed = 7\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\ninference \"batch\" {\n  max_iters = %d\n  tol = 0\n}\n", iters)
 	for name, b := range map[string][]byte{"docs.ldac": docs.Bytes(), "answers.csv": ans.Bytes(), "config.hcl": []byte(src)} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
@@ -93,8 +125,9 @@ func TestKilledDriverResumes(t *testing.T) {
 		t.Fatalf("the uninterrupted run: %v\n%s", err, b)
 	}
 
-	// Kill the driver once its checkpoint is past iteration 3 (it writes
-	// one after every iteration that does not end the run).
+	// Kill the driver once its checkpoint is past the position (it
+	// writes one after every iteration that does not end the run, and
+	// after every restart candidate).
 	out, work := filepath.Join(dir, "model"), filepath.Join(dir, "work")
 	cmd := command(t, args(out, work)...)
 	var log bytes.Buffer
@@ -113,16 +146,13 @@ poll:
 			t.Fatalf("the driver ended before it was killed (%v): %s", err, log.String())
 		default:
 		}
-		b, err := os.ReadFile(filepath.Join(work, "checkpoint.json"))
+		b, err := os.ReadFile(filepath.Join(work, name))
 		if err == nil {
-			var ck struct {
-				Iter int `json:"iter"`
-			}
-			if json.Unmarshal(b, &ck) == nil && ck.Iter >= 3 {
+			if at := killAt(b); at > 0 {
 				if err := cmd.Process.Kill(); err != nil {
 					t.Fatal(err)
 				}
-				killedAt = ck.Iter
+				killedAt = at
 				break poll
 			}
 		}
@@ -130,7 +160,7 @@ poll:
 	}
 	if killedAt == 0 {
 		cmd.Process.Kill()
-		t.Fatalf("no checkpoint past iteration 3 within 2 minutes: %s", log.String())
+		t.Fatalf("no %s to kill at within 2 minutes: %s", name, log.String())
 	}
 	err = <-done
 	var ee *exec.ExitError
@@ -147,16 +177,16 @@ poll:
 	if err != nil {
 		t.Fatalf("the resumed run: %v\n%s", err, resumed)
 	}
-	t.Logf("killed with the checkpoint after iteration %d of %d; resumed:\n%s", killedAt, iters, resumed)
+	t.Logf("killed with %s after %d; resumed:\n%s", name, killedAt, resumed)
 	// It resumed (a run started afresh would give the same model).
-	first := 0
+	at := 0
 	for _, l := range strings.Split(string(resumed), "\n") {
-		if _, err := fmt.Sscanf(l, "iteration %d:", &first); err == nil {
+		if _, err := fmt.Sscanf(l, first, &at); err == nil {
 			break
 		}
 	}
-	if first <= killedAt {
-		t.Errorf("the resumed run's first iteration is %d; the checkpoint was after iteration %d", first, killedAt)
+	if at <= killedAt {
+		t.Errorf("the resumed run begins at %q %d; %s was after %d", first, at, name, killedAt)
 	}
 	if tmp, _ := filepath.Glob(filepath.Join(work, ".*.tmp-*")); len(tmp) > 0 {
 		t.Errorf("temporary files left in the work directory after resuming: %v", tmp)

@@ -19,6 +19,14 @@
 // --environment_type, ...) after a `--`.
 // The configuration's `inference "batch"` block gives max_iters, min_iters
 // and tol; the convergence test is optim.Batch's, as in `maslda train`.
+// As `maslda train` does, it first runs the configuration's restarts
+// (restarts, restart_iters, and the default restarts of a model with a
+// response) and the response's pilot (the gaussian's exact pilot), each
+// iteration a pipeline; --resume goes on from the checkpoint written
+// after each iteration of the schedule that follows, or, stopped during
+// the restarts, after the last candidate done (prelude.json; the pilot
+// runs again whole). The confusion annotators' classifier start (init =
+// "classifier", their default) runs as in maslda train too.
 package main
 
 import (
@@ -149,17 +157,6 @@ func train(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if r.Config.Restarts > 1 {
-		if !r.Config.RestartsDefault {
-			return fmt.Errorf("%w: %s: restarts = %d: maslda-beam runs one start (it has no restarts); write restarts = 1", errUsage, *cfgPath, r.Config.Restarts)
-		}
-		// maslda train would first run its default restarts (plain-LDA
-		// candidates); the Beam driver trains from the one start.
-		r.Config.Restarts = 1
-		if _, err := fmt.Fprintln(stdout, "note: one start: maslda train would first pick the topics among its default restarts; maslda-beam has none"); err != nil {
-			return err
-		}
-	}
 	b, ok := r.Schedule.(*optim.Batch)
 	if !ok {
 		return fmt.Errorf("%w: maslda-beam runs inference \"batch\" only (the configuration has %q)", framework.ErrIncompatible, cfg.Inference.Name)
@@ -175,11 +172,21 @@ func train(ctx context.Context, args []string, stdout io.Writer) error {
 			_, err := fmt.Fprintf(stdout, "iteration %d: ELBO %.10g\n", it, elbo)
 			return err
 		},
+		Prelude: func(p framework.Progress) error {
+			var err error
+			if p.Restart > 0 {
+				_, err = fmt.Fprintf(stdout, "restart %d, iteration %d: ELBO %.10g\n", p.Restart, p.Iter, p.ELBO)
+			} else {
+				_, err = fmt.Fprintf(stdout, "pilot iteration %d: ELBO %.10g\n", p.Iter, p.ELBO)
+			}
+			return err
+		},
 	})
 	if err != nil {
 		return err
 	}
 	r.Result = &framework.Result{Iters: res.Iters, Epochs: res.Iters, ELBO: res.ELBO, Converged: res.Converged}
+	r.RestartELBOs = res.RestartELBOs
 	if err := r.SaveAtomic(*out, nil); err != nil {
 		return err
 	}
