@@ -18,10 +18,15 @@ import (
 // it allocates it.
 type Memory struct {
 	Topics  float64 // ζ, E[log β], exp(E[log β]): 3·K·V float64
-	Stats   float64 // the E-step's statistics: (2·workers + 1)·K·V float64
+	Stats   float64 // the E-step's statistics: the larger of the float64 merge's (2·workers + 1)·K·V float64 and the exact E-step's 40·K·V bytes a worker (a framework.Fixed sum and a document's float64) plus the rounded total
 	PerDoc  float64 // γ (D·K float64) and per-word stores (softmax φ, frozen φ: K·ΣL_d float32 each)
 	Workers int
 }
+
+// fixedBytes is the size of one framework.Fixed, the exact E-step's sum of
+// one number (seam.go): two 64-bit words, an extension and the first
+// out-of-range addend.
+const fixedBytes = 32
 
 // Total is the sum of the parts.
 func (m Memory) Total() float64 { return m.Topics + m.Stats + m.PerDoc }
@@ -40,7 +45,7 @@ func EstimateMemory(k, v, docs int, uniq int64, workers, phiStores int) Memory {
 	kv := float64(k) * float64(v)
 	return Memory{
 		Topics:  3 * 8 * kv,
-		Stats:   float64(2*workers+1) * 8 * kv,
+		Stats:   max(float64(2*workers+1)*8, float64(workers)*(fixedBytes+8)+8) * kv,
 		PerDoc:  8*float64(docs)*float64(k) + float64(phiStores)*4*float64(k)*float64(uniq),
 		Workers: workers,
 	}
