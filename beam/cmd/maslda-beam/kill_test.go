@@ -18,7 +18,6 @@ import (
 
 	"github.com/maslda/maslda/annotators/biasprecision"
 	"github.com/maslda/maslda/framework"
-	"github.com/maslda/maslda/framework/corpus"
 	"github.com/maslda/maslda/framework/synth"
 )
 
@@ -99,23 +98,8 @@ func killedDriver(t *testing.T, head string, iters int, name string, killAt func
 		x[d] = pl.ZBar[d][0] + 3*pl.ZBar[d][1] + 5*pl.ZBar[d][2]
 	}
 	c.Answers = &framework.Answers{Annotators: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 3, rng)}
-	var docs, ans bytes.Buffer
-	if err := corpus.WriteLDAC(&docs, c.Docs); err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]string, len(c.Docs))
-	for i := range ids {
-		ids[i] = c.Docs[i].ID
-	}
-	if err := corpus.WriteAnswers(&ans, c.Answers, ids); err != nil {
-		t.Fatal(err)
-	}
 	src := head + fmt.Sprintf("seed = 7\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\ninference \"batch\" {\n  max_iters = %d\n  tol = 0\n}\n", iters)
-	for name, b := range map[string][]byte{"docs.ldac": docs.Bytes(), "answers.csv": ans.Bytes(), "config.hcl": []byte(src)} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeRun(t, dir, c, src)
 	args := func(out, work string) []string {
 		return []string{"train", "--config", filepath.Join(dir, "config.hcl"), "--docs", filepath.Join(dir, "docs.ldac"),
 			"--answers", filepath.Join(dir, "answers.csv"), "--out", out, "--work", work, "--shard-size", "40"}

@@ -36,24 +36,8 @@ func TestTrainWritesModel(t *testing.T) {
 		x[d] = pl.ZBar[d][0] + 3*pl.ZBar[d][1] + 5*pl.ZBar[d][2]
 	}
 	c.Answers = &framework.Answers{Annotators: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 3, rng)}
-	var docs, ans bytes.Buffer
-	if err := corpus.WriteLDAC(&docs, c.Docs); err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]string, len(c.Docs))
-	for i := range ids {
-		ids[i] = c.Docs[i].ID
-	}
-	if err := corpus.WriteAnswers(&ans, c.Answers, ids); err != nil {
-		t.Fatal(err)
-	}
 	src := "seed = 4\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\ninference \"batch\" {\n  max_iters = 3\n  tol = 0\n}\n"
-	files := map[string][]byte{"docs.ldac": docs.Bytes(), "answers.csv": ans.Bytes(), "config.hcl": []byte(src)}
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeRun(t, dir, c, src)
 	out := filepath.Join(dir, "model")
 	var stdout, stderr bytes.Buffer
 	args := []string{"train", "--config", filepath.Join(dir, "config.hcl"), "--docs", filepath.Join(dir, "docs.ldac"),
@@ -208,23 +192,7 @@ func TestTrainClassesAsFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Answers = &framework.Answers{Annotators: []string{"a0", "a1", "a2"}, Classes: []string{"c0", "c1", "c2"}, ByDoc: byDoc}
-	var docs, ans bytes.Buffer
-	if err := corpus.WriteLDAC(&docs, c.Docs); err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]string, len(c.Docs))
-	for i := range ids {
-		ids[i] = c.Docs[i].ID
-	}
-	if err := corpus.WriteAnswers(&ans, c.Answers, ids); err != nil {
-		t.Fatal(err)
-	}
-	src := "seed = 3\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {}\ninference \"batch\" {\n  max_iters = 10\n  tol = 0\n}\n"
-	for name, b := range map[string][]byte{"docs.ldac": docs.Bytes(), "answers.csv": ans.Bytes(), "config.hcl": []byte(src)} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeRun(t, dir, c, "seed = 3\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {}\ninference \"batch\" {\n  max_iters = 10\n  tol = 0\n}\n")
 	out := filepath.Join(dir, "model")
 	var stdout, stderr bytes.Buffer
 	args := []string{"train", "--config", filepath.Join(dir, "config.hcl"), "--docs", filepath.Join(dir, "docs.ldac"),
@@ -252,4 +220,26 @@ func TestTrainClassesAsFit(t *testing.T) {
 		t.Errorf("annotators.params differs from the in-process annotators' parameters (%v)", err)
 	}
 	t.Logf("in process: iterations by stage %v", stages)
+}
+
+// writeRun writes c's documents (docs.ldac), its answers (answers.csv,
+// tasks by document id) and the configuration src (config.hcl) into dir.
+func writeRun(t *testing.T, dir string, c *framework.Corpus, src string) {
+	t.Helper()
+	var docs, ans bytes.Buffer
+	if err := corpus.WriteLDAC(&docs, c.Docs); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(c.Docs))
+	for i := range ids {
+		ids[i] = c.Docs[i].ID
+	}
+	if err := corpus.WriteAnswers(&ans, c.Answers, ids); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"docs.ldac": docs.Bytes(), "answers.csv": ans.Bytes(), "config.hcl": []byte(src)} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
