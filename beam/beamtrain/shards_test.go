@@ -3,7 +3,6 @@ package beamtrain
 import (
 	"bytes"
 	"context"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,18 +84,7 @@ func TestGlobalsOnShards(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for i := range want[:iters] {
-					if math.Float64bits(res.Trace[i]) != math.Float64bits(want[i]) {
-						t.Errorf("iteration %d: bound %v on Beam, %v in process", i+1, res.Trace[i], want[i])
-					}
-				}
-				snap, err := r.Snapshot()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if snap.Sum != wantSnap.Sum {
-					t.Errorf("globals: SHA-256 %s on Beam, %s in process", snap.Sum, wantSnap.Sum)
-				}
+				sameAsInProcess(t, "shards", res.Trace, want[:iters], r, wantSnap.Sum)
 			})
 		}
 	}

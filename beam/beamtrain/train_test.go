@@ -140,18 +140,7 @@ func TestBeamEqualsInProcess(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := range want {
-				if math.Float64bits(res.Trace[i]) != math.Float64bits(want[i]) {
-					t.Errorf("iteration %d: bound %v on Beam, %v in process", i+1, res.Trace[i], want[i])
-				}
-			}
-			snap, err := r.Snapshot()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if snap.Sum != wantSnap.Sum {
-				t.Errorf("globals after %d iterations: SHA-256 %s on Beam, %s in process", iters, snap.Sum, wantSnap.Sum)
-			}
+			sameAsInProcess(t, fmt.Sprintf("%d iterations", iters), res.Trace, want, r, wantSnap.Sum)
 			if opt.FailOnce != "" {
 				if _, err := os.Stat(opt.FailOnce); err != nil || res.Reruns != 1 {
 					t.Errorf("the injected failure: %v, %d pipelines rerun; want one", err, res.Reruns)
@@ -487,18 +476,7 @@ func TestClassifierStart(t *testing.T) {
 				if res.Iters != wres.Iters || res.Converged != wres.Converged || len(res.Trace) != len(wantMain) {
 					t.Fatalf("%s: %d iterations (converged %v, %d bounds), in process %d (%v, %d)", what, res.Iters, res.Converged, len(res.Trace), wres.Iters, wres.Converged, len(wantMain))
 				}
-				for i := range wantMain {
-					if math.Float64bits(res.Trace[i]) != math.Float64bits(wantMain[i]) {
-						t.Errorf("%s, iteration %d: bound %v on Beam, %v in process", what, i+1, res.Trace[i], wantMain[i])
-					}
-				}
-				snap, err := r.Snapshot()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if snap.Sum != wantSnap.Sum {
-					t.Errorf("%s: globals SHA-256 %s on Beam, %s in process", what, snap.Sum, wantSnap.Sum)
-				}
+				sameAsInProcess(t, what, res.Trace, wantMain, r, wantSnap.Sum)
 			}
 			opts := func(r *models.Run, dir string) Options {
 				b := r.Schedule.(*optim.Batch)
@@ -635,5 +613,23 @@ func TestPreludeResume(t *testing.T) {
 				t.Logf("%+v: resumed with the candidates %v; bounds %v", st, again, got.RestartELBOs)
 			}
 		})
+	}
+}
+
+// sameAsInProcess fails t unless the Beam run's bounds equal want bit for
+// bit and r's globals have the SHA-256 wantSum.
+func sameAsInProcess(t *testing.T, what string, got, want []float64, r *models.Run, wantSum string) {
+	t.Helper()
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Errorf("%s, iteration %d: bound %v on Beam, %v in process", what, i+1, got[i], want[i])
+		}
+	}
+	snap, err := r.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Sum != wantSum {
+		t.Errorf("%s: globals SHA-256 %s on Beam, %s in process", what, snap.Sum, wantSum)
 	}
 }

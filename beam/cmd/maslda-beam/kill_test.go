@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/maslda/maslda/annotators/biasprecision"
-	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/framework/synth"
 )
 
@@ -88,16 +85,7 @@ func TestKilledDriverResumes(t *testing.T) {
 // the format first shows a position after it, and the models are equal.
 func killedDriver(t *testing.T, head string, iters int, name string, killAt func([]byte) int, first string) {
 	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(26, 11))
-	c, pl, err := synth.LDA(synth.LDASpec{D: 300, V: 80, K: 3, DocLen: 40, Alpha: 0.2, TopicConc: 0.1}, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := make([]float64, len(c.Docs))
-	for d := range x {
-		x[d] = pl.ZBar[d][0] + 3*pl.ZBar[d][1] + 5*pl.ZBar[d][2]
-	}
-	c.Answers = &framework.Answers{Annotators: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 3, rng)}
+	c := valueCorpus(t, 11, synth.LDASpec{D: 300, V: 80, K: 3, DocLen: 40, Alpha: 0.2, TopicConc: 0.1})
 	src := head + fmt.Sprintf("seed = 7\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\ninference \"batch\" {\n  max_iters = %d\n  tol = 0\n}\n", iters)
 	writeRun(t, dir, c, src)
 	args := func(out, work string) []string {
@@ -146,7 +134,7 @@ poll:
 		cmd.Process.Kill()
 		t.Fatalf("no %s to kill at within 2 minutes: %s", name, log.String())
 	}
-	err = <-done
+	err := <-done
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("the driver was not killed by SIGKILL: %v", err)

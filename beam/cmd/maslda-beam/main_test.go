@@ -26,16 +26,7 @@ import (
 // = 2 too), bit for bit; a missing flag is a usage error.
 func TestTrainWritesModel(t *testing.T) {
 	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(26, 9))
-	c, pl, err := synth.LDA(synth.LDASpec{D: 120, V: 50, K: 3, DocLen: 30, Alpha: 0.2, TopicConc: 0.1}, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := make([]float64, len(c.Docs))
-	for d := range x {
-		x[d] = pl.ZBar[d][0] + 3*pl.ZBar[d][1] + 5*pl.ZBar[d][2]
-	}
-	c.Answers = &framework.Answers{Annotators: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 3, rng)}
+	c := valueCorpus(t, 9, synth.LDASpec{D: 120, V: 50, K: 3, DocLen: 30, Alpha: 0.2, TopicConc: 0.1})
 	src := "seed = 4\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\ninference \"batch\" {\n  max_iters = 3\n  tol = 0\n}\n"
 	writeRun(t, dir, c, src)
 	out := filepath.Join(dir, "model")
@@ -242,4 +233,22 @@ func writeRun(t *testing.T, dir string, c *framework.Corpus, src string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// valueCorpus draws a planted corpus (rand.NewPCG(26, stream)) whose
+// targets are 1·z̄_0 + 3·z̄_1 + 5·z̄_2, each answered by 3 of the paper's
+// five bias–precision annotators.
+func valueCorpus(t *testing.T, stream uint64, spec synth.LDASpec) *framework.Corpus {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(26, stream))
+	c, pl, err := synth.LDA(spec, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, len(c.Docs))
+	for d := range x {
+		x[d] = pl.ZBar[d][0] + 3*pl.ZBar[d][1] + 5*pl.ZBar[d][2]
+	}
+	c.Answers = &framework.Answers{Annotators: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 3, rng)}
+	return c
 }
