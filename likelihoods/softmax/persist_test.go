@@ -119,15 +119,7 @@ func initSoftmax(t *testing.T, C, K int) *Softmax {
 func TestPersister(t *testing.T) {
 	s := initSoftmax(t, 3, 2)
 	copy(s.Eta, []float64{1, -2, 3.5, 0, -1e-300, 7})
-	var buf bytes.Buffer
-	if err := s.SaveParams(&buf); err != nil {
-		t.Fatal(err)
-	}
-	good := buf.Bytes()
-	r := initSoftmax(t, 3, 2)
-	if err := r.LoadParams(bytes.NewReader(good)); err != nil {
-		t.Fatal(err)
-	}
+	good, r := roundTrip(t, s)
 	for i := range s.Eta {
 		if s.Eta[i] != r.Eta[i] {
 			t.Fatalf("loaded %v, saved %v", r.Eta, s.Eta)
@@ -257,15 +249,7 @@ func TestPersisterTunedTextL2(t *testing.T) {
 	s := initSoftmax(t, 3, 2)
 	copy(s.Eta, []float64{1, -2, 3.5, 0, 1, 7})
 	s.MuText, s.tuned = 10, true
-	var buf bytes.Buffer
-	if err := s.SaveParams(&buf); err != nil {
-		t.Fatal(err)
-	}
-	good := buf.Bytes()
-	r := initSoftmax(t, 3, 2)
-	if err := r.LoadParams(bytes.NewReader(good)); err != nil {
-		t.Fatal(err)
-	}
+	good, r := roundTrip(t, s)
 	if r.MuText != 10 || !r.tuned {
 		t.Errorf("loaded text_l2 %v (tuned %v), want 10", r.MuText, r.tuned)
 	}
@@ -284,4 +268,20 @@ func TestPersisterTunedTextL2(t *testing.T) {
 			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
 		}
 	}
+}
+
+// roundTrip saves s's parameters and loads them into a fresh softmax of
+// 3 classes and 2 topics; it returns the saved bytes and the loaded model.
+func roundTrip(t *testing.T, s *Softmax) ([]byte, *Softmax) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := s.SaveParams(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	r := initSoftmax(t, 3, 2)
+	if err := r.LoadParams(bytes.NewReader(good)); err != nil {
+		t.Fatal(err)
+	}
+	return good, r
 }
