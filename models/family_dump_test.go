@@ -10,7 +10,8 @@ import (
 	"github.com/maslda/maslda/framework/synth"
 )
 
-// TestFamilyDump writes draws of the randomised family (RandomFamily(50, 1))
+// TestFamilyDump writes draws of the randomised family (RandomFamily(50, 1),
+// or from MASLDA_FAMILY_BASE)
 // as files the command line reads, so that one draw can be studied with
 // maslda itself: DIR/drawN/docs.ldac, answers.csv (task,worker,label),
 // truth.csv and spec.txt (the draw's settings, majority vote, the crowd
@@ -23,7 +24,7 @@ func TestFamilyDump(t *testing.T) {
 	if dir == "" {
 		t.Skip("set MASLDA_FAMILY_DUMP=DIR (and MASLDA_FAMILY_DRAWS) to write draws of the family")
 	}
-	for _, spec := range familyDraws(t, synth.RandomFamily(50, 1), "MASLDA_FAMILY_DRAWS") {
+	for _, spec := range familyDraws(t, familyBase(t, 50), "MASLDA_FAMILY_DRAWS") {
 		cr, err := synth.NewFamilyCrowd(spec)
 		if err != nil {
 			t.Fatal(err)

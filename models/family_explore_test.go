@@ -143,6 +143,8 @@ func buildFitted(ctx context.Context, cfg *models.Config, train *framework.Corpu
 //	MASLDA_FAMILY=50 go test ./models -run '^TestRandomFamily$' -v -timeout 0
 //
 // MASLDA_FAMILY is the number of draws (seeds 1…N of the family);
+// MASLDA_FAMILY_BASE another first seed (familyBase: a second family,
+// drawn the same way, to check on crowds a choice was not made on);
 // MASLDA_FAMILY_DRAWS a comma-separated subset of draw indices;
 // MASLDA_SEEDS the model seeds (default 1,2,3); MASLDA_FAMILY_CONFIG the
 // configurations (familyConfigs); MASLDA_SKIP=oracle leaves the EM oracle
@@ -157,7 +159,7 @@ func TestRandomFamily(t *testing.T) {
 	if n <= 0 {
 		t.Skip("exploration only: set MASLDA_FAMILY=50 (the number of draws) to run")
 	}
-	fam := familyDraws(t, synth.RandomFamily(n, 1), "MASLDA_FAMILY_DRAWS")
+	fam := familyDraws(t, familyBase(t, n), "MASLDA_FAMILY_DRAWS")
 	seeds := envSeeds(t)
 	configs := familyConfigs()
 	skipOracle := slices.Contains(strings.Split(os.Getenv("MASLDA_SKIP"), ","), "oracle")
@@ -561,6 +563,28 @@ func familyDraws[S any](t *testing.T, all []S, name string) []S {
 		sub = append(sub, all[i])
 	}
 	return sub
+}
+
+// familyBase is the family's n draws from seed MASLDA_FAMILY_BASE (default
+// 1, the family of the docs); another base names its draws bB.drawI so that
+// no table confuses them with the first family's.
+func familyBase(t *testing.T, n int) []synth.FamilySpec {
+	t.Helper()
+	base := uint64(1)
+	if s := os.Getenv("MASLDA_FAMILY_BASE"); s != "" {
+		b, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || b == 0 {
+			t.Fatalf("MASLDA_FAMILY_BASE = %q, want a seed ≥ 1", s)
+		}
+		base = b
+	}
+	fam := synth.RandomFamily(n, base)
+	if base != 1 {
+		for i := range fam {
+			fam[i].Name = fmt.Sprintf("b%d.%s", base, fam[i].Name)
+		}
+	}
+	return fam
 }
 
 // envSeeds is MASLDA_SEEDS (comma-separated), or 1, 2, 3.
