@@ -96,12 +96,18 @@ func dirNorm(a []float64) float64 { return -special.LogBeta(a) }
 const (
 	communitiesMaxIter = 50
 	profileIters       = 5
-	// minCommunityAlpha floors every entry of a community's prior: a
-	// community whose members never give some answer (spammers of one
-	// class) would otherwise drive that entry to 0, where the ascent
-	// crawls and E[log π] of its members diverges.
-	minCommunityAlpha = 0.01
 )
+
+// priorFloor is the least entry of a community's prior (Config.PriorFloor,
+// default ω). Without a floor a community whose members never give some
+// answer (spammers of one class) drives that entry to 0, where the ascent
+// crawls and E[log π] of its members diverges.
+func (m *Model) priorFloor() float64 {
+	if m.cfg.PriorFloor > 0 {
+		return m.cfg.PriorFloor
+	}
+	return m.cfg.Omega
+}
 
 // fitCommunities is the update with ρ = 1 of prior = "communities": block
 // coordinate ascent on the bound of the communities type's documentation
@@ -184,7 +190,7 @@ func (m *Model) fitCommunities(counts []float64, sc float64) ([]float64, *commun
 // the bound.
 func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 	R, C, M := m.nr, m.nc, st.m
-	b := m.cfg.PriorRate
+	b, floor := m.cfg.PriorRate, m.priorFloor()
 	a := st.alpha[(k*C+c)*C:][:C]
 	var rs []int
 	for r := range R {
@@ -244,7 +250,7 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 		}
 		moved := 0.0
 		for l := range next {
-			v := max(next[l]*num[l]/(den+b), minCommunityAlpha)
+			v := max(next[l]*num[l]/(den+b), floor)
 			moved = max(moved, math.Abs(v-next[l])/next[l])
 			next[l] = v
 		}
@@ -317,7 +323,7 @@ var _ framework.Ascender = (*Model)(nil)
 // with communities the block coordinate ascent of fitCommunities stops
 // after at most communitiesMaxIter rounds and the bound in memberships has
 // several local maxima; the other priors are maximised exactly.
-func (m *Model) Ascends() bool { return m.cfg.Prior == PriorCommunities }
+func (m *Model) Ascends() bool { return m.cfg.Prior == PriorCommunities || m.comm != nil }
 
 // memberships sets st.q, every annotator's q(z_r), to its maximiser given
 // E[log π] (elog, laid out as ξ), the weights and the priors:

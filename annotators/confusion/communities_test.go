@@ -35,7 +35,7 @@ func TestCommunitiesOneIsLearned(t *testing.T) {
 	cfg.Init = InitUniform
 	cfg.Prior = PriorLearned
 	learned := newModel(t, cfg, R, C, nil)
-	cfg.Prior, cfg.Communities = PriorCommunities, 1
+	cfg.Prior, cfg.Communities, cfg.PriorFloor = PriorCommunities, 1, 0.01 // the learned prior's floor
 	comm := newModel(t, cfg, R, C, nil)
 	// The learned prior's update reaches its maximum at once; the
 	// communities' ascent stops after communitiesMaxIter rounds and goes on
@@ -211,9 +211,9 @@ func TestCommunitiesReport(t *testing.T) {
 func TestCommunitiesPriorRate(t *testing.T) {
 	const R, C = 30, 3
 	counts := overdispersed(R, C, 5)
-	prec := func(rate float64) (float64, *Model) {
+	prec := func(rate, floor float64) (float64, *Model) {
 		cfg := Defaults()
-		cfg.Init, cfg.Prior, cfg.Communities, cfg.PriorRate = InitUniform, PriorCommunities, 1, rate
+		cfg.Init, cfg.Prior, cfg.Communities, cfg.PriorRate, cfg.PriorFloor = InitUniform, PriorCommunities, 1, rate, floor
 		m := newModel(t, cfg, R, C, nil)
 		for range 30 {
 			if err := m.Update(context.Background(), statsOf(m, counts), framework.BatchStep(1)); err != nil {
@@ -222,14 +222,52 @@ func TestCommunitiesPriorRate(t *testing.T) {
 		}
 		return sumOf(m.comm.alpha), m
 	}
-	p0, _ := prec(0)
-	p1, _ := prec(0.1)
-	p2, m := prec(1)
+	p0, _ := prec(0, 0.01)
+	p1, _ := prec(0.1, 0.01)
+	p2, m := prec(1, 0.01)
 	if !(p0 > p1 && p1 > p2) {
 		t.Errorf("total prior mass %v, %v, %v at rates 0, 0.1, 1: want it falling", p0, p1, p2)
 	}
-	// Stationarity in α of S·Σ n E[log π] + the priors' terms − b·Σ α, with
-	// ξ at ᾱ + n (one community: every membership 1).
+	checkStationary(t, m, counts, "rate 1")
+	// The default floor, ω = 1: no entry below it, and the bound falls
+	// when an entry held on it rises (the maximum is on the boundary).
+	_, m = prec(1, 0)
+	onFloor := 0
+	for i, a := range m.comm.alpha {
+		if a < m.cfg.Omega {
+			t.Errorf("prior entry %d = %v below the floor ω = %v", i, a, m.cfg.Omega)
+		}
+		if a == m.cfg.Omega && i < C {
+			onFloor++
+		}
+	}
+	if onFloor == 0 {
+		t.Fatalf("no entry of row 0 on the floor: the check below needs one (row 0 %v)", m.comm.alpha[:C])
+	}
+	checkStationary(t, m, counts, "floor ω")
+	cfg := Defaults()
+	cfg.PriorRate = 0.1
+	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("prior_rate without communities: %v, want ErrBadInput", err)
+	}
+	cfg = Defaults()
+	cfg.PriorFloor = 0.5
+	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("prior_floor without communities: %v, want ErrBadInput", err)
+	}
+	cfg.Prior, cfg.PriorFloor = PriorCommunities, -1
+	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("prior_floor = -1: %v, want ErrBadInput", err)
+	}
+}
+
+// checkStationary checks the Karush–Kuhn–Tucker conditions of row 0 of a
+// one-community prior in the bound S·Σ n E[log π] + the priors' terms −
+// b·Σ α, with ξ at ᾱ + n (every membership 1): the derivative is 0 at an
+// entry above the floor and ≤ 0 at an entry on it.
+func checkStationary(t *testing.T, m *Model, counts []float64, what string) {
+	t.Helper()
+	R, C := m.nr, m.nc
 	bound := func(alpha []float64) float64 {
 		h := newModel(t, m.cfg, R, C, nil)
 		copy(h.comm.alpha, alpha)
@@ -245,19 +283,21 @@ func TestCommunitiesPriorRate(t *testing.T) {
 	}
 	a := append([]float64(nil), m.comm.alpha...)
 	f0 := bound(a)
+	floor := m.priorFloor()
 	for i := range C { // row 0
 		eps := 1e-6 * a[i]
 		up, dn := append([]float64(nil), a...), append([]float64(nil), a...)
 		up[i] += eps
 		dn[i] -= eps
-		if g := (bound(up) - bound(dn)) / (2 * eps); math.Abs(g)*a[i] > 1e-5*math.Max(1, math.Abs(f0)) {
-			t.Errorf("∂bound/∂α_0%d = %g at rate 1: not stationary", i, g)
+		g := (bound(up) - bound(dn)) / (2 * eps)
+		tol := 1e-5 * math.Max(1, math.Abs(f0)) / a[i]
+		if a[i] == floor {
+			if g > tol {
+				t.Errorf("%s: ∂bound/∂α_0%d = %g > 0 on the floor %v: raising it would help", what, i, g, floor)
+			}
+		} else if math.Abs(g) > tol {
+			t.Errorf("%s: ∂bound/∂α_0%d = %g at α = %v: not stationary", what, i, g, a[i])
 		}
-	}
-	cfg := Defaults()
-	cfg.PriorRate = 0.1
-	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
-		t.Errorf("prior_rate without communities: %v, want ErrBadInput", err)
 	}
 }
 
@@ -370,5 +410,92 @@ func TestMembershipsMaximise(t *testing.T) {
 				t.Errorf("annotator %d: moving membership from community 0 to %d changes the bound at rate %g: not its maximiser", r, k, d)
 			}
 		}
+	}
+}
+
+// answersFor is n answers spread over R annotators (annotator i%R, class
+// i%C), one a document.
+func answersFor(n, R, C int) [][]framework.Answer {
+	out := make([][]framework.Answer, n)
+	for i := range out {
+		out[i] = []framework.Answer{{Annotator: int32(i % R), Class: int32(i % C)}}
+	}
+	return out
+}
+
+// TestPriorAuto: prior = "auto" pools the annotators into communities when
+// they have fewer than AutoAnswersPerEntry answers per confusion entry on
+// average (N < 16·R·C², R those who answered), the fixed prior from that
+// count on; a saved model's file decides when it is rebuilt without
+// answers or with answers that would choose the other way.
+func TestPriorAuto(t *testing.T) {
+	const C = 3
+	cfg := Defaults()
+	cfg.Init, cfg.Prior = InitUniform, PriorAuto
+	for _, tc := range []struct {
+		name    string
+		n, R, r int // answers, annotators in the setup, annotators who answer
+		want    string
+	}{
+		{"one below the line", AutoAnswersPerEntry*4*C*C - 1, 4, 4, PriorCommunities},
+		{"on the line", AutoAnswersPerEntry * 4 * C * C, 4, 4, PriorFixed},
+		{"silent annotators do not count", AutoAnswersPerEntry * 4 * C * C, 8, 4, PriorFixed},
+		{"few answers each", 40, 10, 10, PriorCommunities},
+		{"no answers", 0, 4, 4, PriorFixed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			byDoc := answersFor(tc.n, tc.r, C)
+			if tc.n == 0 {
+				byDoc = nil
+			}
+			m := newModel(t, cfg, tc.R, C, byDoc)
+			if got := m.PriorInUse(); got != tc.want {
+				t.Errorf("PriorInUse = %q, want %q", got, tc.want)
+			}
+			if got, want := m.Ascends(), tc.want == PriorCommunities; got != want {
+				t.Errorf("Ascends = %v, want %v", got, want)
+			}
+		})
+	}
+	// The file decides on loading.
+	const R = 4
+	few, many := answersFor(40, R, C), answersFor(AutoAnswersPerEntry*R*C*C, R, C)
+	for _, tc := range []struct {
+		name       string
+		save, load [][]framework.Answer
+		want       string
+	}{
+		{"communities rebuilt without answers", few, nil, PriorCommunities},
+		{"communities into many answers", few, many, PriorCommunities},
+		{"fixed into few answers", many, few, PriorFixed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newModel(t, cfg, R, C, tc.save)
+			if err := m.Update(context.Background(), statsOf(m, overdispersed(R, C, 3)), framework.BatchStep(1)); err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := m.SaveParams(&buf); err != nil {
+				t.Fatal(err)
+			}
+			h := newModel(t, cfg, R, C, tc.load)
+			if err := h.LoadParams(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if got := h.PriorInUse(); got != tc.want {
+				t.Errorf("PriorInUse after loading = %q, want %q", got, tc.want)
+			}
+			if diff := cmp.Diff(m.xi, h.xi); diff != "" {
+				t.Errorf("ξ not restored:\n%s", diff)
+			}
+			if m.GlobalELBO() != h.GlobalELBO() {
+				t.Errorf("bound %v before saving, %v after loading", m.GlobalELBO(), h.GlobalELBO())
+			}
+		})
+	}
+	bad := Defaults()
+	bad.Prior, bad.Estimate = PriorAuto, EstimatePoint
+	if _, err := NewModel(bad); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("auto with point estimates: %v, want ErrBadInput", err)
 	}
 }

@@ -48,7 +48,24 @@ const (
 	// rows are drawn from the prior of the community it belongs to
 	// (communities.go).
 	PriorCommunities = "communities"
+	// PriorAuto: "communities" when the annotators have on average fewer
+	// than AutoAnswersPerEntry answers per entry of their confusion
+	// matrices (N < AutoAnswersPerEntry·R·C², R the annotators with an
+	// answer), "fixed" otherwise; decided in Init from the training
+	// answers (Model.PriorInUse).
+	PriorAuto = "auto"
 )
+
+// AutoAnswersPerEntry is the answers per confusion entry (N / (R·C²)) below
+// which prior = "auto" pools the annotators into communities. Below it an
+// annotator's own answers estimate its C² entries poorly and borrowing from
+// the annotators it resembles helps (constant answerers, spammers, many
+// annotators with few answers each); above it pooling pulls a handful of
+// very different annotators together (a near-chance annotator's rows for
+// the small classes follow the good ones'), and each annotator's own
+// answers are enough. docs/results-classification.md, "Communities where
+// the annotators' own answers are few", has the measurements behind 16.
+const AutoAnswersPerEntry = 16
 
 // maxPriorPrecision caps Σ_l α_cl of a learned prior: with annotators whose
 // expected log confusions all agree the maximiser runs off to infinity
@@ -135,6 +152,14 @@ type Config struct {
 	// annotators no longer gets a large precision from them alone (default
 	// 0: none). Only with prior = "communities".
 	PriorRate float64 `hcl:"prior_rate,optional"`
+	// PriorFloor is the least value of every entry of a community's learned
+	// prior (> 0; default 0: ω). At ω a learned prior only adds pseudo-
+	// answers to the fixed prior's ω per entry and never asserts that an
+	// answer cannot happen: with one answer per document a community
+	// shared by every annotator otherwise makes each of them certain of
+	// the class its answers define. Only with prior = "communities" or
+	// "auto".
+	PriorFloor float64 `hcl:"prior_floor,optional"`
 	// Estimate is "variational" (default: the Dirichlet posterior of
 	// MODEL.md §2) or "point": MAP point estimates π̂^r_{c,l} ∝ ξ^r_{c,l} − 1
 	// of the same ξ (the EM of Dawid–Skene and of Raykar et al. 2010 when
@@ -183,20 +208,26 @@ func (c Config) Validate() error {
 	if !(c.PriorRate >= 0) || !finite(c.PriorRate) {
 		return fmt.Errorf("%w: annotators.prior_rate = %v, want a finite number ≥ 0", framework.ErrBadInput, c.PriorRate)
 	}
-	if c.PriorRate > 0 && c.Prior != PriorCommunities {
-		return fmt.Errorf("%w: annotators.prior_rate = %v needs prior = %q", framework.ErrBadInput, c.PriorRate, PriorCommunities)
+	if c.PriorRate > 0 && c.Prior != PriorCommunities && c.Prior != PriorAuto {
+		return fmt.Errorf("%w: annotators.prior_rate = %v needs prior = %q or %q", framework.ErrBadInput, c.PriorRate, PriorCommunities, PriorAuto)
+	}
+	if !(c.PriorFloor >= 0) || !finite(c.PriorFloor) {
+		return fmt.Errorf("%w: annotators.prior_floor = %v, want a finite number > 0 (0: ω)", framework.ErrBadInput, c.PriorFloor)
+	}
+	if c.PriorFloor > 0 && c.Prior != PriorCommunities && c.Prior != PriorAuto {
+		return fmt.Errorf("%w: annotators.prior_floor = %v needs prior = %q or %q", framework.ErrBadInput, c.PriorFloor, PriorCommunities, PriorAuto)
 	}
 	switch c.Prior {
 	case PriorFixed:
-	case PriorLearned, PriorCommunities:
+	case PriorLearned, PriorCommunities, PriorAuto:
 		if c.Estimate == EstimatePoint {
 			return fmt.Errorf("%w: annotators.prior = %q needs estimate = %q (a learned prior over point estimates runs off to a point mass)", framework.ErrBadInput, c.Prior, EstimateVariational)
 		}
-		if c.Prior == PriorCommunities && c.Communities < 1 {
+		if c.Prior != PriorLearned && c.Communities < 1 {
 			return fmt.Errorf("%w: annotators.communities = %d, want ≥ 1", framework.ErrBadInput, c.Communities)
 		}
 	default:
-		return fmt.Errorf("%w: annotators.prior = %q; valid: %s, %s, %s", framework.ErrBadInput, c.Prior, PriorFixed, PriorLearned, PriorCommunities)
+		return fmt.Errorf("%w: annotators.prior = %q; valid: %s, %s, %s, %s", framework.ErrBadInput, c.Prior, PriorFixed, PriorLearned, PriorCommunities, PriorAuto)
 	}
 	switch c.Estimate {
 	case EstimateVariational:
@@ -366,7 +397,7 @@ func (m *Model) Init(s *framework.Setup) error {
 		}
 	}
 	m.comm = nil
-	if m.cfg.Prior == PriorCommunities {
+	if m.cfg.Prior == PriorCommunities || m.cfg.Prior == PriorAuto && autoCommunities(byDoc, C) {
 		m.comm = newCommunities(m.cfg, R, C)
 	}
 	m.xi = make([]float64, R*C*C)
@@ -402,6 +433,33 @@ func (m *Model) Init(s *framework.Setup) error {
 	}
 	m.refresh()
 	return nil
+}
+
+// autoCommunities is prior = "auto"'s choice from the training answers:
+// N < AutoAnswersPerEntry·R·C² with N the answers and R the annotators who
+// gave at least one. Without answers (a saved model being rebuilt) false:
+// LoadParams then takes the choice from the file.
+func autoCommunities(byDoc [][]framework.Answer, C int) bool {
+	n, seen := 0, map[int32]bool{}
+	for _, as := range byDoc {
+		for _, x := range as {
+			n++
+			seen[x.Annotator] = true
+		}
+	}
+	return n > 0 && float64(n) < AutoAnswersPerEntry*float64(len(seen))*float64(C*C)
+}
+
+// PriorInUse is the prior the rows are drawn from: Config.Prior, with
+// "auto" resolved by Init (or by LoadParams from a saved model).
+func (m *Model) PriorInUse() string {
+	if m.cfg.Prior != PriorAuto {
+		return m.cfg.Prior
+	}
+	if m.comm != nil {
+		return PriorCommunities
+	}
+	return PriorFixed
 }
 
 // crowdLabels is the class posterior of every document with answers under

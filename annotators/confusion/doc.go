@@ -10,9 +10,10 @@
 //	  start_labels  = "others"   # or "classifier": whom the start judges each answer against
 //	  init_strength = 1          # weight of the majority-vote counts in the initial ξ
 //	  estimate      = "variational"  # or "point": MAP π̂ (Dawid–Skene, Raykar et al. 2010)
-//	  prior         = "fixed"    # or "learned" (one shared Dirichlet), "communities"
-//	  communities   = 3          # M, with prior = "communities"
+//	  prior         = "fixed"    # or "learned" (one shared Dirichlet), "communities", "auto"
+//	  communities   = 3          # M, with prior = "communities" (or "auto")
 //	  prior_rate    = 0          # b: hyperprior −b·Σα on the communities' priors
+//	  prior_floor   = 0          # least entry of a community's prior (0: ω)
 //	}
 //
 // Annotator r answers y_dr ~ Cat(π^r_{c_d}) about document d of true class
@@ -62,8 +63,20 @@
 // prior = "learned"'s update. With M = 1 the two reach the same ξ and α
 // (TestCommunitiesOneIsLearned). Community m starts at Dir(ω + diagonal·
 // (M−m)/M·e_c), so the first membership update sorts annotators by
-// agreement. Under SVI α, w and q blend like ξ. annotators.csv gains each
-// annotator's most probable community and its probability.
+// agreement. Every entry of α_mc is held at least at prior_floor (default
+// ω: a learned prior adds pseudo-answers to the fixed prior and never says
+// an answer cannot happen); profileAlpha's fixed point is clamped there,
+// where the bound's derivative is ≤ 0 (TestCommunitiesPriorRate). Under SVI
+// α, w and q blend like ξ. annotators.csv gains each annotator's most
+// probable community and its probability.
+//
+// prior = "auto" decides in Init, from the training answers: communities
+// when N < AutoAnswersPerEntry·R·C² (N answers from R annotators: fewer
+// than 16 answers per entry of a confusion matrix on average, where an
+// annotator's own answers estimate its matrix poorly), the fixed prior
+// otherwise (a few annotators with many answers each, whom pooling would
+// pull together). Model.PriorInUse says which; a saved model's file
+// decides when it is loaded (TestPriorAuto).
 //
 // # The classifier start (default)
 //

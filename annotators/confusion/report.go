@@ -193,8 +193,8 @@ func (m *Model) LoadParams(r io.Reader) error {
 	if alpha != nil {
 		m.alpha = alpha
 	}
-	if comm != nil {
-		m.comm = comm
+	if comm != nil || m.cfg.Prior == PriorAuto {
+		m.comm = comm // with prior = "auto" the file decides
 	}
 	if err := m.SetXi(p.Xi); err != nil {
 		m.alpha, m.comm = old, oldComm
@@ -209,6 +209,9 @@ func (m *Model) LoadParams(r io.Reader) error {
 func (m *Model) loadCommunities(f *communitiesFile) (*communities, error) {
 	want := m.cfg.Prior == PriorCommunities
 	switch {
+	case m.cfg.Prior == PriorAuto && f == nil:
+		return nil, nil
+	case m.cfg.Prior == PriorAuto:
 	case want && f == nil:
 		return nil, fmt.Errorf("%w: confusion parameters: the configuration has communities (prior = %q) but the file has none", framework.ErrBadInput, PriorCommunities)
 	case !want && f != nil:
