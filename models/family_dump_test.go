@@ -64,3 +64,46 @@ func TestFamilyDump(t *testing.T) {
 		}
 	}
 }
+
+// TestValueFamilyDump writes draws of the randomised value family
+// (RandomValueFamily(50, 1)) as DIR/drawN/answers.csv (task,worker,value),
+// truth.csv (task,value) and spec.txt (the draw's settings and each
+// annotator's community), for answers-only cross-checks. Gated:
+//
+//	MASLDA_VALUE_FAMILY_DUMP=/tmp/vfam MASLDA_VALUE_FAMILY_DRAWS=3,27 go test ./models -run '^TestValueFamilyDump$'
+func TestValueFamilyDump(t *testing.T) {
+	dir := os.Getenv("MASLDA_VALUE_FAMILY_DUMP")
+	if dir == "" {
+		t.Skip("set MASLDA_VALUE_FAMILY_DUMP=DIR (and MASLDA_VALUE_FAMILY_DRAWS) to write draws of the value family")
+	}
+	for _, spec := range familyDraws(t, synth.RandomValueFamily(50, 1), "MASLDA_VALUE_FAMILY_DRAWS") {
+		fc, err := synth.NewValueFamilyCrowd(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, spec.Name)
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var answers, truth, info strings.Builder
+		answers.WriteString("task,worker,value\n")
+		for d, as := range fc.Train.Answers.ByDoc {
+			for _, a := range as {
+				fmt.Fprintf(&answers, "%d,a%d,%g\n", d, a.Annotator, a.Value)
+			}
+		}
+		truth.WriteString("task,value\n")
+		for d, x := range fc.Truth {
+			fmt.Fprintf(&truth, "%d,%g\n", d, x)
+		}
+		fmt.Fprintf(&info, "%+v\nmean answer R² %.3f, oracle R² %.3f\n", spec, fc.MeanAnswer(), fc.OracleR2())
+		for r, c := range fc.Community {
+			fmt.Fprintf(&info, "a%d community %d bias %.3g prec %.3g\n", r, c, fc.Bias[r], fc.Prec[r])
+		}
+		for name, b := range map[string]*strings.Builder{"answers.csv": &answers, "truth.csv": &truth, "spec.txt": &info} {
+			if err := os.WriteFile(filepath.Join(out, name), []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
