@@ -424,9 +424,9 @@ func answersFor(n, R, C int) [][]framework.Answer {
 }
 
 // TestPriorAuto: prior = "auto" pools the annotators into communities when
-// they have fewer than AutoAnswersPerEntry answers per confusion entry on
-// average (N < 16·R·C², R those who answered), the fixed prior from that
-// count on; a saved model's file decides when it is rebuilt without
+// at least AutoMinAnnotators answered and they have fewer than
+// AutoAnswersPerEntry answers per confusion entry on average (N < 16·R·C²,
+// R those who answered), the fixed prior otherwise; a saved model's file decides when it is rebuilt without
 // answers or with answers that would choose the other way.
 func TestPriorAuto(t *testing.T) {
 	const C = 3
@@ -437,11 +437,13 @@ func TestPriorAuto(t *testing.T) {
 		n, R, r int // answers, annotators in the setup, annotators who answer
 		want    string
 	}{
-		{"one below the line", AutoAnswersPerEntry*4*C*C - 1, 4, 4, PriorCommunities},
-		{"on the line", AutoAnswersPerEntry * 4 * C * C, 4, 4, PriorFixed},
-		{"silent annotators do not count", AutoAnswersPerEntry * 4 * C * C, 8, 4, PriorFixed},
+		{"one below the line", AutoAnswersPerEntry*8*C*C - 1, 8, 8, PriorCommunities},
+		{"on the line", AutoAnswersPerEntry * 8 * C * C, 8, 8, PriorFixed},
+		{"silent annotators do not count", AutoAnswersPerEntry * 8 * C * C, 16, 8, PriorFixed},
 		{"few answers each", 40, 10, 10, PriorCommunities},
-		{"no answers", 0, 4, 4, PriorFixed},
+		{"too few annotators to learn from", 40, 7, 7, PriorFixed},
+		{"too few answer", 40, 10, AutoMinAnnotators - 1, PriorFixed},
+		{"no answers", 0, 8, 8, PriorFixed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			byDoc := answersFor(tc.n, tc.r, C)
@@ -458,7 +460,7 @@ func TestPriorAuto(t *testing.T) {
 		})
 	}
 	// The file decides on loading.
-	const R = 4
+	const R = AutoMinAnnotators
 	few, many := answersFor(40, R, C), answersFor(AutoAnswersPerEntry*R*C*C, R, C)
 	for _, tc := range []struct {
 		name       string

@@ -48,13 +48,21 @@ const (
 	// rows are drawn from the prior of the community it belongs to
 	// (communities.go).
 	PriorCommunities = "communities"
-	// PriorAuto: "communities" when the annotators have on average fewer
-	// than AutoAnswersPerEntry answers per entry of their confusion
-	// matrices (N < AutoAnswersPerEntry·R·C², R the annotators with an
-	// answer), "fixed" otherwise; decided in Init from the training
-	// answers (Model.PriorInUse).
+	// PriorAuto: "communities" when at least AutoMinAnnotators annotators
+	// answered and they have on average fewer than AutoAnswersPerEntry
+	// answers per entry of their confusion matrices (N <
+	// AutoAnswersPerEntry·R·C², R the annotators with an answer), "fixed"
+	// otherwise; decided in Init from the training answers
+	// (Model.PriorInUse).
 	PriorAuto = "auto"
 )
+
+// AutoMinAnnotators is the fewest annotators prior = "auto" learns
+// communities from: a community's prior is fitted to its members' matrices,
+// and with a handful of annotators (R8's and the paper's five simulated
+// ones) there is too little to fit three of them to; pooling then pulls
+// unlike annotators together.
+const AutoMinAnnotators = 8
 
 // AutoAnswersPerEntry is the answers per confusion entry (N / (R·C²)) below
 // which prior = "auto" pools the annotators into communities. Below it an
@@ -436,8 +444,8 @@ func (m *Model) Init(s *framework.Setup) error {
 }
 
 // autoCommunities is prior = "auto"'s choice from the training answers:
-// N < AutoAnswersPerEntry·R·C² with N the answers and R the annotators who
-// gave at least one. Without answers (a saved model being rebuilt) false:
+// R ≥ AutoMinAnnotators and N < AutoAnswersPerEntry·R·C², with N the
+// answers and R the annotators who gave at least one. Without answers (a saved model being rebuilt) false:
 // LoadParams then takes the choice from the file.
 func autoCommunities(byDoc [][]framework.Answer, C int) bool {
 	n, seen := 0, map[int32]bool{}
@@ -447,7 +455,7 @@ func autoCommunities(byDoc [][]framework.Answer, C int) bool {
 			seen[x.Annotator] = true
 		}
 	}
-	return n > 0 && float64(n) < AutoAnswersPerEntry*float64(len(seen))*float64(C*C)
+	return len(seen) >= AutoMinAnnotators && float64(n) < AutoAnswersPerEntry*float64(len(seen))*float64(C*C)
 }
 
 // PriorInUse is the prior the rows are drawn from: Config.Prior, with

@@ -71,11 +71,11 @@
 // probable community and its probability.
 //
 // prior = "auto" decides in Init, from the training answers: communities
-// when N < AutoAnswersPerEntry·R·C² (N answers from R annotators: fewer
-// than 16 answers per entry of a confusion matrix on average, where an
-// annotator's own answers estimate its matrix poorly), the fixed prior
-// otherwise (a few annotators with many answers each, whom pooling would
-// pull together). Model.PriorInUse says which; a saved model's file
+// when R ≥ AutoMinAnnotators (8) and N < AutoAnswersPerEntry·R·C² (N
+// answers from R annotators: fewer than 16 answers per entry of a
+// confusion matrix on average, where an annotator's own answers estimate
+// its matrix poorly), the fixed prior otherwise (a few annotators, or
+// annotators with many answers each, whom pooling would pull together). Model.PriorInUse says which; a saved model's file
 // decides when it is loaded (TestPriorAuto).
 //
 // # The classifier start (default)

@@ -23,7 +23,7 @@ func TestKit(t *testing.T) {
 					if est == "communities with a rate" {
 						cfg.Estimate, cfg.Prior, cfg.PriorRate = EstimateVariational, PriorCommunities, 0.1
 					}
-					if est == PriorAuto { // the kit's crowd has few answers per entry: communities
+					if est == PriorAuto { // the kit's 4 annotators are below AutoMinAnnotators: the fixed prior, through auto
 						cfg.Estimate, cfg.Prior, cfg.PriorRate = EstimateVariational, PriorAuto, 0.1
 					}
 					return NewModel(cfg)
