@@ -287,6 +287,9 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 			return err
 		}
 		run.Choice = choice
+		if p, ok := run.Model.Noise.(interface{ PriorInUse() string }); ok {
+			e.log.Info("annotators' prior", "prior", p.PriorInUse())
+		}
 		if choice != nil {
 			if err := choice.Start(run); err != nil {
 				return err
