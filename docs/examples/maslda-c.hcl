@@ -16,7 +16,10 @@ topics {
 
 response "softmax" {}
 
-annotators "confusion" {}
+annotators "confusion" {
+  prior      = "auto" # communities when 8 or more annotators give fewer than 16 answers per confusion entry
+  prior_rate = 0.1
+}
 
 inference "batch" {
   max_iters = 50
