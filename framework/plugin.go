@@ -161,7 +161,9 @@ type Global interface {
 // parameters (generalised EM), not to reach its maximum for the
 // statistics: components with latent structure of their own (memberships
 // of annotators in communities, mixtures), whose maximiser has no closed
-// form and whose bound has several local maxima. Ascends reports whether
+// form and whose bound has several local maxima, or an update that stops
+// its solver short of the maximum and leaves the rest to the next
+// iterations (the softmax's gain_tol). Ascends reports whether
 // the instance (as configured and initialised) is such a component. The
 // conformance kit checks Ascends (the bound after Update is not below
 // before, from Init's parameters, from warm ones and from others') in

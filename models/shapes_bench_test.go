@@ -138,6 +138,10 @@ const shapeIters = 15
 //   - iter-cpu-s: the mean iteration (every iteration after Build, the
 //     pilot's, the classifier start's and the restarts' included);
 //   - late-cpu-s: the mean of the last 5 iterations;
+//   - sched-cpu-s: the mean of the schedule's iterations (the last 15, or
+//     MASLDA_SHAPE_ITERS), after the restarts (4 × 20 iterations of plain
+//     LDA with a response) and MA-sLDAr's pilot: a supervised iteration
+//     against plain LDA's, like for like;
 //   - iters: iterations run (MA-sLDAr: the pilot's and the schedule's);
 //   - truth: MA-sLDAc's truth accuracy (argmax of q(c_d)), MA-sLDAr's
 //     truth R² (of the posterior means), so that a faster run can be
@@ -177,7 +181,7 @@ func BenchmarkShapes(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				var runs, first3, late, perIter, n, truth, wall float64
+				var runs, first3, late, sched, perIter, n, truth, wall float64
 				for b.Loop() {
 					w0 := time.Now()
 					t0 := processCPU()
@@ -199,6 +203,8 @@ func BenchmarkShapes(b *testing.B) {
 					perIter += (at[it] - at[0]) / float64(it)
 					l := min(5, it)
 					late += (at[it] - at[it-l]) / float64(l)
+					l = min(iters, it)
+					sched += (at[it] - at[it-l]) / float64(l)
 					n = float64(it)
 					if mod.name != "lda" {
 						truth = shapeTruth(run, cc)
@@ -209,6 +215,7 @@ func BenchmarkShapes(b *testing.B) {
 				b.ReportMetric(first3/k, "first3-cpu-s")
 				b.ReportMetric(perIter/k, "iter-cpu-s")
 				b.ReportMetric(late/k, "late-cpu-s")
+				b.ReportMetric(sched/k, "sched-cpu-s")
 				b.ReportMetric(n, "iters")
 				b.ReportMetric(wall/k, "wall-s")
 				if mod.name != "lda" {

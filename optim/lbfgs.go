@@ -52,6 +52,14 @@ type LBFGSOptions struct {
 	// the "factr/ftol" test of L-BFGS-B). 0 disables the test, so only
 	// GradTol, MaxIters and line-search failures end the solve.
 	FuncTol float64
+	// GainTol, when positive, also stops the solve (converged, status
+	// "FunctionConvergence") after the first iteration that decreases the
+	// objective by at most GainTol times its decrease since x0,
+	// f(x0) − f: the iterations have slowed to a crawl against what the
+	// solve has gained. An inexact solve for a generalised EM M-step, which
+	// needs the bound raised, not maximised (the softmax's gain_tol). 0
+	// disables the test.
+	GainTol float64
 	// Memory is the number of correction pairs kept by L-BFGS.
 	// 0 means gonum's default (15).
 	Memory int
@@ -149,7 +157,7 @@ func Minimize(ctx context.Context, f func(x, g []float64) float64, x0 []float64,
 	if n == 0 {
 		return res, errors.New("optim: Minimize: empty starting point")
 	}
-	if opt.MaxIters < 0 || opt.Memory < 0 || !(opt.GradTol >= 0) || !(opt.FuncTol >= 0) {
+	if opt.MaxIters < 0 || opt.Memory < 0 || !(opt.GradTol >= 0) || !(opt.FuncTol >= 0) || !(opt.GainTol >= 0) || math.IsInf(opt.GainTol, 1) {
 		return res, fmt.Errorf("optim: Minimize: invalid options %+v", opt)
 	}
 	maxIters := opt.MaxIters
@@ -193,6 +201,9 @@ func Minimize(ctx context.Context, f func(x, g []float64) float64, x0 []float64,
 	var converger optimize.Converger = optimize.NeverTerminate{}
 	if opt.FuncTol > 0 {
 		converger = &optimize.FunctionConverge{Relative: opt.FuncTol, Iterations: 1}
+	}
+	if opt.GainTol > 0 {
+		converger = &gainConverge{tol: opt.GainTol, inner: converger}
 	}
 	settings := &optimize.Settings{
 		InitValues:        &optimize.Location{F: f0, Gradient: append([]float64(nil), g0...)},
@@ -283,6 +294,41 @@ func Minimize(ctx context.Context, f func(x, g []float64) float64, x0 []float64,
 		return res, fmt.Errorf("optim: L-BFGS (status %v): %w", status, gerr)
 	}
 	return res, fmt.Errorf("optim: L-BFGS ended with unexpected status %v", status)
+}
+
+// gainConverge is LBFGSOptions.GainTol's test, after inner's: converged
+// after the first major iteration whose decrease of the best value is at
+// most tol·(f0 − best), f0 the value at the starting location (gonum's
+// first major iteration).
+type gainConverge struct {
+	tol      float64
+	inner    optimize.Converger
+	first    bool
+	f0, best float64
+}
+
+func (c *gainConverge) Init(dim int) {
+	c.inner.Init(dim)
+	c.first = true
+}
+
+func (c *gainConverge) Converged(l *optimize.Location) optimize.Status {
+	if st := c.inner.Converged(l); st != optimize.NotTerminated {
+		return st
+	}
+	f := l.F
+	if c.first {
+		c.first, c.f0, c.best = false, f, f
+		return optimize.NotTerminated
+	}
+	dec := c.best - f
+	if f < c.best {
+		c.best = f
+	}
+	if !(dec > c.tol*(c.f0-c.best)) {
+		return optimize.FunctionConvergence
+	}
+	return optimize.NotTerminated
 }
 
 // lbfgsEval adapts a combined value+gradient objective to gonum's separate

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -425,4 +426,87 @@ func ExampleMinimize() {
 	fmt.Printf("x = %.3f, f = %.3f\n", res.X, res.F)
 	// Output:
 	// x = [0.091 0.636], f = -0.682
+}
+
+// separableLogistic is the negative log-likelihood of a logistic
+// regression on separable data plus a small ridge, (μ/2)‖x‖²: its optimum
+// is far out along the separating direction, where the objective is nearly
+// flat (the softmax M-step's situation).
+func separableLogistic(n, dim int, mu float64) func(x, g []float64) float64 {
+	rng := rand.New(rand.NewPCG(27, 2))
+	a := make([][]float64, n)
+	for i := range a {
+		a[i] = make([]float64, dim)
+		for k := range a[i] {
+			a[i][k] = rng.NormFloat64()
+		}
+		if a[i][0] < 0 { // the label is the sign of the first feature: separable
+			for k := range a[i] {
+				a[i][k] = -a[i][k]
+			}
+		}
+	}
+	return func(x, g []float64) float64 {
+		f := 0.0
+		for k := range g {
+			g[k] = mu * x[k]
+		}
+		for k := range x {
+			f += 0.5 * mu * x[k] * x[k]
+		}
+		for _, ai := range a {
+			z := floats.Dot(ai, x)
+			f += math.Log1p(math.Exp(-z))
+			if g != nil {
+				w := -1 / (1 + math.Exp(z))
+				floats.AddScaled(g, w, ai)
+			}
+		}
+		return f
+	}
+}
+
+// GainTol stops a solve that crawls (status FunctionConvergence) with the
+// objective lowered, and solves restarted where the previous one stopped
+// (a generalised EM's M-steps on unchanged statistics) go on lowering it to
+// the optimum of the full solve.
+func TestMinimizeLBFGSGainTol(t *testing.T) {
+	f := separableLogistic(200, 10, 1e-4)
+	x0 := make([]float64, 10)
+	ctx := context.Background()
+	full, err := optim.Minimize(ctx, f, x0, optim.LBFGSOptions{MaxIters: 5000, GradTol: 1e-10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f0 := f(x0, nil)
+	x, prev := x0, f0
+	for round := 1; ; round++ {
+		res, err := optim.Minimize(ctx, f, x, optim.LBFGSOptions{MaxIters: 5000, GradTol: 1e-10, GainTol: 0.01})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.F > prev {
+			t.Fatalf("round %d: f %.17g after %.17g: a solve raised the objective", round, res.F, prev)
+		}
+		if round == 1 {
+			t.Logf("full solve: %d iterations to f %.12g; with GainTol 0.01: %d iterations to %.12g (status %s)", full.Iters, full.F, res.Iters, res.F, res.Status)
+			if res.Status != "FunctionConvergence" || !(res.F < f0) || res.Iters >= full.Iters {
+				t.Fatalf("round 1: status %s, f %.12g from %.12g in %d iterations (the full solve: %d); want a shorter solve that lowered f, stopped by GainTol",
+					res.Status, res.F, f0, res.Iters, full.Iters)
+			}
+		}
+		if res.F-full.F <= 1e-9*math.Abs(full.F) {
+			t.Logf("restarted solves reach the full solve's optimum after %d rounds", round)
+			break
+		}
+		if round == 200 {
+			t.Fatalf("after %d restarted solves f = %.15g, the full solve's %.15g", round, res.F, full.F)
+		}
+		x, prev = res.X, res.F
+	}
+	for _, bad := range []float64{-0.1, math.NaN(), math.Inf(1)} {
+		if _, err := optim.Minimize(ctx, f, x0, optim.LBFGSOptions{GainTol: bad}); err == nil {
+			t.Errorf("GainTol %v: no error", bad)
+		}
+	}
 }

@@ -88,6 +88,16 @@
 // also what keeps η finite on separable classes. μ = 0 reproduces the paper
 // and may let η diverge.
 //
+// With μ = 1/D and nearly separable training classes that maximiser is far
+// out along a nearly flat direction, which L-BFGS crawls toward. Under the
+// product bound a batch M-step therefore stops after the first iteration
+// that gains at most gain_tol (0.01) times what the M-step has gained so far
+// (optim.LBFGSOptions.GainTol): a generalised EM M-step, which raises L
+// without reaching its maximum (the update is then a framework.Ascender) and
+// leaves the rest of the crawl to the next M-steps, each warm-started where
+// the last ended; on unchanged statistics they reach the maximiser
+// (TestGainTolMStep), so EM's fixed points are those of the exact M-step.
+//
 // # SVI (MODEL.md §5)
 //
 // For a mini-batch B with S = D/|B| and step ρ_t, Update runs svi_iters

@@ -9,12 +9,30 @@ import (
 )
 
 // The conformance kit: messages are gradients, statistics merge, the
-// update maximises, blends and scales as MODEL.md §5 says, save/load,
+// update ascends (the generalised M-step of gain_tol; TestKitFullSolve:
+// maximises), blends and scales as MODEL.md §5 says, save/load,
 // monotone batch EM, full-batch SVI = batch, workers, a planted sLDA
 // problem (with the kit's clamped annotator).
 func TestKit(t *testing.T) {
 	frameworktest.TestLikelihood(t, frameworktest.Likelihood{
 		New:     func() (framework.Likelihood, error) { return New(nil) },
+		Classes: 3,
+		Natural: func(l framework.Likelihood) []float64 { return slices.Clone(l.(*Softmax).Eta) },
+	})
+}
+
+// The kit with M-steps solved to grad_tol (gain_tol = 0): the update
+// maximises (Maximises), where the default's generalised M-step only
+// ascends (Ascender).
+func TestKitFullSolve(t *testing.T) {
+	frameworktest.TestLikelihood(t, frameworktest.Likelihood{
+		New: func() (framework.Likelihood, error) {
+			return New(framework.ParamsFunc(func(into any) error {
+				zero := 0.0
+				into.(*Params).GainTol = &zero
+				return nil
+			}))
+		},
 		Classes: 3,
 		Natural: func(l framework.Likelihood) []float64 { return slices.Clone(l.(*Softmax).Eta) },
 	})
