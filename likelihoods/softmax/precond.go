@@ -245,6 +245,17 @@ func (s *Softmax) solvePrecond(ctx context.Context, recs []docView[float32], sca
 		return val
 	}
 	opt.GradTol *= c
+	if opt.GainTol > 0 {
+		// The objective's Hessian in v is c²L⁻¹HL⁻ᵀ ≈ c²I: a Newton step
+		// from an iterate with gradient ∇_v would gain ½‖∇_v‖²/c².
+		opt.PredictGain = func(g []float64) float64 {
+			q := 0.0
+			for _, x := range g {
+				q += x * x
+			}
+			return 0.5 * q / (c * c)
+		}
+	}
 	vr, err := optim.Minimize(ctx, fv, make([]float64, n), opt)
 	res = vr
 	res.X = make([]float64, n)

@@ -119,7 +119,7 @@ func fitGem(t *testing.T, gain float64, precond string, workers int) (*Softmax, 
 	}
 	s := l.(*Softmax)
 	s.params.GainTol, s.params.MaxIters, s.params.GradTol = &gain, 1000, 1e-10
-	s.precond = precond == "hessian"
+	s.precond = precond != "none"
 	s.SetWorkers(workers)
 	if err := s.Init(setup); err != nil {
 		t.Fatal(err)

@@ -83,8 +83,12 @@ type Params struct {
 	// is preconditioned: "hessian" (L-BFGS in the variables of the
 	// Cholesky factor of an upper bound on the objective's Hessian at the
 	// M-step's start, the bound's own curvature included; precond.go) or
-	// "none" (L-BFGS on η). Default (""): "none". SVI's steps and the
-	// quadratic bound are never preconditioned.
+	// "none" (L-BFGS on η, the M-step before 2026-11-27's sixth session).
+	// Default (""): "hessian". With gain_tol > 0 its gain test also stops
+	// at an iterate whose predicted next gain (the Newton decrement) is
+	// below the threshold. SVI's steps and the quadratic bound are never
+	// preconditioned; nor is C·K above 1024 or D·C·K above 2^23 (plain
+	// L-BFGS then).
 	Precondition string `hcl:"precondition,optional"`
 	// Bound is the bound on E[log Σ_l exp(η_l·z̄_d)]: "product" (default;
 	// MODEL.md §2, Jensen on the product of per-word factors, whose M-step
@@ -148,7 +152,7 @@ func New(p framework.Params) (framework.Likelihood, error) {
 	if err := pr.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Softmax{params: pr, guard: true, quad: pr.Bound == "quadratic", mm: pr.MStep == "mm", precond: pr.Precondition == "hessian"}
+	s := &Softmax{params: pr, guard: true, quad: pr.Bound == "quadratic", mm: pr.MStep == "mm", precond: pr.Precondition != "none"}
 	s.pool.New = func() any { return newEvalScratch(s.C, s.K) }
 	return s, nil
 }
