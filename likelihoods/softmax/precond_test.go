@@ -210,3 +210,33 @@ func TestPrecondValidate(t *testing.T) {
 		}
 	}
 }
+
+// Above maxPrecondDim (C·K) the M-step is plain L-BFGS: the same bits as
+// precondition = "none".
+func TestPrecondFallback(t *testing.T) {
+	const C, K = 2, maxPrecondDim/2 + 1
+	ctx, step := context.Background(), framework.BatchStep(1)
+	var etas [2][]float64
+	for i, pc := range []string{"none", "hessian"} {
+		rng := rand.New(rand.NewPCG(27, 7))
+		s := testSoftmax(t, C, K, 0, rng)
+		s.precond = pc == "hessian"
+		if s.usePrecond(10) {
+			t.Fatalf("C·K = %d: usePrecond true", C*K)
+		}
+		st := s.NewStats().(*Stats)
+		for range 10 {
+			s.Accumulate(st, randomDocState(rng, K, C, 8, 3))
+		}
+		if err := s.Update(ctx, st, step); err != nil {
+			t.Fatal(err)
+		}
+		etas[i] = s.Eta
+	}
+	if allZero(etas[0]) {
+		t.Fatal("the M-step left η at 0: nothing compared")
+	}
+	if d := cmp.Diff(etas[0], etas[1]); d != "" {
+		t.Errorf("C·K = %d: precondition hessian against none:\n%s", C*K, d)
+	}
+}
