@@ -60,6 +60,14 @@ type LBFGSOptions struct {
 	// needs the bound raised, not maximised (the softmax's gain_tol). 0
 	// disables the test.
 	GainTol float64
+	// PredictGain, with GainTol > 0, also stops the solve (converged,
+	// "FunctionConvergence") at an iterate where PredictGain(gradient)
+	// ≤ GainTol times the decrease since x0: the caller's prediction of
+	// what the next iteration would gain (a preconditioned solve's
+	// Newton decrement, ½‖∇‖²/c² in its variables) says it is not worth
+	// its evaluation. nil: the gain test waits for an iteration's actual
+	// decrease.
+	PredictGain func(grad []float64) float64
 	// Memory is the number of correction pairs kept by L-BFGS.
 	// 0 means gonum's default (15).
 	Memory int
@@ -203,7 +211,7 @@ func Minimize(ctx context.Context, f func(x, g []float64) float64, x0 []float64,
 		converger = &optimize.FunctionConverge{Relative: opt.FuncTol, Iterations: 1}
 	}
 	if opt.GainTol > 0 {
-		converger = &gainConverge{tol: opt.GainTol, inner: converger}
+		converger = &gainConverge{tol: opt.GainTol, inner: converger, predict: opt.PredictGain}
 	}
 	settings := &optimize.Settings{
 		InitValues:        &optimize.Location{F: f0, Gradient: append([]float64(nil), g0...)},
@@ -299,10 +307,12 @@ func Minimize(ctx context.Context, f func(x, g []float64) float64, x0 []float64,
 // gainConverge is LBFGSOptions.GainTol's test, after inner's: converged
 // after the first major iteration whose decrease of the best value is at
 // most tol·(f0 − best), f0 the value at the starting location (gonum's
-// first major iteration).
+// first major iteration), or (PredictGain) whose predicted next decrease
+// is.
 type gainConverge struct {
 	tol      float64
 	inner    optimize.Converger
+	predict  func(grad []float64) float64
 	first    bool
 	f0, best float64
 }
@@ -326,6 +336,9 @@ func (c *gainConverge) Converged(l *optimize.Location) optimize.Status {
 		c.best = f
 	}
 	if !(dec > c.tol*(c.f0-c.best)) {
+		return optimize.FunctionConvergence
+	}
+	if c.predict != nil && len(l.Gradient) > 0 && c.predict(l.Gradient) <= c.tol*(c.f0-c.best) {
 		return optimize.FunctionConvergence
 	}
 	return optimize.NotTerminated

@@ -510,3 +510,62 @@ func TestMinimizeLBFGSGainTol(t *testing.T) {
 		}
 	}
 }
+
+// PredictGain stops a solve at an iterate whose predicted next decrease is
+// at most GainTol times the decrease so far, and only there: on a
+// quadratic ½xᵀAx − bᵀx with the exact prediction ½gᵀA⁻¹g (A diagonal) the
+// solve stops earlier than with GainTol alone, never raises the objective,
+// and where it stops the prediction is below the threshold; a prediction
+// that is always +Inf changes nothing.
+func TestMinimizeLBFGSPredictGain(t *testing.T) {
+	a := []float64{1, 3, 10, 30, 100}
+	b := []float64{1, -2, 3, -4, 5}
+	f := func(x, g []float64) float64 {
+		v := 0.0
+		for i, xi := range x {
+			v += 0.5*a[i]*xi*xi - b[i]*xi
+			if g != nil {
+				g[i] = a[i]*xi - b[i]
+			}
+		}
+		return v
+	}
+	pred := func(g []float64) float64 {
+		q := 0.0
+		for i, gi := range g {
+			q += gi * gi / a[i]
+		}
+		return q / 2
+	}
+	ctx := context.Background()
+	x0 := make([]float64, len(a))
+	f0 := f(x0, nil)
+	opt := optim.LBFGSOptions{MaxIters: 100, GradTol: 1e-12, GainTol: 0.01}
+	plain, err := optim.Minimize(ctx, f, x0, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	never := opt
+	never.PredictGain = func([]float64) float64 { return math.Inf(1) }
+	same, err := optim.Minimize(ctx, f, x0, never)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.F != plain.F || same.Iters != plain.Iters || same.FuncEvals != plain.FuncEvals {
+		t.Errorf("PredictGain = +Inf: f %v in %d iterations, without: %v in %d", same.F, same.Iters, plain.F, plain.Iters)
+	}
+	opt.PredictGain = pred
+	res, err := optim.Minimize(ctx, f, x0, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("GainTol 0.01: %d iterations, %d evaluations, f %.12g; with PredictGain: %d, %d, f %.12g", plain.Iters, plain.FuncEvals, plain.F, res.Iters, res.FuncEvals, res.F)
+	if res.Status != "FunctionConvergence" || !(res.F < f0) || res.Iters >= plain.Iters {
+		t.Fatalf("with PredictGain: status %s, %d iterations (without: %d), f %v from %v", res.Status, res.Iters, plain.Iters, res.F, f0)
+	}
+	g := make([]float64, len(a))
+	f(res.X, g)
+	if p := pred(g); p > 0.01*(f0-res.F) {
+		t.Errorf("stopped where the predicted gain %g is above 0.01 × %g", p, f0-res.F)
+	}
+}

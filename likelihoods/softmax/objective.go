@@ -274,6 +274,13 @@ const chunkSize = 64
 // Under the quadratic bound, cov is the statistics' S = Σ_d Cov z̄_d and
 // the data term includes covTerm's −½ tr(ηᵀAη S).
 func (s *Softmax) data(eta []float64, recs []docView[float32], cov, grad []float64) float64 {
+	return s.dataHess(eta, recs, cov, grad, nil)
+}
+
+// dataHess is data; when hs is non-nil (the product bound, with grad) it
+// also records every document's u_d and p_d in hs (precond.go), from the
+// same evaluation: the value and gradient are data's, bit for bit.
+func (s *Softmax) dataHess(eta []float64, recs []docView[float32], cov, grad []float64, hs *hessRecs) float64 {
 	C, K := s.C, s.K
 	if grad != nil {
 		for i := range grad {
@@ -304,8 +311,11 @@ func (s *Softmax) data(eta []float64, recs []docView[float32], cov, grad []float
 				v += evalDocQ(eta, C, K, r, sc, g)
 			}
 		} else {
-			for _, r := range recs[c*chunkSize : min(len(recs), (c+1)*chunkSize)] {
+			for i, r := range recs[c*chunkSize : min(len(recs), (c+1)*chunkSize)] {
 				v += evalDoc(eta, C, K, r, sc, g)
+				if hs != nil {
+					hs.record(c*chunkSize+i, eta, r.doc.N, sc)
+				}
 			}
 		}
 		parts[c] = v

@@ -177,7 +177,7 @@ func TestBadParams(t *testing.T) {
 	// unknown key lists the valid ones; a negative l2 is refused.
 	reg := testRegistry()
 	for _, c := range []struct{ block, want string }{
-		{`response "softmax" { l3 = 1 }`, "Valid: bound, gain_tol, grad_tol, l2, max_iters, mstep, svi_iters"},
+		{`response "softmax" { l3 = 1 }`, "Valid: bound, gain_tol, grad_tol, l2, max_iters, mstep, precondition, svi_iters"},
 		{"response \"softmax\" {\n  l2 = -1\n}", "softmax l2 = -1"},
 		{"response \"softmax\" {\n  max_iters = \"many\"\n}", "a number is required"},
 	} {

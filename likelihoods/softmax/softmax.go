@@ -79,6 +79,17 @@ type Params struct {
 	// to save); 0: the M-step runs to grad_tol or max_iters (the behaviour
 	// before 2026-11-27). SVI's steps (svi_iters) do not use it.
 	GainTol *float64 `hcl:"gain_tol,optional"`
+	// Precondition is how a batch M-step's L-BFGS under the product bound
+	// is preconditioned: "hessian" (L-BFGS in the variables of the
+	// Cholesky factor of an upper bound on the objective's Hessian at the
+	// M-step's start, the bound's own curvature included; precond.go) or
+	// "none" (L-BFGS on η, the M-step before 2026-11-27's sixth session).
+	// Default (""): "hessian". With gain_tol > 0 its gain test also stops
+	// at an iterate whose predicted next gain (the Newton decrement) is
+	// below the threshold. SVI's steps and the quadratic bound are never
+	// preconditioned; nor is C·K above 1024 or D·C·K above 2^23 (plain
+	// L-BFGS then).
+	Precondition string `hcl:"precondition,optional"`
 	// Bound is the bound on E[log Σ_l exp(η_l·z̄_d)]: "product" (default;
 	// MODEL.md §2, Jensen on the product of per-word factors, whose M-step
 	// needs every training document's φ) or "quadratic" (Böhning's bound,
@@ -111,6 +122,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: softmax grad_tol = %v, want a finite number > 0 (0 = default %g)", framework.ErrBadInput, p.GradTol, DefaultGradTol)
 	case p.GainTol != nil && !(*p.GainTol >= 0 && !math.IsInf(*p.GainTol, 0)):
 		return fmt.Errorf("%w: softmax gain_tol = %v, want a finite number ≥ 0 (0: no such test)", framework.ErrBadInput, *p.GainTol)
+	case p.Precondition != "" && p.Precondition != "none" && p.Precondition != "hessian":
+		return fmt.Errorf("%w: softmax precondition = %q; valid: none, hessian", framework.ErrBadInput, p.Precondition)
 	case p.Bound != "" && p.Bound != "product" && p.Bound != "quadratic":
 		return fmt.Errorf("%w: softmax bound = %q; valid: product, quadratic", framework.ErrBadInput, p.Bound)
 	case p.MStep != "" && p.MStep != "lbfgs" && p.MStep != "mm":
@@ -139,7 +152,7 @@ func New(p framework.Params) (framework.Likelihood, error) {
 	if err := pr.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Softmax{params: pr, guard: true, quad: pr.Bound == "quadratic", mm: pr.MStep == "mm"}
+	s := &Softmax{params: pr, guard: true, quad: pr.Bound == "quadratic", mm: pr.MStep == "mm", precond: pr.Precondition != "none"}
 	s.pool.New = func() any { return newEvalScratch(s.C, s.K) }
 	return s, nil
 }
@@ -165,6 +178,7 @@ type Softmax struct {
 	params             Params
 	quad               bool // bound = "quadratic"
 	mm                 bool // mstep = "mm" (mm.go)
+	precond            bool // precondition = "hessian" (precond.go)
 	maxIters, sviIters int
 	gradTol, gainTol   float64
 	st                 *store
@@ -357,8 +371,17 @@ func (s *Softmax) Update(ctx context.Context, st framework.Stats, step framework
 		if step.Full {
 			iters, gain = s.maxIters, s.gainTol
 		}
-		f := s.objective(recs, stats.Cov, step.Scale, &memo)
-		res, err := optim.Minimize(ctx, f, s.Eta, optim.LBFGSOptions{MaxIters: iters, GradTol: s.gradTol, FuncTol: 1e-12, GainTol: gain})
+		opt := optim.LBFGSOptions{MaxIters: iters, GradTol: s.gradTol, FuncTol: 1e-12, GainTol: gain}
+		var res optim.LBFGSResult
+		var err error
+		ok := false
+		if step.Full && s.usePrecond(len(recs)) {
+			res, ok, err = s.solvePrecond(ctx, recs, step.Scale, opt, &memo)
+		}
+		if !ok {
+			f := s.objective(recs, stats.Cov, step.Scale, &memo)
+			res, err = optim.Minimize(ctx, f, s.Eta, opt)
+		}
 		s.last.Iters, s.last.Evals, s.last.Status = res.Iters, res.FuncEvals, res.Status
 		s.last.Objective, s.last.Warning = -res.F*objectiveWeight(len(recs), step.Scale), res.Warning
 		if err != nil {
