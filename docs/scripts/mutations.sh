@@ -43,6 +43,8 @@ mutations=(
   'special-digamma-half|framework/special/special.go|s/return v \+ math\.Log\(x\) - 0\.5\/x/return v + math.Log(x) + 0.5\/x/|./framework/special'
   'communities-weights|annotators/confusion/communities.go|s/st\.w\[k\] = max\(s\/float64\(R\), 1e-300\)/st.w[k] = 1 \/ float64(M)/|./annotators/confusion'
   'communities-profile-weight|annotators/confusion/communities.go|s/den \+= p \* \(mathext\.Digamma\(sx\) - psa\)/den += mathext.Digamma(sx) - psa/|./annotators/confusion'
+  'communities-floor-ignored|annotators/confusion/communities.go|s/v := max\(next\[l\]\*num\[l\]\/\(den\+b\), floor\)/v := max(next[l]*num[l]\/(den+b), 0.01+0*floor)/|./annotators/confusion'
+  'auto-min-annotators|annotators/confusion/confusion.go|s/len\(seen\) >= AutoMinAnnotators/len(seen) > AutoMinAnnotators/|./annotators/confusion'
   'learned-np-kappa|annotators/biasprecision/biasprecision.go|s/local -= 0\.5 \* n \/ l\.kap\[r\]/local -= 0.5 \/ l.kap[r]/|./annotators/biasprecision'
   'convergence-part-off|models/model.go|s/return m\.weight \* sup, true/return m.weight * sup, false/|./models'
   'learned-hyper-grad|annotators/biasprecision/learned.go|s/gb \+= A\/B - ar\/br/gb += A\/B - A\/br/|./annotators/biasprecision'
