@@ -494,6 +494,25 @@ func TestMinimizeLBFGSGainTol(t *testing.T) {
 				t.Fatalf("round 1: status %s, f %.12g from %.12g in %d iterations (the full solve: %d); want a shorter solve that lowered f, stopped by GainTol",
 					res.Status, res.F, f0, res.Iters, full.Iters)
 			}
+			// The rule itself: the solve stops at the first iteration k
+			// whose gain f_{k−1} − f_k is at most 0.01·(f0 − f_k), the
+			// values f_k read from the same solve capped at k iterations.
+			fk := []float64{f0}
+			for k := 1; k <= res.Iters; k++ {
+				capped, err := optim.Minimize(ctx, f, x0, optim.LBFGSOptions{MaxIters: k, GradTol: 1e-10})
+				if err != nil && capped.Iters != k {
+					t.Fatal(err)
+				}
+				fk = append(fk, capped.F)
+			}
+			if fk[res.Iters] != res.F {
+				t.Fatalf("the solve capped at %d iterations ends at %.17g, the GainTol solve at %.17g: not the same path", res.Iters, fk[res.Iters], res.F)
+			}
+			for k := 1; k <= res.Iters; k++ {
+				if stop := fk[k-1]-fk[k] <= 0.01*(f0-fk[k]); stop != (k == res.Iters) {
+					t.Errorf("iteration %d of %d: gain %.3g against 0.01 × %.3g: the rule says stop = %v", k, res.Iters, fk[k-1]-fk[k], f0-fk[k], stop)
+				}
+			}
 		}
 		if res.F-full.F <= 1e-9*math.Abs(full.F) {
 			t.Logf("restarted solves reach the full solve's optimum after %d rounds", round)

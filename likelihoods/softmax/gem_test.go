@@ -52,23 +52,8 @@ func gemProblem(t *testing.T) (*framework.Setup, []*framework.DocState) {
 // last ended, raise it at every step and reach the maximum of a full solve
 // (gain_tol = 0): the fixed points of EM are unchanged.
 func TestGainTolMStep(t *testing.T) {
-	setup, docs := gemProblem(t)
-	fit := func(gain float64) (*Softmax, *Stats) {
-		l, err := New(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := l.(*Softmax)
-		s.params.GainTol, s.params.MaxIters, s.params.GradTol = &gain, 1000, 1e-10
-		if err := s.Init(setup); err != nil {
-			t.Fatal(err)
-		}
-		st := s.NewStats().(*Stats)
-		for _, d := range docs {
-			s.Accumulate(st, d)
-		}
-		return s, st
-	}
+	// the default precondition ("hessian"), one goroutine
+	fit := func(gain float64) (*Softmax, *Stats) { return fitGem(t, gain, "hessian", 1) }
 	ctx, step := context.Background(), framework.BatchStep(1)
 	full, fst := fit(0)
 	start := full.ELBO(fst, step)
