@@ -79,7 +79,28 @@ type Params struct {
 	// the biases' common offset, in place of bias_anchor (ignored). Needs
 	// precision = "each".
 	Prior string `hcl:"prior,optional"`
+	// Constant is "ignore" (default) or "keep": what to do with an
+	// annotator who gave one and the same answer to every document, at
+	// least twice, where the crowd's answers make that unlikely by chance
+	// (framework.Answers.ConstantAnnotators at framework.ConstantChance).
+	// "ignore": its answers do not depend on the document, y_dr ~ N(b_r,
+	// 1/p_r) with b_r its answer and p_r its precision at residual 0
+	// ((n_r + ν₀)/(ν₀s₀²)), so they send no evidence to the truth and take
+	// no part in the bias anchor. Read as measurements of the truth
+	// ("keep", the model before), such an annotator has no spread about a
+	// truth that follows it: its precision grows, the truth flattens
+	// towards it and the other annotators look noisy
+	// (docs/results-regression.md, "Annotators who give one answer to
+	// everything"). The choice is made in Init from the training answers
+	// and saved with the parameters. "" means "keep".
+	Constant string `hcl:"constant,optional"`
 }
+
+// Constant settings (Params.Constant).
+const (
+	ConstantIgnore = "ignore"
+	ConstantKeep   = "keep"
+)
 
 // Bias and Precision settings.
 const (
@@ -96,7 +117,7 @@ const (
 
 // Defaults returns the documented defaults.
 func Defaults() Params {
-	return Params{PriorAnswers: 1, BiasAnchor: AnchorMean, Bias: Each, Precision: Each, Prior: PriorFixed}
+	return Params{PriorAnswers: 1, BiasAnchor: AnchorMean, Bias: Each, Precision: Each, Prior: PriorFixed, Constant: ConstantIgnore}
 }
 
 func (p Params) noBias() bool  { return p.Bias == None }
@@ -121,6 +142,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: annotators bias-precision: precision = %q; valid: %s (one precision per annotator), %s (one for all)", framework.ErrBadInput, p.Precision, Each, Shared)
 	case p.Prior != "" && p.Prior != PriorFixed && p.Prior != PriorLearned:
 		return fmt.Errorf("%w: annotators bias-precision: prior = %q; valid: %s, %s", framework.ErrBadInput, p.Prior, PriorFixed, PriorLearned)
+	case p.Constant != "" && p.Constant != ConstantIgnore && p.Constant != ConstantKeep:
+		return fmt.Errorf("%w: annotators bias-precision: constant = %q; valid: %s (an annotator with one answer for everything says nothing about the truth), %s (read its answers as measurements)", framework.ErrBadInput, p.Constant, ConstantIgnore, ConstantKeep)
 	case p.learned() && p.shared():
 		return fmt.Errorf("%w: annotators bias-precision: prior = %q needs precision = %q (one shared precision has no crowd to learn a prior from)", framework.ErrBadInput, PriorLearned, Each)
 	}
@@ -138,6 +161,10 @@ type Model struct {
 	Prec    []float64 // p_r
 	Answers []int     // training answers per annotator (for reports)
 	S0      float64   // s₀², the prior variance in use (Config.PriorVar or the pooled spread)
+	// Ignores[r] marks an annotator who gives one answer to every document
+	// (Params.Constant "ignore"): y_dr ~ N(b_r, 1/p_r) whatever the truth,
+	// Bias[r] its answer. Nil when none does.
+	Ignores []bool
 
 	run  *Stats  // running (blended) statistics of SVI; nil before the first update
 	runW float64 // Σ of the blending weights in run
@@ -182,6 +209,12 @@ func (m *Model) Accepts(t framework.Target) error {
 //     start with a low precision, and the first M-steps separate bias and
 //     noise.
 //
+// With Params.Constant "ignore", an annotator who gave one answer to every
+// document (framework.Answers.ConstantAnnotators) is marked in Ignores
+// first and left out of all of the above (document means, s₀², the shared
+// precision); it gets b_r = its answer and p_r = (n_r + ν)/(ν s₀²), ν = ν₀
+// (1 if ν₀ = 0): the MAP precision of n_r answers at residual 0.
+//
 // Categorical answers are refused (framework.ErrIncompatible), non-finite
 // values are framework.ErrBadInput.
 func (m *Model) Init(s *framework.Setup) error {
@@ -194,6 +227,9 @@ func (m *Model) Init(s *framework.Setup) error {
 		// precision, κ_r = κ₀.
 		m.learn = newLearned(m.Config, m.S0, len(m.Prec))
 		for r, p := range m.Prec {
+			if m.ignores(r) {
+				continue // the posterior stays at the prior: no evidence
+			}
 			m.learn.rate[r] = m.learn.shape[r] / p
 			m.learn.elogp[r] = elogGamma(m.learn.shape[r], m.learn.rate[r])
 		}
@@ -207,6 +243,7 @@ func (m *Model) init(s *framework.Setup) error {
 	m.Bias = make([]float64, R)
 	m.Prec = make([]float64, R)
 	m.Answers = make([]int, R)
+	m.Ignores = nil
 	m.run, m.runW = nil, 0
 	m.S0 = m.Config.PriorVar
 	var a *framework.Answers
@@ -225,13 +262,22 @@ func (m *Model) init(s *framework.Setup) error {
 	if !a.Numeric() {
 		return fmt.Errorf("%w: annotators %q need numeric answers; the corpus has categorical ones (%d classes)", framework.ErrIncompatible, Name, len(a.Classes))
 	}
+	if m.Config.Constant == ConstantIgnore {
+		flags := a.ConstantAnnotators(R, framework.ConstantChance)
+		for _, f := range flags {
+			if f {
+				m.Ignores = flags
+				break
+			}
+		}
+	}
 	cnt := make([]float64, R) // answers on documents with n_d ≥ 2
 	dev := make([]float64, R) // Σ w e², w = n_d/(n_d − 1)
 	sw := make([]float64, R)  // Σ w
 	se := make([]float64, R)  // Σ w e
 	allN, allS, allSS := 0.0, 0.0, 0.0
 	for d, as := range a.ByDoc {
-		mean := 0.0
+		mean, n := 0.0, 0.0
 		for _, x := range as {
 			if math.IsNaN(x.Value) || math.IsInf(x.Value, 0) {
 				return fmt.Errorf("%w: document %s: answer %v of annotator %s is not a finite number", framework.ErrBadInput, docName(s.Corpus, d), x.Value, workerName(s.Annotators, x.Annotator))
@@ -240,18 +286,25 @@ func (m *Model) init(s *framework.Setup) error {
 				return fmt.Errorf("%w: document %s: annotator index %d outside [0, %d)", framework.ErrBadInput, docName(s.Corpus, d), x.Annotator, R)
 			}
 			m.Answers[x.Annotator]++
+			if m.ignores(int(x.Annotator)) {
+				m.Bias[x.Annotator] = x.Value
+				continue
+			}
 			mean += x.Value
+			n++
 			allN++
 			allS += x.Value
 			allSS += x.Value * x.Value
 		}
-		n := float64(len(as))
 		if n < 2 {
 			continue
 		}
 		mean /= n
 		corr := n / (n - 1)
 		for _, x := range as {
+			if m.ignores(int(x.Annotator)) {
+				continue
+			}
 			e := x.Value - mean
 			cnt[x.Annotator]++
 			dev[x.Annotator] += corr * e * e
@@ -280,6 +333,7 @@ func (m *Model) init(s *framework.Setup) error {
 		}
 	}
 	nu := m.Config.PriorAnswers
+	defer m.constantPrec()
 	if m.Config.shared() {
 		num, den := nu, nu*m.S0
 		for r := range cnt {
@@ -306,6 +360,25 @@ func (m *Model) init(s *framework.Setup) error {
 	return nil
 }
 
+// ignores reports whether annotator r gives one answer to every document
+// (Ignores).
+func (m *Model) ignores(r int) bool { return m.Ignores != nil && m.Ignores[r] }
+
+// constantPrec sets the precision of every annotator in Ignores to the MAP
+// estimate of its answers at residual 0, (n_r + ν)/(ν s₀²) with ν = ν₀ (1
+// if ν₀ = 0, whose estimate is unbounded).
+func (m *Model) constantPrec() {
+	nu := m.Config.PriorAnswers
+	if !(nu > 0) {
+		nu = 1
+	}
+	for r := range m.Ignores {
+		if m.Ignores[r] {
+			m.Prec[r] = (float64(m.Answers[r]) + nu) / (nu * m.S0)
+		}
+	}
+}
+
 func docName(c *framework.Corpus, d int) string {
 	if c != nil && d < len(c.Docs) && c.Docs[d].ID != "" {
 		return strconv.Quote(c.Docs[d].ID)
@@ -325,6 +398,9 @@ func workerName(w []string, r int32) string {
 func (m *Model) Evidence(d *framework.DocState) {
 	t := d.Target.(*framework.Gaussian)
 	for _, a := range d.Answers {
+		if m.ignores(int(a.Annotator)) {
+			continue
+		}
 		p := m.Prec[a.Annotator]
 		t.Prec += p
 		t.PrecMean += p * (a.Value - m.Bias[a.Annotator])
@@ -341,6 +417,9 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 		bias := !m.Config.noBias()
 		for _, a := range d.Answers {
 			r := a.Annotator
+			if m.ignores(int(r)) {
+				continue
+			}
 			res := a.Value - t.Mean - m.Bias[r]
 			e += 0.5*(l.elogp[r]-math.Log(2*math.Pi)) - 0.5*m.Prec[r]*(res*res+t.Var)
 			if bias {
@@ -350,6 +429,9 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 		return e
 	}
 	for _, a := range d.Answers {
+		if m.ignores(int(a.Annotator)) {
+			continue
+		}
 		p := m.Prec[a.Annotator]
 		res := a.Value - t.Mean - m.Bias[a.Annotator]
 		e += 0.5*math.Log(p/(2*math.Pi)) - 0.5*p*(res*res+t.Var)
@@ -367,6 +449,12 @@ func (m *Model) LogPredictive(t framework.Target, a framework.Answer) float64 {
 	g, ok := t.(*framework.Gaussian)
 	if !ok || a.Annotator < 0 || int(a.Annotator) >= len(m.Prec) || !(g.Var >= 0) {
 		return math.NaN()
+	}
+	if m.ignores(int(a.Annotator)) {
+		// y ~ N(b_r, 1/p_r) whatever the document.
+		res := a.Value - m.Bias[a.Annotator]
+		p := m.Prec[a.Annotator]
+		return 0.5*math.Log(p/(2*math.Pi)) - 0.5*p*res*res
 	}
 	res := a.Value - g.Mean - m.Bias[a.Annotator]
 	if l := m.learn; l != nil {
@@ -429,6 +517,9 @@ func (m *Model) Accumulate(st framework.Stats, d *framework.DocState) {
 	s := st.(*Stats)
 	t := d.Target.(*framework.Gaussian)
 	for _, a := range d.Answers {
+		if m.ignores(int(a.Annotator)) {
+			continue
+		}
 		e := a.Value - t.Mean
 		s.N[a.Annotator]++
 		s.SY[a.Annotator] += e
@@ -512,6 +603,9 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	// biases (each a maximisation of the bound plus the prior).
 	sumNum, sumDen := nu, nu*m.S0 // shared precision: Σ_r over annotators, the Gamma prior once
 	for r := range m.Prec {
+		if m.ignores(r) {
+			continue // b_r and p_r fixed by Init
+		}
 		n, sy, sq := m.run.N[r]*inv, m.run.SY[r]*inv, m.run.SQ[r]*inv
 		b := m.Bias[r]
 		switch {
@@ -538,7 +632,9 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	if m.Config.shared() && sumNum > 0 && sumDen > 0 {
 		p := sumNum / sumDen
 		for r := range m.Prec {
-			m.Prec[r] = p
+			if !m.ignores(r) {
+				m.Prec[r] = p
+			}
 		}
 	}
 	return nil
@@ -557,14 +653,20 @@ func (m *Model) LogPrior() float64 {
 		lg, _ := math.Lgamma(a0)
 		c := a0*math.Log(b0) - lg
 		for r, p := range m.Prec {
-			if m.Config.shared() && r > 0 {
-				break // one precision, one prior
+			if m.ignores(r) {
+				continue // b_r and p_r are not estimated: no prior term
 			}
 			e += c + (a0-1)*math.Log(p) - b0*p
+			if m.Config.shared() {
+				break // one precision, one prior
+			}
 		}
 	}
 	if kappa > 0 {
 		for r, p := range m.Prec {
+			if m.ignores(r) {
+				continue
+			}
 			b := m.Bias[r]
 			e += 0.5*math.Log(kappa*p/(2*math.Pi)) - 0.5*kappa*p*b*b
 		}
@@ -612,20 +714,23 @@ type Annotator struct {
 	Bias      float64 `json:"bias"`
 	Precision float64 `json:"precision"`
 	SD        float64 `json:"sd"` // 1/√precision
+	// IgnoresItems: the annotator gave one answer to every document
+	// (Model.Ignores); Bias is that answer.
+	IgnoresItems bool `json:"ignores_items,omitempty"`
 }
 
 // Report describes every annotator (framework.Reporter): its name, number
 // of training answers, bias, precision and noise standard deviation; the
 // JSON document is a list of Annotator objects.
 func (m *Model) Report() (header []string, rows [][]string, doc any) {
-	header = []string{"annotator", "answers", "bias", "precision", "sd"}
+	header = []string{"annotator", "answers", "bias", "precision", "sd", "ignores_items"}
 	list := make([]Annotator, len(m.Prec))
 	rows = make([][]string, len(m.Prec))
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 8, 64) }
 	for r, p := range m.Prec {
-		a := Annotator{Annotator: m.Workers[r], Answers: m.Answers[r], Bias: m.Bias[r], Precision: p, SD: 1 / math.Sqrt(p)}
+		a := Annotator{Annotator: m.Workers[r], Answers: m.Answers[r], Bias: m.Bias[r], Precision: p, SD: 1 / math.Sqrt(p), IgnoresItems: m.ignores(r)}
 		list[r] = a
-		rows[r] = []string{a.Annotator, strconv.Itoa(a.Answers), g(a.Bias), g(a.Precision), g(a.SD)}
+		rows[r] = []string{a.Annotator, strconv.Itoa(a.Answers), g(a.Bias), g(a.Precision), g(a.SD), strconv.FormatBool(a.IgnoresItems)}
 	}
 	return header, rows, list
 }
@@ -639,6 +744,8 @@ type saved struct {
 	Bias       []float64 `json:"bias"`
 	Precision  []float64 `json:"precision"`
 	PriorVar   float64   `json:"prior_var"`
+	// IgnoresItems is Model.Ignores (absent when no annotator is marked).
+	IgnoresItems []bool `json:"ignores_items,omitempty"`
 	// Learned is the state of prior = "learned".
 	Learned *learnedFile `json:"learned,omitempty"`
 }
@@ -663,7 +770,7 @@ const (
 func (m *Model) SaveParams(w io.Writer) error {
 	e := json.NewEncoder(w)
 	e.SetIndent("", "  ")
-	sv := saved{Format: paramsFormat, Version: paramsVersion, Annotators: m.Workers, Answers: m.Answers, Bias: m.Bias, Precision: m.Prec, PriorVar: m.S0}
+	sv := saved{Format: paramsFormat, Version: paramsVersion, Annotators: m.Workers, Answers: m.Answers, Bias: m.Bias, Precision: m.Prec, PriorVar: m.S0, IgnoresItems: m.Ignores}
 	if l := m.learn; l != nil {
 		sv.Learned = &learnedFile{Kappa0: l.k0, Shape0: l.a0, Rate0: l.b0, Kappa: l.kap, Shape: l.shape, Rate: l.rate}
 	}
@@ -687,6 +794,8 @@ func (m *Model) LoadParams(rd io.Reader) error {
 		return fmt.Errorf("%w: bias-precision parameters: %d annotators (%d answer counts, %d biases, %d precisions), the model has %d", framework.ErrBadInput, len(p.Annotators), len(p.Answers), len(p.Bias), len(p.Precision), R)
 	case !(p.PriorVar > 0) || math.IsInf(p.PriorVar, 0):
 		return fmt.Errorf("%w: bias-precision parameters: prior_var = %v, want a finite number > 0", framework.ErrBadInput, p.PriorVar)
+	case p.IgnoresItems != nil && len(p.IgnoresItems) != R:
+		return fmt.Errorf("%w: bias-precision parameters: ignores_items for %d annotators, the model has %d", framework.ErrBadInput, len(p.IgnoresItems), R)
 	}
 	for r := range R {
 		switch {
@@ -726,6 +835,7 @@ func (m *Model) LoadParams(rd io.Reader) error {
 		}
 	}
 	m.learn = l
+	m.Ignores = p.IgnoresItems
 	copy(m.Bias, p.Bias)
 	copy(m.Prec, p.Precision)
 	copy(m.Answers, p.Answers)

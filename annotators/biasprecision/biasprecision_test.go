@@ -312,10 +312,10 @@ func TestReport(t *testing.T) {
 	m.Bias = []float64{0.5, -1}
 	m.Prec = []float64{4, 0.25}
 	header, rows, doc := m.Report()
-	if !slices.Equal(header, []string{"annotator", "answers", "bias", "precision", "sd"}) {
+	if !slices.Equal(header, []string{"annotator", "answers", "bias", "precision", "sd", "ignores_items"}) {
 		t.Errorf("header %v", header)
 	}
-	want := [][]string{{"ann", "1", "0.5", "4", "0.5"}, {"bob", "2", "-1", "0.25", "2"}}
+	want := [][]string{{"ann", "1", "0.5", "4", "0.5", "false"}, {"bob", "2", "-1", "0.25", "2", "false"}}
 	for i := range want {
 		if !slices.Equal(rows[i], want[i]) {
 			t.Errorf("row %d = %v, want %v", i, rows[i], want[i])
@@ -339,10 +339,10 @@ func TestRegistryAndParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := n.(*Model).Config; got != (Params{PriorAnswers: 0, PriorVar: 2, BiasPrior: 1, BiasAnchor: AnchorMean, Bias: Each, Precision: Each, Prior: PriorFixed}) {
+	if got := n.(*Model).Config; got != (Params{PriorAnswers: 0, PriorVar: 2, BiasPrior: 1, BiasAnchor: AnchorMean, Bias: Each, Precision: Each, Prior: PriorFixed, Constant: ConstantIgnore}) {
 		t.Errorf("decoded %+v", got)
 	}
-	for _, p := range []Params{{PriorAnswers: -1}, {PriorVar: -1}, {BiasPrior: math.NaN()}, {PriorAnswers: math.Inf(1)}, {Bias: "some"}, {Precision: "pooled"}, {Prior: "hier"}, {Prior: PriorLearned, Precision: Shared}} {
+	for _, p := range []Params{{PriorAnswers: -1}, {PriorVar: -1}, {BiasPrior: math.NaN()}, {PriorAnswers: math.Inf(1)}, {Bias: "some"}, {Precision: "pooled"}, {Prior: "hier"}, {Prior: PriorLearned, Precision: Shared}, {Constant: "drop"}} {
 		if _, err := New(p); !errors.Is(err, framework.ErrBadInput) {
 			t.Errorf("New(%+v): err = %v", p, err)
 		}

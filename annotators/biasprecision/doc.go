@@ -18,6 +18,7 @@
 //	  bias          = "each"  # one b_r per annotator, or "none": every b_r = 0
 //	  precision     = "each"  # one p_r per annotator, or "shared": one p for all
 //	  prior         = "fixed" # or "learned": Normal–Gamma posteriors under a prior fitted to the crowd
+//	  constant      = "ignore" # an annotator with one answer for every document ignores the items; or "keep"
 //	}
 //
 // # Equations and functions
@@ -40,6 +41,8 @@
 //	§5 SVI: blended per-annotator statistics, b and p re-solved            Model.Update
 //	   predictive of a held-out answer: y ~ N(m_d + b_r, v_d + 1/p_r)       Model.LogPredictive
 //	§7 y = x + b_r + ε, ε ~ N(0, 1/p_r); the paper's five pairs            Sample, PaperBias, PaperPrec
+//	constant = "ignore": y_dr ~ N(b_r, 1/p_r), b_r the one answer,        Model.init, Model.constantPrec,
+//	   p_r = (n_r + ν₀)/(ν₀s₀²); no evidence, statistics or prior term     Model.Ignores
 //	prior = "learned" (below): conjugate posterior                       Model.posterior
 //	   type-II maximum likelihood of (κ₀, a₀, β₀)                         learned.learnHyper, logZ, hyperGrad
 //	   E[log p(b, p)] − E[log q(b, p)]                                    Model.learnedKL

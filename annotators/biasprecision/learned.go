@@ -302,6 +302,9 @@ func (m *Model) posterior(n, sy, sq []float64) {
 		}
 		l.kap[r], l.shape[r], l.rate[r] = kr, a, rate
 		l.elogp[r] = elogGamma(a, rate)
+		if m.ignores(r) {
+			continue // no statistics: the posterior is the prior; b_r and p_r stay Init's
+		}
 		m.Bias[r], m.Prec[r] = mu, a/rate
 	}
 }
@@ -321,6 +324,9 @@ func (m *Model) learnedKL() float64 {
 	bias := !m.Config.noBias()
 	e := 0.0
 	for r, p := range m.Prec {
+		if m.ignores(r) {
+			continue // q = the prior: no term
+		}
 		a, rate := l.shape[r], l.rate[r]
 		x, c := a-l.a0, rate-l.b0
 		var g float64
