@@ -38,8 +38,13 @@ func constantCrowd(without bool) *framework.Corpus {
 // its own parameters are its answer and its precision at residual 0.
 func TestConstantIgnored(t *testing.T) {
 	full, without := constantCrowd(false), constantCrowd(true)
-	for _, learned := range []bool{false, true} {
+	for _, tc := range []struct {
+		learned bool
+		nu      float64
+	}{{false, 1}, {true, 1}, {false, 2.5}} {
+		learned := tc.learned
 		p := Defaults()
+		p.PriorAnswers = tc.nu
 		if learned {
 			p.Prior = PriorLearned
 		}
