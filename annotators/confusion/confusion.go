@@ -173,11 +173,29 @@ type Config struct {
 	// of the same ξ (the EM of Dawid–Skene and of Raykar et al. 2010 when
 	// ω = 1 and diagonal = 0; needs ω ≥ 1). See Model.refresh.
 	Estimate string `hcl:"estimate,optional"`
+	// Constant is "ignore" (default) or "keep": what to do with an
+	// annotator who gave one class to every document, at least twice,
+	// where the crowd's answers make that unlikely by chance
+	// (framework.Answers.ConstantAnnotators at framework.ConstantChance).
+	// "ignore": its answers do not depend on the document, so they send
+	// no evidence, count in no statistics and no start, and its ξ stays at
+	// the prior (Model.Constant); under the diagonal prior such an
+	// annotator otherwise pushes every document towards its class, and a
+	// crowd with many of them collapses onto it. The choice is made in
+	// Init from the training answers and saved with the parameters. ""
+	// means "keep".
+	Constant string `hcl:"constant,optional"`
 }
+
+// Constant settings (Config.Constant).
+const (
+	ConstantIgnore = "ignore"
+	ConstantKeep   = "keep"
+)
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartUpdates: 40, StartLabels: StartOthers, InitLabels: InitLabelsMajority, Prior: PriorFixed, Communities: 3}
+	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartUpdates: 40, StartLabels: StartOthers, InitLabels: InitLabelsMajority, Prior: PriorFixed, Communities: 3, Constant: ConstantIgnore}
 }
 
 // Validate checks the settings; errors wrap framework.ErrBadInput.
@@ -246,6 +264,11 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("%w: annotators.estimate = %q; valid: %s, %s", framework.ErrBadInput, c.Estimate, EstimatePoint, EstimateVariational)
 	}
+	switch c.Constant {
+	case "", ConstantIgnore, ConstantKeep:
+	default:
+		return fmt.Errorf("%w: annotators.constant = %q; valid: %s (an annotator with one class for everything says nothing about the truth), %s (its answers are read through its confusion matrix)", framework.ErrBadInput, c.Constant, ConstantIgnore, ConstantKeep)
+	}
 	return nil
 }
 
@@ -288,6 +311,48 @@ type Model struct {
 	elogT []float64    // E[log π], answer-major: elogT[(r*C+l)*C+c] = E[log π^r_{c,l}]
 	kl    float64      // Σ_{r,c} E[log p(π^r_c | prior)] − E[log q(π^r_c | ξ^r_c)] at the current ξ
 	comm  *communities // prior = "communities": the communities and memberships (else nil)
+	// constant[r] is the one class of an annotator who gives it to every
+	// document (Config.Constant "ignore"), −1 for the others; nil when
+	// none does.
+	constant []int32
+}
+
+// Constant is the class annotator r gives to every document when the model
+// ignores it (Config.Constant "ignore": its answers send no evidence), or
+// −1.
+func (m *Model) Constant(r int) int {
+	if m.constant == nil {
+		return -1
+	}
+	return int(m.constant[r])
+}
+
+// ignores reports whether annotator r's answers are ignored (Constant).
+func (m *Model) ignores(r int32) bool { return m.constant != nil && m.constant[r] >= 0 }
+
+// answered drops from as the answers of the annotators the model ignores
+// (as itself when there are none).
+func (m *Model) answered(as []framework.Answer) []framework.Answer {
+	if m.constant == nil {
+		return as
+	}
+	keep := true
+	for _, a := range as {
+		if m.ignores(a.Annotator) {
+			keep = false
+			break
+		}
+	}
+	if keep {
+		return as
+	}
+	out := make([]framework.Answer, 0, len(as))
+	for _, a := range as {
+		if !m.ignores(a.Annotator) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // Config returns the model's settings.
@@ -393,6 +458,34 @@ func (m *Model) Init(s *framework.Setup) error {
 		}
 		byDoc = a.ByDoc
 	}
+	m.constant = nil
+	if m.cfg.Constant == ConstantIgnore && byDoc != nil {
+		flags := s.Corpus.Answers.ConstantAnnotators(R, framework.ConstantChance)
+		for r, f := range flags {
+			if f {
+				if m.constant == nil {
+					m.constant = make([]int32, R)
+					for i := range m.constant {
+						m.constant[i] = -1
+					}
+				}
+				m.constant[r] = 0 // its class, below
+			}
+		}
+	}
+	allAnswers := byDoc
+	if m.constant != nil {
+		kept := make([][]framework.Answer, len(byDoc))
+		for d, as := range byDoc {
+			for _, x := range as {
+				if m.constant[x.Annotator] >= 0 {
+					m.constant[x.Annotator] = x.Class
+				}
+			}
+			kept[d] = m.answered(as)
+		}
+		byDoc = kept
+	}
 	m.byDoc = byDoc
 	m.nr, m.nc = R, C
 	m.workers = append([]string(nil), s.Annotators...)
@@ -405,7 +498,7 @@ func (m *Model) Init(s *framework.Setup) error {
 		}
 	}
 	m.comm = nil
-	if m.cfg.Prior == PriorCommunities || m.cfg.Prior == PriorAuto && autoCommunities(byDoc, C) {
+	if m.cfg.Prior == PriorCommunities || m.cfg.Prior == PriorAuto && autoCommunities(allAnswers, C) {
 		m.comm = newCommunities(m.cfg, R, C)
 	}
 	m.xi = make([]float64, R*C*C)
@@ -421,11 +514,13 @@ func (m *Model) Init(s *framework.Setup) error {
 	if m.cfg.InitLabels == InitLabelsCrowd && (m.cfg.Init == InitMajority || m.cfg.Init == InitClassifier) {
 		labels = m.crowdLabels(byDoc)
 	}
-	mv := make([]float64, C)
-	for d, as := range byDoc {
+	for _, as := range allAnswers {
 		for _, x := range as {
 			m.answers[x.Annotator]++
 		}
+	}
+	mv := make([]float64, C)
+	for d, as := range byDoc {
 		if (m.cfg.Init != InitMajority && m.cfg.Init != InitClassifier) || m.cfg.InitStrength == 0 || !MajorityVote(mv, as) {
 			continue
 		}
@@ -732,7 +827,7 @@ func (m *Model) StartCount(counts []float64, pred framework.Target, answers []fr
 	}
 	C := m.nc
 	base, score := make([]float64, C), make([]float64, C)
-	c, err := m.startDoc(answers, pred, base, score, func(cell int) { counts[cell]++ })
+	c, err := m.startDoc(m.answered(answers), pred, base, score, func(cell int) { counts[cell]++ })
 	if c >= 0 {
 		counts[len(m.xi)+c]++
 	}
@@ -783,6 +878,9 @@ func (m *Model) Evidence(d *framework.DocState) {
 	t := d.Target.(*framework.Categorical)
 	C := m.nc
 	for _, a := range d.Answers {
+		if m.ignores(a.Annotator) {
+			continue
+		}
 		row := m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C]
 		for l, e := range row {
 			t.Log[l] += e
@@ -798,6 +896,9 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 	C := m.nc
 	e := 0.0
 	for _, a := range d.Answers {
+		if m.ignores(a.Annotator) {
+			continue
+		}
 		row := m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C]
 		for l, x := range row {
 			e += lam[l] * x
@@ -871,6 +972,16 @@ func (m *Model) LogPredictive(t framework.Target, a framework.Answer) float64 {
 	if !ok || len(cat.P) != C || a.Annotator < 0 || int(a.Annotator) >= m.nr || a.Class < 0 || int(a.Class) >= C {
 		return math.NaN()
 	}
+	if m.ignores(a.Annotator) {
+		// Its class with the posterior mean of Dir(ω + n_r at that class),
+		// whatever the document.
+		n := float64(m.answers[a.Annotator])
+		num := m.cfg.Omega
+		if a.Class == m.constant[a.Annotator] {
+			num += n
+		}
+		return math.Log(num / (n + float64(C)*m.cfg.Omega))
+	}
 	p := 0.0
 	for c, lam := range cat.P {
 		if lam == 0 {
@@ -896,6 +1007,9 @@ func (m *Model) Accumulate(st framework.Stats, d *framework.DocState) {
 	lam := d.Target.(*framework.Categorical).P
 	C := m.nc
 	for _, a := range d.Answers {
+		if m.ignores(a.Annotator) {
+			continue
+		}
 		s.touch(a.Annotator)
 		col := s.Counts[int(a.Annotator)*C*C+int(a.Class):]
 		for c, p := range lam {

@@ -22,6 +22,9 @@ type Annotator struct {
 	// Membership q(z_r) over all of them, with prior = "communities".
 	Community  int       `json:"community,omitempty"`
 	Membership []float64 `json:"membership,omitempty"`
+	// IgnoresItems: the annotator gave one class to every document and
+	// its answers are ignored (Model.Constant); its confusion is the prior's.
+	IgnoresItems bool `json:"ignores_items,omitempty"`
 }
 
 // Report describes every annotator (framework.Reporter), in Setup.Workers
@@ -34,7 +37,9 @@ type Annotator struct {
 // first). answers is the annotator's number of answers in the training
 // corpus; accuracy is Accuracy(r). With prior = "communities" two columns
 // follow: community (the most probable, from 1) and its probability
-// community_p. doc is a []Annotator.
+// community_p. When the model ignores an annotator who gives one class to
+// every document (Model.Constant) a last column ignores_items says which.
+// doc is a []Annotator.
 func (m *Model) Report() (header []string, rows [][]string, doc any) {
 	header = []string{"annotator", "answers", "accuracy"}
 	for _, c := range m.classes {
@@ -45,6 +50,9 @@ func (m *Model) Report() (header []string, rows [][]string, doc any) {
 	q := m.Memberships()
 	if q != nil {
 		header = append(header, "community", "community_p")
+	}
+	if m.constant != nil {
+		header = append(header, "ignores_items")
 	}
 	list := make([]Annotator, m.nr)
 	rows = make([][]string, m.nr)
@@ -69,6 +77,10 @@ func (m *Model) Report() (header []string, rows [][]string, doc any) {
 			list[r] = a
 			row = append(row, strconv.Itoa(best+1), f(q[r][best]))
 		}
+		if m.constant != nil {
+			list[r].IgnoresItems = m.ignores(int32(r))
+			row = append(row, strconv.FormatBool(list[r].IgnoresItems))
+		}
 		rows[r] = row
 	}
 	return header, rows, list
@@ -85,6 +97,9 @@ type paramsFile struct {
 	Prior      [][]float64   `json:"prior,omitempty"` // a learned prior α [true class][answer]
 	// Communities are the learned communities of prior = "communities".
 	Communities *communitiesFile `json:"communities,omitempty"`
+	// Constant is Model.Constant per annotator (its one class, or −1),
+	// absent when no annotator is ignored.
+	Constant []int32 `json:"constant,omitempty"`
 }
 
 // communitiesFile is the saved form of the communities.
@@ -106,7 +121,7 @@ func (m *Model) SaveParams(w io.Writer) error {
 		return fmt.Errorf("%w: confusion annotators: nothing to save before Init", framework.ErrNotTrained)
 	}
 	p := paramsFile{Format: paramsFormat, Version: paramsVersion, Annotators: m.nr, Classes: m.nc,
-		Answers: m.answers, Xi: make([][][]float64, m.nr)}
+		Answers: m.answers, Xi: make([][][]float64, m.nr), Constant: m.constant}
 	for r := range p.Xi {
 		p.Xi[r] = m.Xi(r)
 	}
@@ -185,6 +200,16 @@ func (m *Model) LoadParams(r io.Reader) error {
 			}
 		}
 	}
+	if p.Constant != nil {
+		if len(p.Constant) != m.nr {
+			return fmt.Errorf("%w: confusion parameters: constant classes for %d annotators, the model has %d", framework.ErrBadInput, len(p.Constant), m.nr)
+		}
+		for r, c := range p.Constant {
+			if c < -1 || int(c) >= m.nc {
+				return fmt.Errorf("%w: confusion parameters: annotator %d's constant class is %d, want −1 or a class in [0, %d)", framework.ErrBadInput, r, c, m.nc)
+			}
+		}
+	}
 	comm, err := m.loadCommunities(p.Communities)
 	if err != nil {
 		return err
@@ -201,6 +226,7 @@ func (m *Model) LoadParams(r io.Reader) error {
 		return fmt.Errorf("confusion parameters: %w", err)
 	}
 	copy(m.answers, p.Answers)
+	m.constant = p.Constant // the file decides, whatever Init found
 	return nil
 }
 

@@ -60,6 +60,7 @@ mutations=(
   'constant-chance-direction|framework/constant.go|s/flag\[r\] = p < chance/flag[r] = p > chance/|./framework'
   'constant-evidence-kept|annotators/biasprecision/biasprecision.go|s/\t\tif m\.ignores\(int\(a\.Annotator\)\) \{\n\t\t\tcontinue\n\t\t\}\n\t\tp := m\.Prec\[a\.Annotator\]\n\t\tt\.Prec \+= p/\t\tp := m.Prec[a.Annotator]\n\t\tt.Prec += p/|./annotators/biasprecision'
   'constant-residual-precision|annotators/biasprecision/biasprecision.go|s/m\.Prec\[r\] = \(float64\(m\.Answers\[r\]\) \+ nu\) \/ \(nu \* m\.S0\)/m.Prec[r] = (float64(m.Answers[r]) + nu) \/ m.S0/|./annotators/biasprecision'
+  'constant-confusion-accumulate|annotators/confusion/confusion.go|s/\t\tif m\.ignores\(a\.Annotator\) \{\n\t\t\tcontinue\n\t\t\}\n\t\ts\.touch\(a\.Annotator\)/\t\ts.touch(a.Annotator)/|./annotators/confusion'
   'text-l2-mean-weight|likelihoods/softmax/softmax.go|s/g\[l\*K\+k\] = mt\*\(e-m\) \+ mu\*m/g[l*K+k] = mt*(e-m) + mt*m/|./likelihoods/softmax'
   'mm-text-common|likelihoods/softmax/mm.go|s/common\[k\] = \(colR\[k\]\/float64\(C\)-m\)\/mt \+ m\/mu/common[k] = colR[k] \/ (float64(C) * mu)/|./likelihoods/softmax'
   'tune-no-third-run|models/build.go|s/\ts\.tuned = true\n\ts\.iter, s\.epoch = res2\.Iters, res2\.Epochs\n\treturn s\.third\(ctx, nil, res2\)/\treturn res2, nil/|./models'
