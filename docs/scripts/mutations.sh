@@ -44,6 +44,7 @@ mutations=(
   'communities-weights|annotators/confusion/communities.go|s/st\.w\[k\] = max\(s\/float64\(R\), 1e-300\)/st.w[k] = 1 \/ float64(M)/|./annotators/confusion'
   'communities-profile-weight|annotators/confusion/communities.go|s/den \+= p \* \(mathext\.Digamma\(sx\) - psa\)/den += mathext.Digamma(sx) - psa/|./annotators/confusion'
   'communities-floor-ignored|annotators/confusion/communities.go|s/v := max\(next\[l\]\*num\[l\]\/\(den\+b\), floor\)/v := max(next[l]*num[l]\/(den+b), 0.01+0*floor)/|./annotators/confusion'
+  'communities-outsiders-slope|annotators/confusion/communities.go|s/lB\[l\] \+= p \* p \* special\.Trigamma\(x\)/lB[l] += 0 * p * special.Trigamma(x)/|./annotators/confusion'
   'auto-min-annotators|annotators/confusion/confusion.go|s/len\(seen\) >= AutoMinAnnotators/len(seen) > AutoMinAnnotators/|./annotators/confusion'
   'precond-diag-count|likelihoods/softmax/precond.go|s/H\[\(l\*K\+k\)\*n\+l\*K\+k\] \+= x \/ N/H[(l*K+k)*n+l*K+k] += x + 0*N/|./likelihoods/softmax'
   'precond-rank1-sign|likelihoods/softmax/precond.go|s/blas64\.Syrk\(blas\.Trans, -1,/blas64.Syrk(blas.Trans, 1,/|./likelihoods/softmax'
