@@ -46,6 +46,8 @@ mutations=(
   'communities-floor-ignored|annotators/confusion/communities.go|s/v := max\(next\[l\]\*num\[l\]\/\(den\+b\), floor\)/v := max(next[l]*num[l]\/(den+b), 0.01+0*floor)/|./annotators/confusion'
   'communities-outsiders-slope|annotators/confusion/communities.go|s/lB\[l\] \+= p \* p \* special\.Trigamma\(x\)/lB[l] += 0 * p * special.Trigamma(x)/|./annotators/confusion'
   'auto-min-annotators|annotators/confusion/confusion.go|s/len\(seen\) >= AutoMinAnnotators/len(seen) > AutoMinAnnotators/|./annotators/confusion'
+  'softmax-resume-other-doc|likelihoods/softmax/local.go|s/if lc\.doc != doc /if false \&\& lc.doc != doc /|./likelihoods/softmax'
+  'softmax-docelbo-stale-phi|likelihoods/softmax/local.go|s/if p != was\[k\] \{/if false \&\& p != was[k] {/|./likelihoods/softmax'
   'precond-diag-count|likelihoods/softmax/precond.go|s/H\[\(l\*K\+k\)\*n\+l\*K\+k\] \+= x \/ N/H[(l*K+k)*n+l*K+k] += x + 0*N/|./likelihoods/softmax'
   'precond-rank1-sign|likelihoods/softmax/precond.go|s/blas64\.Syrk\(blas\.Trans, -1,/blas64.Syrk(blas.Trans, 1,/|./likelihoods/softmax'
   'gain-tol-against-step|optim/lbfgs.go|s/if !\(dec > c\.tol\*\(c\.f0-c\.best\)\) \{/if !(dec > c.tol*dec) {/|./optim'
