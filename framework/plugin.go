@@ -208,6 +208,18 @@ type LikelihoodLocal interface {
 	WordChanged(d *DocState, j int, old []float64)
 }
 
+// LocalResumer is an optional capability of a LikelihoodLocal whose caches
+// follow every φ change that WordChanged reports. Resume(d) is called
+// instead of Begin(d) right after a sweep through the same LikelihoodLocal
+// of the same document (the topic layer's SweepWeighted, which reports
+// every word): the caches then hold what Begin would compute, up to the
+// rounding of their incremental updates, and Resume only does the rest of
+// Begin's work (the target is read afresh). When the caches are not d's
+// (another document, other global parameters) Resume is Begin.
+type LocalResumer interface {
+	Resume(d *DocState)
+}
+
 // PhiQuadratic is an optional capability of a LikelihoodLocal whose part of
 // the bound in the φ_dv of a repeated word (n_dv tokens sharing φ_dv) is,
 // per token, ρ·φ_dv − c·(u·φ_dv)² with c ≥ 0 and ρ, c, u fixed by the

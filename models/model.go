@@ -476,15 +476,17 @@ func (m *Model) infer(w *worker, warm []float64) {
 // local_iters sweeps, then a final target update.
 func (m *Model) inferFrom(w *worker, first int, change float64) {
 	ds, t := w.ds, m.Topics
+	swept := false
 	if !(change < t.LocalTol) {
 		for it := first; it <= t.LocalIters; it++ {
-			m.updateTarget(w)
+			m.retarget(w, swept)
+			swept = true
 			if t.SweepWeighted(ds, w.local, m.weight, w.scr) < t.LocalTol {
 				break
 			}
 		}
 	}
-	m.updateTarget(w)
+	m.retarget(w, swept)
 }
 
 // sweepOnce runs a single sweep from warm (with the target updates around
@@ -499,7 +501,7 @@ func (m *Model) sweepOnce(w *worker, warm []float64) (change float64, restored b
 	restored = m.firstPhi(w, warm)
 	m.updateTarget(w)
 	change = t.SweepWeighted(ds, w.local, m.weight, w.scr)
-	m.updateTarget(w)
+	m.retarget(w, true)
 	return change, restored
 }
 
@@ -645,10 +647,19 @@ func (m *Model) approxTarget(w *worker) {
 	ds.Target.Finalize()
 }
 
-func (m *Model) updateTarget(w *worker) {
+func (m *Model) updateTarget(w *worker) { m.retarget(w, false) }
+
+// retarget is updateTarget, after a supervised sweep through w.local of
+// the same document when swept: the response's caches are then resumed
+// (framework.LocalResumer) rather than recomputed by Begin.
+func (m *Model) retarget(w *worker, swept bool) {
 	ds := w.ds
 	ds.Target.Reset()
-	w.local.Begin(ds)
+	if r, ok := w.local.(framework.LocalResumer); ok && swept {
+		r.Resume(ds)
+	} else {
+		w.local.Begin(ds)
+	}
 	w.local.TargetTerm(ds)
 	if m.Noise != nil {
 		m.Noise.Evidence(ds)

@@ -188,17 +188,38 @@ func (m *Model) fitCommunities(counts []float64, sc float64) ([]float64, *commun
 // at most maxPriorPrecision (the iterate rescaled onto it). A result that
 // lowers F is discarded (the row keeps its value), so the step never lowers
 // the bound.
+//
+// The annotators outside the community (q_rk ≤ profileLinear·min(1,
+// min_l b_rl)², linearOutsider) enter through Taylor expansions about the
+// row's current value a, computed once: Σ_r q ψ(b_rl + q x) = A_l + (x −
+// a_l)·B_l with A_l = Σ_r q ψ(b_rl + q a_l), B_l = Σ_r q² ψ'(b_rl + q a_l)
+// (and the same for the sums over l), and their part of F(x) − F(a) is the
+// second-order expansion of the lnΓ terms with the same A and B. With Δ =
+// x − a, |ψ⁽²⁾(z)| ≤ 3/z³ (z ≤ 1) or 3 (z ≥ 1) and q ≤ 1e-8·min(1, b)², per
+// annotator the first is off by at most ½q³Δ²|ψ⁽²⁾| ≤ 1.5e-16·q·Δ², the
+// second by (1/6)q³|Δ|³|ψ⁽²⁾| ≤ 5e-25·|Δ|³: at most 1.5e-10·q and 5e-16
+// even for Δ at Σα's cap (1,000), the size of mathext.Digamma's own error
+// (5e-11) on the term and below F's rounding. Both are exact at x = a, so
+// the ascent's fixed points are the same. They save the 5 fixed-point
+// passes and the 2 passes of F over the members of the other communities
+// (docs/performance.md, "Many annotators and 20 classes").
 func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 	R, C, M := m.nr, m.nc, st.m
 	b, floor := m.cfg.PriorRate, m.priorFloor()
 	a := st.alpha[(k*C+c)*C:][:C]
-	var rs []int
+	var rs, out []int // the annotators computed exactly, and those linearised
 	for r := range R {
-		if st.q[r*M+k] > 1e-12 {
+		p := st.q[r*M+k]
+		if !(p > 1e-12) {
+			continue
+		}
+		if linearOutsider(p, xi[(r*C+c)*C:][:C], a) {
+			out = append(out, r)
+		} else {
 			rs = append(rs, r)
 		}
 	}
-	if len(rs) == 0 {
+	if len(rs) == 0 && len(out) == 0 {
 		return
 	}
 	base := make([]float64, len(rs)*C)
@@ -207,6 +228,24 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 		for l := range C {
 			base[i*C+l] = xi[(r*C+c)*C+l] - p*a[l]
 		}
+	}
+	// The outsiders' expansions about a: lA[l], lB[l] (entries), lAs, lBs
+	// (sums) and pOut = Σ q.
+	lA, lB := make([]float64, C), make([]float64, C)
+	lAs, lBs, pOut := 0.0, 0.0, 0.0
+	sa0 := sumOf(a)
+	for _, r := range out {
+		p := st.q[r*M+k]
+		pOut += p
+		sx := 0.0
+		for l := range C {
+			x := (xi[(r*C+c)*C+l] - p*a[l]) + p*a[l] // b_rl + q a_l, as the exact rows are formed
+			sx += x
+			lA[l] += p * mathext.Digamma(x)
+			lB[l] += p * p * special.Trigamma(x)
+		}
+		lAs += p * mathext.Digamma(sx)
+		lBs += p * p * special.Trigamma(sx)
 	}
 	row := make([]float64, C)
 	F := func(alpha []float64) float64 {
@@ -220,6 +259,19 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 			f += p*n - dirNorm(row)
 		}
 		return f - b*sumOf(alpha)
+	}
+	// outF is the outsiders' part of F(x) − F(a).
+	outF := func(x []float64) float64 {
+		if len(out) == 0 {
+			return 0
+		}
+		f := pOut * (dirNorm(x) - dirNorm(a))
+		for l := range C {
+			d := x[l] - a[l]
+			f += d*lA[l] + 0.5*d*d*lB[l]
+		}
+		d := sumOf(x) - sa0
+		return f - (d*lAs + 0.5*d*d*lBs)
 	}
 	old := slices.Clone(a)
 	f0 := F(a)
@@ -245,6 +297,12 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 				num[l] += p * (mathext.Digamma(x) - psn[l])
 			}
 		}
+		if len(out) > 0 {
+			den += lAs + (sa-sa0)*lBs - pOut*psa
+			for l := range num {
+				num[l] += lA[l] + (next[l]-a[l])*lB[l] - pOut*psn[l]
+			}
+		}
 		if !(den > 0) {
 			break
 		}
@@ -263,9 +321,16 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 			break
 		}
 	}
-	if !(F(next) >= f0) {
+	if !(F(next)+outF(next) >= f0) {
 		copy(a, old)
 		return
+	}
+	for _, r := range out {
+		p := st.q[r*M+k]
+		for l := range C {
+			i := (r*C+c)*C + l
+			xi[i] = xi[i] - p*old[l] + p*next[l]
+		}
 	}
 	copy(a, next)
 	for i, r := range rs {
@@ -274,6 +339,25 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 			xi[(r*C+c)*C+l] = base[i*C+l] + p*a[l]
 		}
 	}
+}
+
+// profileLinear bounds the membership of the annotators profileAlpha
+// linearises (linearOutsider); a variable for the tests (0: every
+// annotator exact).
+var profileLinear = 1e-8
+
+// linearOutsider reports whether profileAlpha may expand annotator r's
+// terms about the row's current value a: q_rk ≤ profileLinear·min(1,
+// min_l b_l)², b = ξ^r_c − q_rk·a the rest of its row.
+func linearOutsider(p float64, xi, a []float64) bool {
+	if p > profileLinear {
+		return false
+	}
+	bmin := 1.0
+	for l, x := range xi {
+		bmin = min(bmin, x-p*a[l])
+	}
+	return bmin > 0 && p <= profileLinear*bmin*bmin
 }
 
 // Memberships returns q(z_r) for every annotator (row r: one probability

@@ -501,3 +501,67 @@ func TestPriorAuto(t *testing.T) {
 		t.Errorf("auto with point estimates: %v, want ErrBadInput", err)
 	}
 }
+
+// TestProfileAlphaLinear: profileAlpha with the annotators outside a
+// community linearised (q_rk ≤ profileLinear) moves the row's prior and ξ
+// as the exact sums over every annotator do, to 1e-12: in a community whose
+// other members are exact (case "members") and in one of outsiders only
+// (case "outsiders", where the outsiders alone set the step and the
+// second-order terms B are 1e-9 of it).
+func TestProfileAlphaLinear(t *testing.T) {
+	const R, C, M = 40, 3, 2
+	counts := spamCounts(R, C, 30, 1)
+	for _, tc := range []struct {
+		name string
+		in1  func(r int) bool // annotator r in community 1
+	}{
+		{"members", func(r int) bool { return r%10 >= 5 }},
+		{"outsiders", func(int) bool { return false }},
+	} {
+		cfg := Defaults()
+		cfg.Init, cfg.Prior, cfg.Communities = InitUniform, PriorCommunities, M
+		m := newModel(t, cfg, R, C, nil)
+		cm := m.comm
+		for r := range R {
+			p := 1e-9 * float64(1+r%3) // outsiders' memberships 1e-9 … 3e-9
+			if tc.in1(r) {
+				p = 1 - p
+			}
+			cm.q[r*M], cm.q[r*M+1] = 1-p, p
+		}
+		for c := range C { // community 1: a weaker diagonal than community 0
+			for l := range C {
+				cm.alpha[(C+c)*C+l] = 1.5 + 0.5*float64(c+l)
+			}
+		}
+		cm.mix(R, C)
+		run := func(lin float64) (alpha, xi []float64) {
+			defer func(v float64) { profileLinear = v }(profileLinear)
+			profileLinear = lin
+			st := &communities{m: M, alpha: append([]float64(nil), cm.alpha...), w: append([]float64(nil), cm.w...),
+				q: append([]float64(nil), cm.q...), pri: append([]float64(nil), cm.pri...)}
+			xi = make([]float64, R*C*C)
+			for i := range xi {
+				xi[i] = st.pri[i] + 4*counts[i]
+			}
+			for k := range M {
+				for c := range C {
+					m.profileAlpha(st, xi, k, c)
+				}
+			}
+			return st.alpha, xi
+		}
+		a0, x0 := run(0)
+		a1, x1 := run(1e-8)
+		if diff := cmp.Diff(cm.alpha, a0, cmpopts.EquateApprox(1e-3, 0)); diff == "" {
+			t.Fatalf("%s: the exact profile step left α where it was: the comparison needs a step", tc.name)
+		}
+		approx := cmpopts.EquateApprox(1e-12, 0)
+		if diff := cmp.Diff(a0, a1, approx); diff != "" {
+			t.Errorf("%s: α, exact (-) against linearised outsiders (+):\n%s", tc.name, diff)
+		}
+		if diff := cmp.Diff(x0, x1, approx); diff != "" {
+			t.Errorf("%s: ξ, exact (-) against linearised outsiders (+):\n%s", tc.name, diff)
+		}
+	}
+}

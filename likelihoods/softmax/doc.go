@@ -45,7 +45,9 @@
 // # Local step
 //
 // Begin computes the caches from d.Phi; the first PhiTerm after Begin reads
-// λ_d from d.Target. ρ_dvk is the derivative of the response's part of the
+// λ_d from d.Target. Resume (framework.LocalResumer), called by the model
+// for the target update right after a sweep of the same document, keeps
+// the caches WordChanged kept and only reads λ_d afresh. ρ_dvk is the derivative of the response's part of the
 // ELBO, f = λ·ηφ̄_d − log Σ_l B_dl, with respect to φ_dvk divided by n_dv
 // (tested: n_dv ρ_dvk = ∂f/∂φ_dvk). The φ update of topics.Layer.Sweep,
 // φ_dv ∝ exp(E[log θ_d] + E[log β_v] + ρ_dv), maximises the ELBO with log
@@ -115,8 +117,11 @@
 // at the new η for the documents of the statistics; ELBO returns
 // S·(data + Σ H(λ_d)) − (μ/2)‖η‖², the response's part of L(local_t,
 // global_t). DocELBO (framework.DocScorer, used by topics local_init =
-// "best") computes a document's part from d.Phi and d.Target, without the
-// local caches.
+// "best") computes a document's part from d.Phi and d.Target; the
+// product bound's per-goroutine local.DocELBO reads log Σ_l B_dl from the
+// local caches instead when they are the document's at the current η and
+// d.Phi is the φ they follow (a snapshot kept by Begin and WordChanged),
+// equal up to the rounding of WordChanged's increments.
 //
 // # The quadratic bound
 //

@@ -46,6 +46,10 @@ type local struct {
 	hEta []float64
 	hN   float64
 	pl   prodLogs // Begin's log B_dl
+	// snap is the φ of the document the caches hold (Begin's, then each
+	// row WordChanged was told of): DocELBO reads log Σ_l B_dl from the
+	// caches when d.Phi still equals it.
+	snap []float64
 
 	sc *evalScratch // DocELBO
 }
@@ -89,6 +93,20 @@ func (lc *local) Begin(d *framework.DocState) {
 	}
 	pl.flush(lc.logB)
 	lc.setP()
+	lc.snap = append(lc.snap[:0], d.Phi...)
+}
+
+// Resume is Begin after a sweep of d through lc (framework.LocalResumer):
+// WordChanged has kept the dots, log B_dl and B_dl/Σ_t B_dt of d's current
+// φ (log B by increments n_dv·log1p(u), so up to their rounding), and only
+// λ_d is read afresh. Begin when the caches are not d's at the current η.
+func (lc *local) Resume(d *framework.DocState) {
+	doc := d.Doc
+	if lc.doc != doc || !(doc.N > 0) || lc.hN != doc.N || len(lc.dots) != doc.Len()*lc.C || !equal(lc.hEta, lc.s.Eta) {
+		lc.Begin(d)
+		return
+	}
+	lc.fresh, lc.aDoc = false, nil
 }
 
 // ensureH sets h̃ and m for N_d = n at the current η, unless they hold
@@ -222,11 +240,18 @@ const maxHalvings = 30
 // maxHalvings it restores old. Every φ step then raises the ELBO (up to a
 // rounding tolerance of 1e-12 relative).
 func (lc *local) WordChanged(d *framework.DocState, j int, old []float64) {
-	C := lc.C
 	if !(lc.n > 0) || lc.doc != d.Doc {
 		return
 	}
 	row := d.PhiRow(j)
+	lc.wordChanged(d, j, row, old)
+	copy(lc.snap[j*lc.K:(j+1)*lc.K], row)
+}
+
+// wordChanged is WordChanged's update of the caches (row is d's φ row of
+// word j, which the safeguard may move back towards old).
+func (lc *local) wordChanged(d *framework.DocState, j int, row, old []float64) {
+	C := lc.C
 	n := d.Doc.Counts[j]
 	dots := lc.dots[j*C : (j+1)*C]
 	nd, lb, u, lu := lc.nd, lc.lb, lc.u, lc.lu
@@ -444,8 +469,39 @@ func entropy(p []float64) float64 {
 }
 
 // DocELBO is the same as Softmax.DocELBO, with this goroutine's scratch.
+// When the caches are d's at the current η and d.Phi is the φ they
+// follow (snap), log Σ_l B_dl is read from them (logZ, up to the rounding
+// of WordChanged's increments) instead of being recomputed over every
+// word (O(Len_d·C·K)): the local step compares the bound of its warm and
+// fresh starts right after their last target update.
 func (lc *local) DocELBO(d *framework.DocState) float64 {
-	return docELBO(lc.s, d, lc.sc)
+	doc := d.Doc
+	if lc.doc != doc || !(doc.N > 0) || lc.hN != doc.N || len(lc.snap) != len(d.Phi) || !equal(lc.hEta, lc.s.Eta) {
+		return docELBO(lc.s, d, lc.sc)
+	}
+	K, eta := lc.K, lc.s.Eta
+	bar := lc.sc.bar
+	clear(bar)
+	for j, n := range doc.Counts {
+		row, was := d.PhiRow(j), lc.snap[j*K:(j+1)*K]
+		for k, p := range row {
+			if p != was[k] {
+				return docELBO(lc.s, d, lc.sc)
+			}
+			bar[k] += n * p
+		}
+	}
+	for k := range bar {
+		bar[k] /= doc.N
+	}
+	t := d.Target.(*framework.Categorical)
+	lin := 0.0
+	for l, lam := range t.P {
+		if lam != 0 {
+			lin += lam * dot(eta[l*K:(l+1)*K], bar)
+		}
+	}
+	return lin - lc.logZ + t.Entropy()
 }
 
 // probe counts what the safeguard does (tests only).

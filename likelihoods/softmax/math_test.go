@@ -187,3 +187,68 @@ func softmaxTo(dst, x []float64) {
 		dst[k] = math.Exp(v - z)
 	}
 }
+
+// TestDocELBOFromCaches: after Begin and supervised word updates (and
+// after Resume, which is Begin for another document), local.DocELBO reads log Σ_l B_dl from the caches and
+// equals the bound recomputed over every word (Softmax.DocELBO) to 1e-12;
+// once a φ row changes behind the caches' back (a restore, another
+// start) it is the recomputed bound, bit for bit; so it is for another
+// document and after η moved.
+func TestDocELBOFromCaches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	const C, K = 4, 5
+	for trial := range 20 {
+		s := testSoftmax(t, C, K, 5, rng)
+		ds := randomDocState(rng, K, C, 6, 7)
+		lc := newLocal(s)
+		lc.Begin(ds)
+		logits, old := make([]float64, K), make([]float64, K)
+		for range 2 {
+			for j := range ds.Doc.Counts {
+				for k := range logits {
+					logits[k] = rng.NormFloat64() - 2
+				}
+				lc.PhiTerm(logits, ds, j)
+				copy(old, ds.PhiRow(j))
+				softmaxTo(ds.PhiRow(j), logits)
+				lc.WordChanged(ds, j, old)
+			}
+			ds.UpdatePhiBar()
+			lc.Resume(ds)
+		}
+		want := s.DocELBO(ds)
+		if got := lc.DocELBO(ds); math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
+			t.Errorf("trial %d: DocELBO from the caches %.15g, recomputed %.15g", trial, got, want)
+		}
+		if lc.logZ == 0 {
+			t.Fatalf("trial %d: no log Σ B cached", trial)
+		}
+		lc.logZ += 1 // a stale cache shows below unless DocELBO recomputes
+		if got := lc.DocELBO(ds); math.Abs(got-(want-1)) > 1e-12*math.Max(1, math.Abs(want)) {
+			t.Errorf("trial %d: DocELBO %.15g with log Σ B raised by 1, want %.15g: not read from the caches", trial, got, want-1)
+		}
+		row := ds.PhiRow(1)
+		row[0], row[1] = row[1], row[0]
+		if got, want := lc.DocELBO(ds), s.DocELBO(ds); got != want {
+			t.Errorf("trial %d: φ changed behind the caches: DocELBO %.15g, recomputed %.15g", trial, got, want)
+		}
+		row[0], row[1] = row[1], row[0]
+		s.Eta[0] += 0.5
+		if got, want := lc.DocELBO(ds), s.DocELBO(ds); got != want {
+			t.Errorf("trial %d: η moved: DocELBO %.15g, recomputed %.15g", trial, got, want)
+		}
+		s.Eta[0] -= 0.5
+		other := randomDocState(rng, K, C, 6, 7)
+		twin := *ds.Doc // the same words and counts (N_d, h̃) in another document
+		other.Doc = &twin
+		if got, want := lc.DocELBO(other), s.DocELBO(other); got != want {
+			t.Errorf("trial %d: another document: DocELBO %.15g, recomputed %.15g", trial, got, want)
+		}
+		lc.Resume(other) // not the caches' document: Begin
+		fresh := newLocal(s)
+		fresh.Begin(other)
+		if lc.logZ != fresh.logZ {
+			t.Errorf("trial %d: Resume of another document: log Σ B %.15g, Begin's %.15g", trial, lc.logZ, fresh.logZ)
+		}
+	}
+}
