@@ -76,7 +76,7 @@ func TestValueFamilyDump(t *testing.T) {
 	if dir == "" {
 		t.Skip("set MASLDA_VALUE_FAMILY_DUMP=DIR (and MASLDA_VALUE_FAMILY_DRAWS) to write draws of the value family")
 	}
-	for _, spec := range familyDraws(t, synth.RandomValueFamily(50, 1), "MASLDA_VALUE_FAMILY_DRAWS") {
+	for _, spec := range familyDraws(t, valueFamilyBase(t, 50), "MASLDA_VALUE_FAMILY_DRAWS") {
 		fc, err := synth.NewValueFamilyCrowd(spec)
 		if err != nil {
 			t.Fatal(err)

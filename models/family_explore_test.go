@@ -565,10 +565,9 @@ func familyDraws[S any](t *testing.T, all []S, name string) []S {
 	return sub
 }
 
-// familyBase is the family's n draws from seed MASLDA_FAMILY_BASE (default
-// 1, the family of the docs); another base names its draws bB.drawI so that
-// no table confuses them with the first family's.
-func familyBase(t *testing.T, n int) []synth.FamilySpec {
+// familySeedBase is MASLDA_FAMILY_BASE (default 1): the seed of a
+// family's first draw, for the classification and the value family alike.
+func familySeedBase(t *testing.T) uint64 {
 	t.Helper()
 	base := uint64(1)
 	if s := os.Getenv("MASLDA_FAMILY_BASE"); s != "" {
@@ -578,6 +577,29 @@ func familyBase(t *testing.T, n int) []synth.FamilySpec {
 		}
 		base = b
 	}
+	return base
+}
+
+// valueFamilyBase is the value family's n draws from familySeedBase; a
+// base other than 1 prefixes the names with "b<base>.".
+func valueFamilyBase(t *testing.T, n int) []synth.ValueFamilySpec {
+	t.Helper()
+	base := familySeedBase(t)
+	fam := synth.RandomValueFamily(n, base)
+	if base != 1 {
+		for i := range fam {
+			fam[i].Name = fmt.Sprintf("b%d.%s", base, fam[i].Name)
+		}
+	}
+	return fam
+}
+
+// familyBase is the family's n draws from seed MASLDA_FAMILY_BASE (default
+// 1, the family of the docs); another base names its draws bB.drawI so that
+// no table confuses them with the first family's.
+func familyBase(t *testing.T, n int) []synth.FamilySpec {
+	t.Helper()
+	base := familySeedBase(t)
 	fam := synth.RandomFamily(n, base)
 	if base != 1 {
 		for i := range fam {

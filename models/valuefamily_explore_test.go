@@ -135,8 +135,10 @@ func (r valueRow) centred(truth, offset float64) float64 {
 //
 //	MASLDA_VALUE_FAMILY=50 go test ./models -run '^TestRandomValueFamily$' -v -timeout 0
 //
-// MASLDA_VALUE_FAMILY is the number of draws (seeds 1…N of the family);
-// MASLDA_VALUE_FAMILY_DRAWS a comma-separated subset of draw indices;
+// MASLDA_VALUE_FAMILY is the number of draws (seeds 1…N of the family, or
+// B…B+N−1 with MASLDA_FAMILY_BASE=B, draws named bB.drawI: a second family
+// for out-of-sample checks); MASLDA_VALUE_FAMILY_DRAWS a comma-separated
+// subset of draw indices;
 // MASLDA_SEEDS the model seeds (default 1,2,3); MASLDA_VALUE_FAMILY_CONFIG
 // the configurations (valueFamilyConfigs); MASLDA_SKIP=answers leaves the
 // answers-only fit out; MASLDA_PAR the number of fits run at once (default
@@ -146,7 +148,7 @@ func TestRandomValueFamily(t *testing.T) {
 	if n <= 0 {
 		t.Skip("exploration only: set MASLDA_VALUE_FAMILY=50 (the number of draws) to run")
 	}
-	fam := familyDraws(t, synth.RandomValueFamily(n, 1), "MASLDA_VALUE_FAMILY_DRAWS")
+	fam := familyDraws(t, valueFamilyBase(t, n), "MASLDA_VALUE_FAMILY_DRAWS")
 	seeds := envSeeds(t)
 	configs := valueFamilyConfigs()
 	skipAnswers := slices.Contains(strings.Split(os.Getenv("MASLDA_SKIP"), ","), "answers")
