@@ -529,12 +529,8 @@ func (l *Layer) sweepQuad(d *framework.DocState, sup framework.LikelihoodLocal, 
 			p0[k] = p
 			norm += p
 		}
-		if norm > 1e-280 && !math.IsInf(norm, 0) {
-			inv := 1 / norm
-			for k := range p0 {
-				p0[k] *= inv
-			}
-		} else {
+		switch {
+		case !(norm > 1e-280 && !math.IsInf(norm, 0)):
 			for k := range s.prev {
 				s.prev[k] = logit[k]
 				if c > 0 {
@@ -542,11 +538,18 @@ func (l *Layer) sweepQuad(d *framework.DocState, sup framework.LikelihoodLocal, 
 				}
 			}
 			softmaxInto(p0, s.prev)
-		}
-		if c > 0 {
+			if c > 0 {
+				solveQuadratic(row, logit, cw, u, t0, s.prev, p0, true)
+			} else {
+				copy(row, p0)
+			}
+		case c > 0: // p0 is the softmax up to the factor norm
 			solveQuadratic(row, logit, cw, u, t0, s.prev, p0, true)
-		} else {
-			copy(row, p0)
+		default:
+			inv := 1 / norm
+			for k, p := range p0 {
+				row[k] = p * inv
+			}
 		}
 		sup.WordChanged(d, j, s.old)
 	}
@@ -612,8 +615,9 @@ func (l *Layer) mulPhi(d *framework.DocState, logf []float64, s *Scratch, acc bo
 // compiler inlines, have math.Min's and math.Max's results for NaNs,
 // infinities and signed zeros: the Go specification's table.)
 //
-// With haveRef, ref holds softmax(a − 2c·t0·u) on entry (the caller's
-// multiplicative evaluation, sweepQuad); it is scratch either way.
+// With haveRef, ref holds softmax(a − 2c·t0·u) on entry, up to a positive
+// factor (the caller's multiplicative evaluation, sweepQuad, not
+// normalised); it is scratch either way.
 // Evaluations whose t is near the last full one's (t_ref, p_ref in ref)
 // take no exponential: softmax(a − 2c·t·u) is p_ref ∘ exp(e) renormalised,
 // e_k = −2c(t − t_ref)·u_k, and when every |e_k| ≤ taylorMax exp(e_k) is
@@ -631,38 +635,54 @@ func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp, r
 	t := min(max(t0, lo), hi)
 	scale := max(math.Abs(lo), math.Abs(hi))
 	ref = ref[:len(dst)]
+	inv := 1.0 // dst times inv is the softmax at the last t evaluated
 	eval := func(t float64) (f, fp float64) {
+		mean, sq := 0.0, 0.0
 		if d := -2 * c * (t - tRef); haveRef && math.Abs(d)*scale <= taylorMax {
 			sum := 0.0
-			for k, p := range ref {
-				e := d * u[k]
-				q := p * (1 + e*(1+e*(0.5+e*(1.0/6+e*(1.0/24)))))
-				dst[k] = q
-				sum += q
+			if d == 0 {
+				for k, p := range ref {
+					dst[k] = p
+					sum += p
+					x := p * u[k]
+					mean += x
+					sq += x * u[k]
+				}
+			} else {
+				for k, p := range ref {
+					e := d * u[k]
+					q := p * (1 + e*(1+e*(0.5+e*(1.0/6+e*(1.0/24)))))
+					dst[k] = q
+					sum += q
+					x := q * u[k]
+					mean += x
+					sq += x * u[k]
+				}
 			}
-			inv := 1 / sum
-			for k := range dst {
-				dst[k] *= inv
-			}
+			inv = 1 / sum
+			mean *= inv
+			sq *= inv
 		} else {
 			for k := range tmp {
 				tmp[k] = a[k] - 2*c*t*u[k]
 			}
 			softmaxInto(dst, tmp)
 			copy(ref, dst)
-			tRef, haveRef = t, true
-		}
-		mean, sq := 0.0, 0.0
-		for k, p := range dst {
-			mean += p * u[k]
-			sq += p * u[k] * u[k]
+			tRef, haveRef, inv = t, true, 1
+			for k, p := range dst {
+				x := p * u[k]
+				mean += x
+				sq += x * u[k]
+			}
 		}
 		return mean - t, -2*c*max(0, sq-mean*mean) - 1
 	}
+	done := false
 	for it := 0; it < 100 && hi-lo > 1e-15*scale; it++ {
 		f, fp := eval(t)
 		if math.Abs(f) <= 1e-14*max(scale, 1e-300) {
-			return
+			done = true
+			break
 		}
 		if f > 0 {
 			lo = t
@@ -675,7 +695,14 @@ func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp, r
 		}
 		t = next
 	}
-	eval(t)
+	if !done {
+		eval(t)
+	}
+	if inv != 1 {
+		for k := range dst {
+			dst[k] *= inv
+		}
+	}
 }
 
 // taylorMax is the largest |e| for which solveQuadratic takes exp(e) as

@@ -98,8 +98,9 @@ func (q *quadSup) PhiTermQuad(dst []float64, d *framework.DocState, j int) (floa
 // t = u·φ, a = E[log θ] + E[log β_v] + w·ρ, whether the words' supervised
 // exponents are close to each other (one set of exponentials for the
 // sweep, the rest Taylor polynomials), far apart (exponentials word by
-// word), or so negative that the products underflow (log space); and
-// words with c = 0 get softmax(a).
+// word), or so negative that the products underflow (log space), or
+// when u is constant (no Newton step); and words with c = 0 get
+// softmax(a).
 func TestSweepQuadIsExact(t *testing.T) {
 	l, c := fixture(t, 6)
 	s := l.NewScratch()
@@ -108,7 +109,9 @@ func TestSweepQuadIsExact(t *testing.T) {
 		name          string
 		spread, shift float64
 		weight        float64
-	}{{"close", 1e-6, 0, 1}, {"close, w = 50", 1e-7, 0, 50}, {"far", 1, 0, 1}, {"far, w = 3", 0.5, 0, 3}, {"underflow", 1e-6, -800, 1}} {
+		flat          bool // u constant: no Newton step
+	}{{"close", 1e-6, 0, 1, false}, {"close, w = 50", 1e-7, 0, 50, false}, {"far", 1, 0, 1, false}, {"far, w = 3", 0.5, 0, 3, false},
+		{"underflow", 1e-6, -800, 1, false}, {"u constant", 1e-6, 0, 2, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			for i := range c.Docs[:8] {
 				doc := &c.Docs[i]
@@ -119,6 +122,9 @@ func TestSweepQuadIsExact(t *testing.T) {
 				q := &quadSup{u: make([]float64, l.K), h: make([]float64, l.K)}
 				for k := range q.u {
 					q.u[k] = rng.NormFloat64()
+					if tc.flat {
+						q.u[k] = 0.7
+					}
 					q.h[k] = 0.3*rng.NormFloat64() + tc.shift
 				}
 				x0 := rng.NormFloat64()
