@@ -8,7 +8,6 @@ import (
 
 	"github.com/maslda/maslda/framework"
 	"gonum.org/v1/gonum/mathext"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Config holds the topic layer's settings (the `topics { ... }` block).
@@ -197,9 +196,9 @@ const SeedsPerTopic = 3
 // outside [0, V)), leaves ζ partly initialised and is returned.
 func (l *Layer) InitFrom(D int, docs func(idx []int) ([]framework.Doc, error), rng *rand.Rand) error {
 	K := l.K
-	g := distuv.Gamma{Alpha: 100, Beta: 100, Src: rng}
+	g := newInitGamma(100, 100) // distuv.Gamma{Alpha: 100, Beta: 100, Src: rng}.Rand, bit for bit
 	for i := range l.Zeta {
-		l.Zeta[i] = l.Tau + g.Rand()
+		l.Zeta[i] = l.Tau + g.rand(rng)
 	}
 	if l.Config.Init == "seeded" && D > 0 {
 		idx := make([]int, 0, K*SeedsPerTopic)
