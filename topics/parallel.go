@@ -3,6 +3,7 @@ package topics
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mathext"
 )
@@ -23,9 +24,13 @@ const parallelMin = 1 << 14
 // (framework.Parallel; n ≤ 1: the calling goroutine only).
 func (l *Layer) SetWorkers(n int) { l.workers = n }
 
-// forRange calls f on consecutive parts [lo, hi) of [0, n), on up to
-// l.workers goroutines at once (one part per goroutine), and returns when
-// every call has.
+// forRange calls f on consecutive parts [lo, hi) of [0, n) that cover it,
+// on up to l.workers goroutines at once (the calling one among them), and
+// returns when every call has. The parts are chunks of at least
+// parallelMin/4 elements, about 8 per goroutine, taken in turn by
+// whichever goroutine is free: a goroutine that is slowed (by the
+// elements' cost, or by the machine's other work) leaves its share to the
+// others instead of keeping them waiting at the end.
 func (l *Layer) forRange(n int, f func(lo, hi int)) {
 	w := l.workers
 	if w <= 1 || n < parallelMin {
@@ -33,15 +38,23 @@ func (l *Layer) forRange(n int, f func(lo, hi int)) {
 		return
 	}
 	w = min(w, n/(parallelMin/4))
-	var wg sync.WaitGroup
-	for p := range w {
-		lo, hi := p*n/w, (p+1)*n/w
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
+	size := max(parallelMin/4, (n+8*w-1)/(8*w))
+	chunks := (n + size - 1) / size
+	var next atomic.Int64
+	run := func() {
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= chunks {
+				return
+			}
+			f(c*size, min(n, (c+1)*size))
+		}
 	}
+	var wg sync.WaitGroup
+	for range w - 1 {
+		wg.Go(run)
+	}
+	run()
 	wg.Wait()
 }
 
