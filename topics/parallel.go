@@ -72,29 +72,63 @@ func (l *Layer) refreshElog(psiSum []float64) {
 }
 
 // sumZetaTerms returns e + Σ_i [log Γ(ζ_i) + (τ − ζ_i) E[log β]_i], added
-// in index order (GlobalELBO's sum): the terms are computed in blocks on
-// the workers, then added one by one.
+// in index order (GlobalELBO's sum). The terms are computed in chunks by
+// the workers, into a ring of 4 chunks a worker, while the calling
+// goroutine adds the finished chunks one by one in order: the serial
+// additions overlap the log-gammas instead of following them. A worker
+// takes a slot of the ring before the number of its chunk (as the E-step's
+// shards take their buffers), so the chunk next in order always has one.
 func (l *Layer) sumZetaTerms(e float64) float64 {
 	n := len(l.Zeta)
-	if l.workers <= 1 || n < parallelMin {
+	w := l.workers
+	if w <= 1 || n < parallelMin {
 		for i, z := range l.Zeta {
 			e += zetaTerm(z, l.Tau, l.ElogBeta[i])
 		}
 		return e
 	}
-	const block = 1 << 16
-	t := make([]float64, min(n, block))
-	for b := 0; b < n; b += block {
-		m := min(block, n-b)
-		l.forRange(m, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				t[i] = zetaTerm(l.Zeta[b+i], l.Tau, l.ElogBeta[b+i])
+	const size = 1 << 13
+	chunks := (n + size - 1) / size
+	w = min(w, chunks)
+	slots := 4 * w
+	ring := make([]float64, slots*size)
+	free := make(chan struct{}, slots)
+	for range slots {
+		free <- struct{}{}
+	}
+	ready := make([]chan struct{}, chunks)
+	for c := range ready {
+		ready[c] = make(chan struct{}, 1)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range w {
+		wg.Go(func() {
+			for {
+				<-free
+				c := int(next.Add(1) - 1)
+				if c >= chunks {
+					free <- struct{}{}
+					return
+				}
+				lo, hi := c*size, min(n, (c+1)*size)
+				t := ring[(c%slots)*size:][:hi-lo]
+				for i := range t {
+					t[i] = zetaTerm(l.Zeta[lo+i], l.Tau, l.ElogBeta[lo+i])
+				}
+				ready[c] <- struct{}{}
 			}
 		})
-		for _, x := range t[:m] {
+	}
+	for c := range chunks {
+		<-ready[c]
+		lo, hi := c*size, min(n, (c+1)*size)
+		for _, x := range ring[(c%slots)*size:][:hi-lo] {
 			e += x
 		}
+		free <- struct{}{}
 	}
+	wg.Wait()
 	return e
 }
 

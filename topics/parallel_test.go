@@ -9,7 +9,7 @@ import (
 
 // Refresh and GlobalELBO give the same bits for any number of workers,
 // on a layer large enough to be split (K·V above parallelMin and above
-// sumZetaTerms' block).
+// sumZetaTerms' chunk, with fewer ring slots than chunks at 2 and 3).
 func TestParallelPassesBitIdentical(t *testing.T) {
 	cfg := Defaults()
 	const V = 7001
