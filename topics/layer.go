@@ -243,6 +243,12 @@ func (l *Layer) Refresh() {
 			l.TopicSum[k] += z
 		}
 	}
+	l.refreshFromSums()
+}
+
+// refreshFromSums is Refresh after the topics' sums (TopicSum).
+func (l *Layer) refreshFromSums() {
+	K := l.K
 	psiSum := make([]float64, K)
 	for k, s := range l.TopicSum {
 		psiSum[k] = mathext.Digamma(s)
@@ -892,13 +898,7 @@ func (l *Layer) Update(ctx context.Context, st framework.Stats, step framework.S
 		return err
 	}
 	s := st.(*Stats)
-	r, sc := step.Rho, step.Scale
-	l.forRange(len(s.Word), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			l.Zeta[i] = (1-r)*l.Zeta[i] + r*(l.Tau+sc*s.Word[i])
-		}
-	})
-	l.Refresh()
+	l.blendRefresh(s.Word, step.Rho, step.Scale)
 	return nil
 }
 

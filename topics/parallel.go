@@ -71,29 +71,29 @@ func (l *Layer) refreshElog(psiSum []float64) {
 	})
 }
 
-// sumZetaTerms returns e + Σ_i [log Γ(ζ_i) + (τ − ζ_i) E[log β]_i], added
-// in index order (GlobalELBO's sum). The terms are computed in chunks by
-// the workers, into a ring of 4 chunks a worker, while the calling
-// goroutine adds the finished chunks one by one in order: the serial
-// additions overlap the log-gammas instead of following them. A worker
-// takes a slot of the ring before the number of its chunk (as the E-step's
-// shards take their buffers), so the chunk next in order always has one.
-func (l *Layer) sumZetaTerms(e float64) float64 {
-	n := len(l.Zeta)
-	w := l.workers
-	if w <= 1 || n < parallelMin {
-		for i, z := range l.Zeta {
-			e += zetaTerm(z, l.Tau, l.ElogBeta[i])
-		}
-		return e
-	}
-	const size = 1 << 13
+// pipeline calls work(c, lo, hi) on the chunks [lo, hi) = [c·size,
+// min(n, (c+1)·size)) of [0, n) on up to l.workers goroutines, at most
+// ahead chunks beyond the first one not yet consumed, while the calling
+// goroutine calls consume(c, lo, hi) on every chunk in index order as
+// soon as its work is done: a serial pass in index order (a sum whose
+// bits depend on its order) overlaps the parallel work instead of
+// following it. A goroutine takes one of the ahead slots before the
+// number of its chunk (as the E-step's shards take their buffers), so the
+// chunk next in order always has one. With one worker or a short range:
+// work and then consume on each chunk in turn, on the calling goroutine.
+func (l *Layer) pipeline(n, size, ahead int, work, consume func(c, lo, hi int)) {
 	chunks := (n + size - 1) / size
-	w = min(w, chunks)
-	slots := 4 * w
-	ring := make([]float64, slots*size)
-	free := make(chan struct{}, slots)
-	for range slots {
+	w := min(l.workers, chunks)
+	if w <= 1 || n < parallelMin {
+		for c := range chunks {
+			lo, hi := c*size, min(n, (c+1)*size)
+			work(c, lo, hi)
+			consume(c, lo, hi)
+		}
+		return
+	}
+	free := make(chan struct{}, ahead)
+	for range ahead {
 		free <- struct{}{}
 	}
 	ready := make([]chan struct{}, chunks)
@@ -111,25 +111,68 @@ func (l *Layer) sumZetaTerms(e float64) float64 {
 					free <- struct{}{}
 					return
 				}
-				lo, hi := c*size, min(n, (c+1)*size)
-				t := ring[(c%slots)*size:][:hi-lo]
-				for i := range t {
-					t[i] = zetaTerm(l.Zeta[lo+i], l.Tau, l.ElogBeta[lo+i])
-				}
+				work(c, c*size, min(n, (c+1)*size))
 				ready[c] <- struct{}{}
 			}
 		})
 	}
 	for c := range chunks {
 		<-ready[c]
-		lo, hi := c*size, min(n, (c+1)*size)
-		for _, x := range ring[(c%slots)*size:][:hi-lo] {
-			e += x
-		}
+		consume(c, c*size, min(n, (c+1)*size))
 		free <- struct{}{}
 	}
 	wg.Wait()
+}
+
+// sumZetaTerms returns e + Σ_i [log Γ(ζ_i) + (τ − ζ_i) E[log β]_i], added
+// in index order (GlobalELBO's sum): the workers compute the terms chunk
+// by chunk into a ring of 4 chunks a worker while the calling goroutine
+// adds the finished chunks in order (pipeline).
+func (l *Layer) sumZetaTerms(e float64) float64 {
+	n := len(l.Zeta)
+	if l.workers <= 1 || n < parallelMin {
+		for i, z := range l.Zeta {
+			e += zetaTerm(z, l.Tau, l.ElogBeta[i])
+		}
+		return e
+	}
+	const size = 1 << 13
+	slots := 4 * l.workers
+	ring := make([]float64, slots*size)
+	l.pipeline(n, size, slots, func(c, lo, hi int) {
+		t := ring[(c%slots)*size:][:hi-lo]
+		for i := range t {
+			t[i] = zetaTerm(l.Zeta[lo+i], l.Tau, l.ElogBeta[lo+i])
+		}
+	}, func(c, lo, hi int) {
+		for _, x := range ring[(c%slots)*size:][:hi-lo] {
+			e += x
+		}
+	})
 	return e
+}
+
+// blendRefresh is Update's blend of ζ toward τ + sc·word (weight r) and
+// then Refresh, with Refresh's sums of the topics (word by word, in index
+// order: the same bits) taken on the calling goroutine chunk by chunk as
+// the workers finish blending them (pipeline).
+func (l *Layer) blendRefresh(word []float64, r, sc float64) {
+	K := l.K
+	clear(l.TopicSum)
+	size := K * max(1, (1<<13)/K) // whole rows
+	l.pipeline(len(l.Zeta), size, 4*max(1, l.workers), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			l.Zeta[i] = (1-r)*l.Zeta[i] + r*(l.Tau+sc*word[i])
+		}
+	}, func(_, lo, hi int) {
+		ts := l.TopicSum[:K]
+		for v := lo; v < hi; v += K {
+			for k, z := range l.Zeta[v : v+K] {
+				ts[k] += z
+			}
+		}
+	})
+	l.refreshFromSums()
 }
 
 // refreshUniform is Refresh for ζ = τ everywhere (New): E[log β_kv] =
