@@ -72,15 +72,17 @@ func (l *Layer) refreshElog(psiSum []float64) {
 }
 
 // pipeline calls work(c, lo, hi) on the chunks [lo, hi) = [c·size,
-// min(n, (c+1)·size)) of [0, n) on up to l.workers goroutines, at most
-// ahead chunks beyond the first one not yet consumed, while the calling
-// goroutine calls consume(c, lo, hi) on every chunk in index order as
-// soon as its work is done: a serial pass in index order (a sum whose
-// bits depend on its order) overlaps the parallel work instead of
-// following it. A goroutine takes one of the ahead slots before the
-// number of its chunk (as the E-step's shards take their buffers), so the
-// chunk next in order always has one. With one worker or a short range:
-// work and then consume on each chunk in turn, on the calling goroutine.
+// min(n, (c+1)·size)) of [0, n) on up to l.workers goroutines (the
+// calling one among them), at most ahead chunks beyond the first one not
+// yet consumed, and consume(c, lo, hi) on every chunk in index order, on
+// the calling goroutine, as soon as its work is done: a serial pass in
+// index order (a sum whose bits depend on its order) overlaps the
+// parallel work instead of following it. The calling goroutine consumes
+// the next chunk when it is done and otherwise works on one, so there are
+// never more goroutines than workers. A goroutine takes one of the ahead
+// slots before the number of its chunk (as the E-step's shards take their
+// buffers), so the chunk next in order always has one. With one worker or
+// a short range: work and then consume on each chunk in turn.
 func (l *Layer) pipeline(n, size, ahead int, work, consume func(c, lo, hi int)) {
 	chunks := (n + size - 1) / size
 	w := min(l.workers, chunks)
@@ -101,25 +103,48 @@ func (l *Layer) pipeline(n, size, ahead int, work, consume func(c, lo, hi int)) 
 		ready[c] = make(chan struct{}, 1)
 	}
 	var next atomic.Int64
+	take := func() int { // with a slot held: the chunk to work on, or −1 (the slot given back)
+		c := int(next.Add(1) - 1)
+		if c >= chunks {
+			free <- struct{}{}
+			return -1
+		}
+		return c
+	}
+	do := func(c int) {
+		work(c, c*size, min(n, (c+1)*size))
+		ready[c] <- struct{}{}
+	}
 	var wg sync.WaitGroup
-	for range w {
+	for range w - 1 {
 		wg.Go(func() {
 			for {
 				<-free
-				c := int(next.Add(1) - 1)
-				if c >= chunks {
-					free <- struct{}{}
+				c := take()
+				if c < 0 {
 					return
 				}
-				work(c, c*size, min(n, (c+1)*size))
-				ready[c] <- struct{}{}
+				do(c)
 			}
 		})
 	}
-	for c := range chunks {
-		<-ready[c]
+	for c := 0; c < chunks; {
+		select {
+		case <-ready[c]:
+		default:
+			select {
+			case <-free:
+				if d := take(); d >= 0 {
+					do(d)
+					continue
+				}
+			default:
+			}
+			<-ready[c]
+		}
 		consume(c, c*size, min(n, (c+1)*size))
 		free <- struct{}{}
+		c++
 	}
 	wg.Wait()
 }
