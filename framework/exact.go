@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 )
 
 // ErrInexact marks a sum that the exact accumulator cannot represent: an
@@ -553,11 +554,11 @@ func (e *ExactSums) Round(s Summable) error { return e.MergeRound(s, nil, 1) }
 const exactChunk = 1 << 12
 
 // MergeRound merges the sums others (of e's layout) into e and sets s to
-// the totals as Round does, on up to workers goroutines, each a
-// contiguous range of the numbers (a serial pass, on large sums, of the
-// E-step of every worker count: models.Model's exactPass): the same bits
-// and the same errors as Merge of each of others in turn and then Round.
-// Nothing is merged when a layout differs.
+// the totals as Round does, on up to workers goroutines, which take
+// contiguous ranges of the numbers in turn (a serial pass, on large sums,
+// of the E-step of every worker count: models.Model's exactPass): the
+// same bits and the same errors as Merge of each of others in turn and
+// then Round. Nothing is merged when a layout differs.
 func (e *ExactSums) MergeRound(s Summable, others []*ExactSums, workers int) error {
 	if err := e.CheckLayout(s.SumLayout()); err != nil {
 		return err
@@ -569,23 +570,44 @@ func (e *ExactSums) MergeRound(s Summable, others []*ExactSums, workers int) err
 	}
 	nb := len(e.mark)
 	w := max(1, min(workers, nb/exactChunk))
-	// parts calls f(j, lo, hi) with the w parts [lo, hi) of [0, n), on a
-	// goroutine each (w > 1).
+	// c parts (8 a goroutine with more than one goroutine, 1 otherwise).
+	c := 1
+	if w > 1 {
+		c = 8 * w
+	}
+	// parts calls f(j, lo, hi) with the c parts [lo, hi) of [0, n), in
+	// turn on whichever of w goroutines (the calling one among them) is
+	// free: one slowed by the machine's other work leaves its share to
+	// the others.
 	parts := func(n int, f func(j, lo, hi int)) {
-		if w == 1 {
+		if c == 1 || n < 64*c { // a small part of the layout: no goroutine
 			f(0, 0, n)
 			return
 		}
-		var wg sync.WaitGroup
-		for j := range w {
-			wg.Go(func() { f(j, j*n/w, (j+1)*n/w) })
+		var next atomic.Int64
+		run := func() {
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= c {
+					return
+				}
+				f(j, j*n/c, (j+1)*n/c)
+			}
 		}
+		var wg sync.WaitGroup
+		for range w - 1 {
+			wg.Go(run)
+		}
+		run()
 		wg.Wait()
 	}
 	// Merge each part's blocks, and find its first number that Float64
 	// refuses: every number when an eighth of the part's blocks or more
 	// are touched (read in order), otherwise the touched blocks'.
-	bad := make([]int, w)
+	bad := make([]int, c)
+	for j := range bad {
+		bad[j] = -1
+	}
 	parts(nb, func(j, lo, hi int) {
 		for _, o := range others {
 			e.mergeRange(o, lo, hi)

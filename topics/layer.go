@@ -8,7 +8,6 @@ import (
 
 	"github.com/maslda/maslda/framework"
 	"gonum.org/v1/gonum/mathext"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Config holds the topic layer's settings (the `topics { ... }` block).
@@ -197,9 +196,9 @@ const SeedsPerTopic = 3
 // outside [0, V)), leaves ζ partly initialised and is returned.
 func (l *Layer) InitFrom(D int, docs func(idx []int) ([]framework.Doc, error), rng *rand.Rand) error {
 	K := l.K
-	g := distuv.Gamma{Alpha: 100, Beta: 100, Src: rng}
+	g := newInitGamma(100, 100) // distuv.Gamma{Alpha: 100, Beta: 100, Src: rng}.Rand, bit for bit
 	for i := range l.Zeta {
-		l.Zeta[i] = l.Tau + g.Rand()
+		l.Zeta[i] = l.Tau + g.rand(rng)
 	}
 	if l.Config.Init == "seeded" && D > 0 {
 		idx := make([]int, 0, K*SeedsPerTopic)
@@ -244,6 +243,12 @@ func (l *Layer) Refresh() {
 			l.TopicSum[k] += z
 		}
 	}
+	l.refreshFromSums()
+}
+
+// refreshFromSums is Refresh after the topics' sums (TopicSum).
+func (l *Layer) refreshFromSums() {
+	K := l.K
 	psiSum := make([]float64, K)
 	for k, s := range l.TopicSum {
 		psiSum[k] = mathext.Digamma(s)
@@ -260,12 +265,17 @@ type Scratch struct {
 	prev     []float64
 	bar      []float64 // SweepPhi's φ̄_d on entry
 	logf     []float64 // SweepDoc's E[log θ_d] + w·term
+	ref      []float64 // solveQuadratic's softmax at its last full evaluation
+	g        []float64 // sweepQuad's supervised exponent of a word at t0
+	gRef     []float64 // sweepQuad's exponent whose exponentials eRef holds
+	eRef     []float64
 }
 
 // NewScratch allocates scratch for K topics.
 func (l *Layer) NewScratch() *Scratch {
 	K := l.K
-	return &Scratch{expTheta: make([]float64, K), logit: make([]float64, K), old: make([]float64, K), prev: make([]float64, K), bar: make([]float64, K), logf: make([]float64, K)}
+	return &Scratch{expTheta: make([]float64, K), logit: make([]float64, K), old: make([]float64, K), prev: make([]float64, K), bar: make([]float64, K), logf: make([]float64, K), ref: make([]float64, K),
+		g: make([]float64, K), gRef: make([]float64, K), eRef: make([]float64, K)}
 }
 
 // Start initialises γ_d from warm (a previous γ_d; copied) or, when warm is
@@ -434,24 +444,7 @@ func (l *Layer) sweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, w
 		}
 		l.mulPhi(d, d.ElogTheta, s, false)
 	} else if q, ok := sup.(framework.PhiQuadratic); ok {
-		for j, w := range doc.Words {
-			row := d.PhiRow(j)
-			eb := l.ElogBeta[int(w)*K : (int(w)+1)*K]
-			for k := range s.logit {
-				s.logit[k] = 0
-			}
-			c, u := q.PhiTermQuad(s.logit, d, j)
-			for k, r := range s.logit {
-				s.logit[k] = d.ElogTheta[k] + eb[k] + weight*r
-			}
-			copy(s.old, row)
-			if c > 0 {
-				solveQuadratic(row, s.logit, weight*c, u, dot(u, s.old), s.prev)
-			} else {
-				softmaxInto(row, s.logit)
-			}
-			sup.WordChanged(d, j, s.old)
-		}
+		l.sweepQuad(d, sup, q, weight, s)
 	} else {
 		for j, w := range doc.Words {
 			row := d.PhiRow(j)
@@ -474,6 +467,96 @@ func (l *Layer) sweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, w
 			softmaxInto(row, s.logit)
 			sup.WordChanged(d, j, s.old)
 		}
+	}
+}
+
+// sweepQuad is sweepPhi for a supervision term with an exact quadratic
+// part (framework.PhiQuadratic): φ_dv = softmax(a − 2c·t·u), t = u·φ_dv,
+// a_k = E[log θ_dk] + E[log β_kv] + w·ρ_k (solveQuadratic), each word in
+// turn. The softmax at the current t0 = u·φ_dv, where the Newton steps
+// start, is taken multiplicatively as plain LDA's sweep takes φ:
+// exp(E[log θ_dk])·exp(E[log β_kv])·exp(g_k), g_k = w·ρ_k − 2w·c·t0·u_k,
+// with exp(g_k) = exp(g'_k)·exp(g_k − g'_k) from the last word's g' whose
+// K exponentials were taken (the Taylor polynomial of solveQuadratic when
+// every |g_k − g'_k| ≤ taylorMax, else K new exponentials). For the
+// Gaussian response g_k = w(c₁η_k − c₂η_k² − 2c₂(η·s_d − η·φ_dv)η_k)
+// (PhiTermQuad: the count n_dv cancels), which moves from word to word by
+// O(w/(N_d²σ²)), so on long documents a sweep takes K exponentials, not
+// K per word (docs/performance.md, "MA-sLDAr on long documents and two
+// workers"). The reference starts afresh at every sweep, so a document's
+// φ does not depend on the documents swept before it on the goroutine.
+// A word whose product underflows or overflows is taken in log space.
+func (l *Layer) sweepQuad(d *framework.DocState, sup framework.LikelihoodLocal, q framework.PhiQuadratic, weight float64, s *Scratch) {
+	K := l.K
+	doc := d.Doc
+	et := s.expTheta[:K]
+	for k, e := range d.ElogTheta[:K] {
+		et[k] = math.Exp(e)
+	}
+	g, gRef, eRef, p0 := s.g[:K], s.gRef[:K], s.eRef[:K], s.ref[:K]
+	logit := s.logit[:K]
+	haveRef := false
+	for j, w := range doc.Words {
+		row := d.PhiRow(j)[:K]
+		eb := l.ElogBeta[int(w)*K:][:K]
+		xb := l.ExpElogBeta[int(w)*K:][:K]
+		clear(logit)
+		c, u := q.PhiTermQuad(logit, d, j)
+		copy(s.old, row)
+		cw := weight * c
+		t0 := 0.0
+		if c > 0 {
+			t0 = dot(u, s.old)
+		}
+		far := !haveRef
+		for k, r := range logit {
+			x := weight * r
+			if c > 0 {
+				x -= 2 * cw * t0 * u[k]
+			}
+			g[k] = x
+			if !(math.Abs(x-gRef[k]) <= taylorMax) {
+				far = true
+			}
+			logit[k] = d.ElogTheta[k] + eb[k] + weight*r
+		}
+		if far {
+			for k, x := range g {
+				gRef[k] = x
+				eRef[k] = math.Exp(x)
+			}
+			haveRef = true
+		}
+		norm := 0.0
+		for k, t := range et {
+			e := g[k] - gRef[k]
+			p := t * xb[k] * eRef[k] * (1 + e*(1+e*(0.5+e*(1.0/6+e*(1.0/24)))))
+			p0[k] = p
+			norm += p
+		}
+		switch {
+		case !(norm > 1e-280 && !math.IsInf(norm, 0)):
+			for k := range s.prev {
+				s.prev[k] = logit[k]
+				if c > 0 {
+					s.prev[k] -= 2 * cw * t0 * u[k]
+				}
+			}
+			softmaxInto(p0, s.prev)
+			if c > 0 {
+				solveQuadratic(row, logit, cw, u, t0, s.prev, p0, true)
+			} else {
+				copy(row, p0)
+			}
+		case c > 0: // p0 is the softmax up to the factor norm
+			solveQuadratic(row, logit, cw, u, t0, s.prev, p0, true)
+		default:
+			inv := 1 / norm
+			for k, p := range p0 {
+				row[k] = p * inv
+			}
+		}
+		sup.WordChanged(d, j, s.old)
 	}
 }
 
@@ -533,32 +616,78 @@ func (l *Layer) mulPhi(d *framework.DocState, logf []float64, s *Scratch, acc bo
 // t = u·p, the root of f(t) = u·softmax(a − 2c·t·u) − t, which is strictly
 // decreasing (f'(t) = −2c·Var_p(u) − 1) and lies in [min u, max u]. Newton
 // steps from t0 (the current u·φ), kept inside a bisection bracket; tmp
-// (length K) is scratch. (The built-in min and max, which the compiler
-// inlines, have math.Min's and math.Max's results for NaNs, infinities and
-// signed zeros: the Go specification's table.)
-func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp []float64) {
+// and ref (length K) are scratch. (The built-in min and max, which the
+// compiler inlines, have math.Min's and math.Max's results for NaNs,
+// infinities and signed zeros: the Go specification's table.)
+//
+// With haveRef, ref holds softmax(a − 2c·t0·u) on entry, up to a positive
+// factor (the caller's multiplicative evaluation, sweepQuad, not
+// normalised); it is scratch either way.
+// Evaluations whose t is near the last full one's (t_ref, p_ref in ref)
+// take no exponential: softmax(a − 2c·t·u) is p_ref ∘ exp(e) renormalised,
+// e_k = −2c(t − t_ref)·u_k, and when every |e_k| ≤ taylorMax exp(e_k) is
+// its Taylor polynomial of degree 4 (relative error below e⁵/120 ≤ 1e-17,
+// under half an ulp). A Newton step from a warm t0 is that small on long
+// documents, where the quadratic term is weak (c ∝ n_dv/N_d²), so such a
+// word costs no exponential at all (docs/performance.md, "MA-sLDAr on long
+// documents and two workers").
+func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp, ref []float64, haveRef bool) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range u {
 		lo, hi = min(lo, x), max(hi, x)
 	}
+	tRef := t0
 	t := min(max(t0, lo), hi)
+	scale := max(math.Abs(lo), math.Abs(hi))
+	ref = ref[:len(dst)]
+	inv := 1.0 // dst times inv is the softmax at the last t evaluated
 	eval := func(t float64) (f, fp float64) {
-		for k := range tmp {
-			tmp[k] = a[k] - 2*c*t*u[k]
-		}
-		softmaxInto(dst, tmp)
 		mean, sq := 0.0, 0.0
-		for k, p := range dst {
-			mean += p * u[k]
-			sq += p * u[k] * u[k]
+		if d := -2 * c * (t - tRef); haveRef && math.Abs(d)*scale <= taylorMax {
+			sum := 0.0
+			if d == 0 {
+				for k, p := range ref {
+					dst[k] = p
+					sum += p
+					x := p * u[k]
+					mean += x
+					sq += x * u[k]
+				}
+			} else {
+				for k, p := range ref {
+					e := d * u[k]
+					q := p * (1 + e*(1+e*(0.5+e*(1.0/6+e*(1.0/24)))))
+					dst[k] = q
+					sum += q
+					x := q * u[k]
+					mean += x
+					sq += x * u[k]
+				}
+			}
+			inv = 1 / sum
+			mean *= inv
+			sq *= inv
+		} else {
+			for k := range tmp {
+				tmp[k] = a[k] - 2*c*t*u[k]
+			}
+			softmaxInto(dst, tmp)
+			copy(ref, dst)
+			tRef, haveRef, inv = t, true, 1
+			for k, p := range dst {
+				x := p * u[k]
+				mean += x
+				sq += x * u[k]
+			}
 		}
 		return mean - t, -2*c*max(0, sq-mean*mean) - 1
 	}
-	scale := max(math.Abs(lo), math.Abs(hi))
+	done := false
 	for it := 0; it < 100 && hi-lo > 1e-15*scale; it++ {
 		f, fp := eval(t)
 		if math.Abs(f) <= 1e-14*max(scale, 1e-300) {
-			return
+			done = true
+			break
 		}
 		if f > 0 {
 			lo = t
@@ -571,8 +700,19 @@ func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp []
 		}
 		t = next
 	}
-	eval(t)
+	if !done {
+		eval(t)
+	}
+	if inv != 1 {
+		for k := range dst {
+			dst[k] *= inv
+		}
+	}
 }
+
+// taylorMax is the largest |e| for which solveQuadratic takes exp(e) as
+// 1 + e + e²/2 + e³/6 + e⁴/24.
+const taylorMax = 1e-3
 
 func dot(a, b []float64) float64 {
 	s := 0.0
@@ -758,13 +898,7 @@ func (l *Layer) Update(ctx context.Context, st framework.Stats, step framework.S
 		return err
 	}
 	s := st.(*Stats)
-	r, sc := step.Rho, step.Scale
-	l.forRange(len(s.Word), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			l.Zeta[i] = (1-r)*l.Zeta[i] + r*(l.Tau+sc*s.Word[i])
-		}
-	})
-	l.Refresh()
+	l.blendRefresh(s.Word, step.Rho, step.Scale)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package topics
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mathext"
 )
@@ -23,9 +24,13 @@ const parallelMin = 1 << 14
 // (framework.Parallel; n ≤ 1: the calling goroutine only).
 func (l *Layer) SetWorkers(n int) { l.workers = n }
 
-// forRange calls f on consecutive parts [lo, hi) of [0, n), on up to
-// l.workers goroutines at once (one part per goroutine), and returns when
-// every call has.
+// forRange calls f on consecutive parts [lo, hi) of [0, n) that cover it,
+// on up to l.workers goroutines at once (the calling one among them), and
+// returns when every call has. The parts are chunks of at least
+// parallelMin/4 elements, about 8 per goroutine, taken in turn by
+// whichever goroutine is free: a goroutine that is slowed (by the
+// elements' cost, or by the machine's other work) leaves its share to the
+// others instead of keeping them waiting at the end.
 func (l *Layer) forRange(n int, f func(lo, hi int)) {
 	w := l.workers
 	if w <= 1 || n < parallelMin {
@@ -33,15 +38,23 @@ func (l *Layer) forRange(n int, f func(lo, hi int)) {
 		return
 	}
 	w = min(w, n/(parallelMin/4))
-	var wg sync.WaitGroup
-	for p := range w {
-		lo, hi := p*n/w, (p+1)*n/w
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
+	size := max(parallelMin/4, (n+8*w-1)/(8*w))
+	chunks := (n + size - 1) / size
+	var next atomic.Int64
+	run := func() {
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= chunks {
+				return
+			}
+			f(c*size, min(n, (c+1)*size))
+		}
 	}
+	var wg sync.WaitGroup
+	for range w - 1 {
+		wg.Go(run)
+	}
+	run()
 	wg.Wait()
 }
 
@@ -58,9 +71,88 @@ func (l *Layer) refreshElog(psiSum []float64) {
 	})
 }
 
+// pipeline calls work(c, lo, hi) on the chunks [lo, hi) = [c·size,
+// min(n, (c+1)·size)) of [0, n) on up to l.workers goroutines (the
+// calling one among them), at most ahead chunks beyond the first one not
+// yet consumed, and consume(c, lo, hi) on every chunk in index order, on
+// the calling goroutine, as soon as its work is done: a serial pass in
+// index order (a sum whose bits depend on its order) overlaps the
+// parallel work instead of following it. The calling goroutine consumes
+// the next chunk when it is done and otherwise works on one, so there are
+// never more goroutines than workers. A goroutine takes one of the ahead
+// slots before the number of its chunk (as the E-step's shards take their
+// buffers), so the chunk next in order always has one. With one worker or
+// a short range: work and then consume on each chunk in turn.
+func (l *Layer) pipeline(n, size, ahead int, work, consume func(c, lo, hi int)) {
+	chunks := (n + size - 1) / size
+	w := min(l.workers, chunks)
+	if w <= 1 || n < parallelMin {
+		for c := range chunks {
+			lo, hi := c*size, min(n, (c+1)*size)
+			work(c, lo, hi)
+			consume(c, lo, hi)
+		}
+		return
+	}
+	free := make(chan struct{}, ahead)
+	for range ahead {
+		free <- struct{}{}
+	}
+	ready := make([]chan struct{}, chunks)
+	for c := range ready {
+		ready[c] = make(chan struct{}, 1)
+	}
+	var next atomic.Int64
+	take := func() int { // with a slot held: the chunk to work on, or −1 (the slot given back)
+		c := int(next.Add(1) - 1)
+		if c >= chunks {
+			free <- struct{}{}
+			return -1
+		}
+		return c
+	}
+	do := func(c int) {
+		work(c, c*size, min(n, (c+1)*size))
+		ready[c] <- struct{}{}
+	}
+	var wg sync.WaitGroup
+	for range w - 1 {
+		wg.Go(func() {
+			for {
+				<-free
+				c := take()
+				if c < 0 {
+					return
+				}
+				do(c)
+			}
+		})
+	}
+	for c := 0; c < chunks; {
+		select {
+		case <-ready[c]:
+		default:
+			select {
+			case <-free:
+				if d := take(); d >= 0 {
+					do(d)
+					continue
+				}
+			default:
+			}
+			<-ready[c]
+		}
+		consume(c, c*size, min(n, (c+1)*size))
+		free <- struct{}{}
+		c++
+	}
+	wg.Wait()
+}
+
 // sumZetaTerms returns e + Σ_i [log Γ(ζ_i) + (τ − ζ_i) E[log β]_i], added
-// in index order (GlobalELBO's sum): the terms are computed in blocks on
-// the workers, then added one by one.
+// in index order (GlobalELBO's sum): the workers compute the terms chunk
+// by chunk into a ring of 4 chunks a worker while the calling goroutine
+// adds the finished chunks in order (pipeline).
 func (l *Layer) sumZetaTerms(e float64) float64 {
 	n := len(l.Zeta)
 	if l.workers <= 1 || n < parallelMin {
@@ -69,20 +161,43 @@ func (l *Layer) sumZetaTerms(e float64) float64 {
 		}
 		return e
 	}
-	const block = 1 << 16
-	t := make([]float64, min(n, block))
-	for b := 0; b < n; b += block {
-		m := min(block, n-b)
-		l.forRange(m, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				t[i] = zetaTerm(l.Zeta[b+i], l.Tau, l.ElogBeta[b+i])
-			}
-		})
-		for _, x := range t[:m] {
+	const size = 1 << 13
+	slots := 4 * l.workers
+	ring := make([]float64, slots*size)
+	l.pipeline(n, size, slots, func(c, lo, hi int) {
+		t := ring[(c%slots)*size:][:hi-lo]
+		for i := range t {
+			t[i] = zetaTerm(l.Zeta[lo+i], l.Tau, l.ElogBeta[lo+i])
+		}
+	}, func(c, lo, hi int) {
+		for _, x := range ring[(c%slots)*size:][:hi-lo] {
 			e += x
 		}
-	}
+	})
 	return e
+}
+
+// blendRefresh is Update's blend of ζ toward τ + sc·word (weight r) and
+// then Refresh, with Refresh's sums of the topics (word by word, in index
+// order: the same bits) taken on the calling goroutine chunk by chunk as
+// the workers finish blending them (pipeline).
+func (l *Layer) blendRefresh(word []float64, r, sc float64) {
+	K := l.K
+	clear(l.TopicSum)
+	size := K * max(1, (1<<13)/K) // whole rows
+	l.pipeline(len(l.Zeta), size, 4*max(1, l.workers), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			l.Zeta[i] = (1-r)*l.Zeta[i] + r*(l.Tau+sc*word[i])
+		}
+	}, func(_, lo, hi int) {
+		ts := l.TopicSum[:K]
+		for v := lo; v < hi; v += K {
+			for k, z := range l.Zeta[v : v+K] {
+				ts[k] += z
+			}
+		}
+	})
+	l.refreshFromSums()
 }
 
 // refreshUniform is Refresh for ζ = τ everywhere (New): E[log β_kv] =

@@ -1,15 +1,18 @@
 package topics
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/maslda/maslda/framework"
 )
 
 // Refresh and GlobalELBO give the same bits for any number of workers,
 // on a layer large enough to be split (K·V above parallelMin and above
-// sumZetaTerms' block).
+// sumZetaTerms' chunk, with fewer ring slots than chunks at 2 and 3).
 func TestParallelPassesBitIdentical(t *testing.T) {
 	cfg := Defaults()
 	const V = 7001
@@ -51,5 +54,48 @@ func TestNewRefreshUniform(t *testing.T) {
 	l.Refresh()
 	if !slices.Equal(eb, l.ElogBeta) || !slices.Equal(xb, l.ExpElogBeta) || !slices.Equal(ts, l.TopicSum) {
 		t.Error("New's E[log β] differs from Refresh's")
+	}
+}
+
+// Update (the blend of ζ with the topics' sums taken as the workers
+// finish its chunks) gives the bits of the blend followed by Refresh, for
+// any number of workers.
+func TestUpdateBitIdentical(t *testing.T) {
+	cfg := Defaults()
+	const V = 7001
+	fill := func(l *Layer) *Stats {
+		rng := rand.New(rand.NewPCG(8, 9))
+		for i := range l.Zeta {
+			l.Zeta[i] = cfg.Tau + 50*rng.Float64()*rng.Float64()
+		}
+		st := l.NewStats().(*Stats)
+		for i := range st.Word {
+			st.Word[i] = 3 * rng.Float64() * rng.Float64()
+		}
+		return st
+	}
+	want, err := New(cfg, V)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fill(want)
+	const r, sc = 0.3, 2.5
+	for i := range want.Zeta {
+		want.Zeta[i] = (1-r)*want.Zeta[i] + r*(cfg.Tau+sc*st.Word[i])
+	}
+	want.Refresh()
+	for _, w := range []int{1, 2, 3, 7} {
+		l, err := New(cfg, V)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := fill(l)
+		l.SetWorkers(w)
+		if err := l.Update(context.Background(), st, framework.Step{Rho: r, Scale: sc}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(l.Zeta, want.Zeta) || !slices.Equal(l.TopicSum, want.TopicSum) || !slices.Equal(l.ElogBeta, want.ElogBeta) || !slices.Equal(l.ExpElogBeta, want.ExpElogBeta) {
+			t.Errorf("%d workers: ζ, the topics' sums or E[log β] differ from the blend and Refresh", w)
+		}
 	}
 }

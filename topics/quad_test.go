@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/maslda/maslda/framework"
 )
 
 // TestSolveQuadraticIsMaximiser: solveQuadratic's p maximises
@@ -31,8 +33,8 @@ func TestSolveQuadraticIsMaximiser(t *testing.T) {
 			u[k] = 2 * rng.NormFloat64()
 		}
 		c := math.Pow(10, -2+6*rng.Float64())
-		p, tmp := make([]float64, K), make([]float64, K)
-		solveQuadratic(p, a, c, u, u[rng.IntN(K)], tmp)
+		p, tmp, ref := make([]float64, K), make([]float64, K), make([]float64, K)
+		solveQuadratic(p, a, c, u, u[rng.IntN(K)], tmp, ref, false)
 		tt := dot(u, p)
 		logit := make([]float64, K)
 		for k := range logit {
@@ -63,5 +65,96 @@ func TestSolveQuadraticIsMaximiser(t *testing.T) {
 				t.Fatalf("trial %d (K %d, c %g): a point scores %v > the solution's %v", trial, K, c, v, best)
 			}
 		}
+	}
+}
+
+// quadSup is a supervision term with an exact quadratic part
+// (framework.PhiQuadratic): word j adds ρ_jk = x_j·u_k + h_k and returns
+// (c_j, u).
+type quadSup struct {
+	x, c []float64
+	u, h []float64
+}
+
+func (q *quadSup) Begin(*framework.DocState)      {}
+func (q *quadSup) TargetTerm(*framework.DocState) {}
+func (q *quadSup) PhiTerm(dst []float64, d *framework.DocState, j int) {
+	c, u := q.PhiTermQuad(dst, d, j)
+	t := dot(u, d.PhiRow(j))
+	for k := range dst {
+		dst[k] -= 2 * c * t * u[k]
+	}
+}
+func (q *quadSup) WordChanged(*framework.DocState, int, []float64) {}
+func (q *quadSup) PhiTermQuad(dst []float64, d *framework.DocState, j int) (float64, []float64) {
+	for k := range dst {
+		dst[k] += q.x[j]*q.u[k] + q.h[k]
+	}
+	return q.c[j], q.u
+}
+
+// TestSweepQuadIsExact: every word's φ after a supervised sweep with an
+// exact quadratic part is the stationary point softmax(a − 2w·c·t·u),
+// t = u·φ, a = E[log θ] + E[log β_v] + w·ρ, whether the words' supervised
+// exponents are close to each other (one set of exponentials for the
+// sweep, the rest Taylor polynomials), far apart (exponentials word by
+// word), or so negative that the products underflow (log space), or
+// when u is constant (no Newton step); and words with c = 0 get
+// softmax(a).
+func TestSweepQuadIsExact(t *testing.T) {
+	l, c := fixture(t, 6)
+	s := l.NewScratch()
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tc := range []struct {
+		name          string
+		spread, shift float64
+		weight        float64
+		flat          bool // u constant: no Newton step
+	}{{"close", 1e-6, 0, 1, false}, {"close, w = 50", 1e-7, 0, 50, false}, {"far", 1, 0, 1, false}, {"far, w = 3", 0.5, 0, 3, false},
+		{"underflow", 1e-6, -800, 1, false}, {"u constant", 1e-6, 0, 2, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			for i := range c.Docs[:8] {
+				doc := &c.Docs[i]
+				ds := framework.NewDocState(l.K, doc.Len())
+				ds.Bind(i, doc, nil)
+				l.Start(ds, nil)
+				l.Sweep(ds, nil, s)
+				q := &quadSup{u: make([]float64, l.K), h: make([]float64, l.K)}
+				for k := range q.u {
+					q.u[k] = rng.NormFloat64()
+					if tc.flat {
+						q.u[k] = 0.7
+					}
+					q.h[k] = 0.3*rng.NormFloat64() + tc.shift
+				}
+				x0 := rng.NormFloat64()
+				for j := range doc.Words {
+					q.x = append(q.x, x0+tc.spread*rng.NormFloat64())
+					cj := 0.0
+					if j%3 != 0 {
+						cj = math.Pow(10, -3+4*rng.Float64())
+					}
+					q.c = append(q.c, cj)
+				}
+				l.sweepPhi(ds, q, tc.weight, s) // E[log θ] and γ as they were
+				for j, w := range doc.Words {
+					row := ds.PhiRow(j)
+					tt := dot(q.u, row)
+					logit, want := make([]float64, l.K), make([]float64, l.K)
+					for k := range logit {
+						rho := q.x[j]*q.u[k] + q.h[k]
+						logit[k] = ds.ElogTheta[k] + l.ElogBeta[int(w)*l.K+k] + tc.weight*rho - 2*tc.weight*q.c[j]*tt*q.u[k]
+					}
+					softmaxInto(want, logit)
+					for k, p := range row {
+						// The root t is found to 1e-14 (solveQuadratic), which moves
+						// the logits by up to 2w·c·|u|·1e-14.
+						if math.Abs(p-want[k]) > 1e-13*max(1, 2*tc.weight*q.c[j]*10) {
+							t.Fatalf("doc %d word %d (c %g): φ_%d = %v, stationary point %v", i, j, q.c[j], k, p, want[k])
+						}
+					}
+				}
+			}
+		})
 	}
 }
