@@ -64,6 +64,8 @@ mutations=(
   'constant-evidence-kept|annotators/biasprecision/biasprecision.go|s/\t\tif m\.ignores\(int\(a\.Annotator\)\) \{\n\t\t\tcontinue\n\t\t\}\n\t\tp := m\.Prec\[a\.Annotator\]\n\t\tt\.Prec \+= p/\t\tp := m.Prec[a.Annotator]\n\t\tt.Prec += p/|./annotators/biasprecision'
   'constant-residual-precision|annotators/biasprecision/biasprecision.go|s/m\.Prec\[r\] = \(float64\(m\.Answers\[r\]\) \+ nu\) \/ \(nu \* m\.S0\)/m.Prec[r] = (float64(m.Answers[r]) + nu) \/ m.S0/|./annotators/biasprecision'
   'constant-confusion-accumulate|annotators/confusion/confusion.go|s/\t\tif m\.ignores\(a\.Annotator\) \{\n\t\t\tcontinue\n\t\t\}\n\t\ts\.touch\(a\.Annotator\)/\t\ts.touch(a.Annotator)/|./annotators/confusion'
+  'sweepquad-no-distance-test|topics/layer.go|s/if !\(math\.Abs\(x-gRef\[k\]\) <= taylorMax\) \{/if false \&\& !(math.Abs(x-gRef[k]) <= taylorMax) {/|./topics'
+  'sweepquad-taylor-degree-1|topics/layer.go|s/p := t \* xb\[k\] \* eRef\[k\] \* \(1 \+ e\*\(1\+e\*\(0\.5\+e\*\(1\.0\/6\+e\*\(1\.0\/24\)\)\)\)\)/p := t * xb[k] * eRef[k] * (1 + e)/|./topics'
   'text-l2-mean-weight|likelihoods/softmax/softmax.go|s/g\[l\*K\+k\] = mt\*\(e-m\) \+ mu\*m/g[l*K+k] = mt*(e-m) + mt*m/|./likelihoods/softmax'
   'mm-text-common|likelihoods/softmax/mm.go|s/common\[k\] = \(colR\[k\]\/float64\(C\)-m\)\/mt \+ m\/mu/common[k] = colR[k] \/ (float64(C) * mu)/|./likelihoods/softmax'
   'tune-no-third-run|models/build.go|s/\ts\.tuned = true\n\ts\.iter, s\.epoch = res2\.Iters, res2\.Epochs\n\treturn s\.third\(ctx, nil, res2\)/\treturn res2, nil/|./models'
