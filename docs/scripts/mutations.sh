@@ -37,7 +37,7 @@ mutations=(
   'learned-posterior-rate|annotators/biasprecision/learned.go|s/rate = l\.b0 \+ 0\.5\*math\.Max\(0, sq\[r\]-sy\[r\]\*mu\)/rate = l.b0 + 0.5*math.Max(0, sq[r])/|./annotators/biasprecision'
   'learned-kl-term|annotators/biasprecision/learned.go|s/- x\*mathext\.Digamma\(a\) \+ a\*c\/rate/+ x*mathext.Digamma(a) + a*c\/rate/|./annotators/biasprecision'
   'sampler-bias-scale|annotators/biasprecision/sampler.go|s/rng\.NormFloat64\(\) \/ math\.Sqrt\(p\.Kappa\*s\.prec\[r\]\)/rng.NormFloat64() \/ math.Sqrt(p.Kappa)/|./annotators/biasprecision'
-  'exact-mergeround-part-edge|framework/exact.go|s/wg\.Go\(func\(\) \{ f\(j, j\*n\/w, \(j\+1\)\*n\/w\) \}\)/wg.Go(func() { f(j, j*n\/w, max(j*n\/w, (j+1)*n\/w-1)) })/|./framework'
+  'exact-mergeround-part-edge|framework/exact.go|s/\t\t\t\tf\(j, j\*n\/c, \(j\+1\)\*n\/c\)/\t\t\t\tf(j, j*n\/c, max(j*n\/c, (j+1)*n\/c-1))/|./framework'
   'exact-merge-sparse-mark|framework/exact.go|s/\t\t\te\.mark\[b\] = true\n\t\t\tdst := e\.block\(b\)/\t\t\t_ = b\n\t\t\tdst := e.block(b)/|./framework'
   'special-trigamma-term|framework/special/special.go|s/x2\*\(1\.0\/30-x2\*5\.0\/66\)/x2*(1.0\/30+x2*5.0\/66)/|./framework/special'
   'special-digamma-half|framework/special/special.go|s/return v \+ math\.Log\(x\) - 0\.5\/x/return v + math.Log(x) + 0.5\/x/|./framework/special'
