@@ -360,6 +360,18 @@ func (m *Model) init(s *framework.Setup) error {
 	return nil
 }
 
+// IgnoredAnnotators are the names of the annotators marked in Ignores, in
+// order (nil when none): those who give one answer to every document.
+func (m *Model) IgnoredAnnotators() []string {
+	var out []string
+	for r, on := range m.Ignores {
+		if on {
+			out = append(out, m.Workers[r])
+		}
+	}
+	return out
+}
+
 // ignores reports whether annotator r gives one answer to every document
 // (Ignores).
 func (m *Model) ignores(r int) bool { return m.Ignores != nil && m.Ignores[r] }

@@ -55,6 +55,9 @@ func TestConstantIgnored(t *testing.T) {
 		if diff := cmp.Diff([]bool{false, false, true}, m.Ignores); diff != "" {
 			t.Fatalf("learned %v: Ignores (-want +got):\n%s", learned, diff)
 		}
+		if got := m.IgnoredAnnotators(); !cmp.Equal(got, []string{"c"}) {
+			t.Errorf("IgnoredAnnotators = %v, want [c]", got)
+		}
 		if ref.Ignores != nil {
 			t.Fatalf("learned %v: constant = keep marks %v", learned, ref.Ignores)
 		}

@@ -327,6 +327,18 @@ func (m *Model) Constant(r int) int {
 	return int(m.constant[r])
 }
 
+// IgnoredAnnotators are the names of the annotators whose answers are
+// ignored (Constant ≥ 0), in order; nil when none.
+func (m *Model) IgnoredAnnotators() []string {
+	var out []string
+	for r := range m.constant {
+		if m.constant[r] >= 0 {
+			out = append(out, m.workers[r])
+		}
+	}
+	return out
+}
+
 // ignores reports whether annotator r's answers are ignored (Constant).
 func (m *Model) ignores(r int32) bool { return m.constant != nil && m.constant[r] >= 0 }
 

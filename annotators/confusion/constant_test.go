@@ -62,6 +62,12 @@ func TestConstantIgnored(t *testing.T) {
 		if got := []int{m.Constant(0), m.Constant(1), m.Constant(2)}; !cmp.Equal(got, []int{-1, -1, 1}) {
 			t.Fatalf("%s: Constant = %v, want [-1 -1 1]", name, got)
 		}
+		if got := m.IgnoredAnnotators(); !cmp.Equal(got, []string{"a2"}) {
+			t.Errorf("%s: IgnoredAnnotators = %v, want [a2]", name, got)
+		}
+		if ref.IgnoredAnnotators() != nil {
+			t.Errorf("%s: constant = keep ignores %v", name, ref.IgnoredAnnotators())
+		}
 		if ref.Constant(2) != -1 {
 			t.Fatalf("%s: constant = keep ignores a2", name)
 		}
