@@ -586,12 +586,19 @@ func valueFamilyBase(t *testing.T, n int) []synth.ValueFamilySpec {
 	t.Helper()
 	base := familySeedBase(t)
 	fam := synth.RandomValueFamily(n, base)
-	if base != 1 {
-		for i := range fam {
-			fam[i].Name = fmt.Sprintf("b%d.%s", base, fam[i].Name)
-		}
+	for i := range fam {
+		fam[i].Name = drawName(base, fam[i].Name)
 	}
 	return fam
+}
+
+// drawName is a draw's name in a family from seed base: "b<base>.name"
+// unless base is 1 (the family of the docs).
+func drawName(base uint64, name string) string {
+	if base == 1 {
+		return name
+	}
+	return fmt.Sprintf("b%d.%s", base, name)
 }
 
 // familyBase is the family's n draws from seed MASLDA_FAMILY_BASE (default
@@ -601,10 +608,8 @@ func familyBase(t *testing.T, n int) []synth.FamilySpec {
 	t.Helper()
 	base := familySeedBase(t)
 	fam := synth.RandomFamily(n, base)
-	if base != 1 {
-		for i := range fam {
-			fam[i].Name = fmt.Sprintf("b%d.%s", base, fam[i].Name)
-		}
+	for i := range fam {
+		fam[i].Name = drawName(base, fam[i].Name)
 	}
 	return fam
 }

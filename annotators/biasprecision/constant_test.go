@@ -33,8 +33,8 @@ func constantCrowd(without bool) *framework.Corpus {
 
 // TestConstantIgnored: with constant = "ignore" an annotator who gives one
 // answer to everything is as if absent: the same s₀², starting and
-// updated parameters of the others, the same evidence and bound as a model
-// of the crowd without its answers, for the fixed and the learned prior;
+// updated parameters of the others (over batch and SVI steps), the same
+// evidence and bound as a model of the crowd without its answers, for the fixed and the learned prior;
 // its own parameters are its answer and its precision at residual 0.
 func TestConstantIgnored(t *testing.T) {
 	full, without := constantCrowd(false), constantCrowd(true)
@@ -68,7 +68,13 @@ func TestConstantIgnored(t *testing.T) {
 		if m.Bias[2] != 5 || m.Prec[2] != wantPrec || m.Answers[2] != 30 {
 			t.Errorf("learned %v: c has bias %v, precision %v, %d answers; want 5, %v, 30", learned, m.Bias[2], m.Prec[2], m.Answers[2], wantPrec)
 		}
-		for it := range 3 {
+		for it := range 5 {
+			// batch steps, then SVI steps (0 < ρ < 1, scale S ≠ 1: the
+			// running statistics of the others blend, c's stay empty)
+			step := framework.BatchStep(1)
+			if it >= 2 {
+				step = framework.Step{Rho: 0.6, Scale: 2.5}
+			}
 			if diff := cmp.Diff(ref.Bias[:2], m.Bias[:2], cmpopts.EquateApprox(1e-12, 1e-12)); diff != "" {
 				t.Errorf("learned %v, iteration %d: biases (-without +with):\n%s", learned, it, diff)
 			}
@@ -99,23 +105,23 @@ func TestConstantIgnored(t *testing.T) {
 			if !near(elbo, elboRef, 1e-12, 1e-12) {
 				t.Errorf("learned %v, iteration %d: Σ DocELBO %v, without c %v", learned, it, elbo, elboRef)
 			}
-			if a, b := m.ELBO(s, framework.BatchStep(1)), ref.ELBO(sr, framework.BatchStep(1)); learned && it > 0 && !near(a, b, 1e-12, 1e-12) {
+			if a, b := m.ELBO(s, step), ref.ELBO(sr, step); learned && it > 0 && !near(a, b, 1e-12, 1e-12) {
 				// after an update c's posterior is the learned prior in both: no term
 				t.Errorf("learned, iteration %d: ELBO %v, without c %v", it, a, b)
 			}
 			if !learned {
 				// the answers' part; the prior's log density has one term per
 				// estimated annotator: none for c, who is not estimated
-				a := m.ELBO(s, framework.BatchStep(1)) - m.LogPrior()
-				b := ref.ELBO(sr, framework.BatchStep(1)) - ref.LogPrior()
+				a := m.ELBO(s, step) - m.LogPrior()
+				b := ref.ELBO(sr, step) - ref.LogPrior()
 				if !near(a, b, 1e-12, 1e-12) {
 					t.Errorf("iteration %d: ELBO − log prior %v, without c %v", it, a, b)
 				}
 			}
-			if err := m.Update(t.Context(), s, framework.BatchStep(1)); err != nil {
+			if err := m.Update(t.Context(), s, step); err != nil {
 				t.Fatal(err)
 			}
-			if err := ref.Update(t.Context(), sr, framework.BatchStep(1)); err != nil {
+			if err := ref.Update(t.Context(), sr, step); err != nil {
 				t.Fatal(err)
 			}
 			if m.Bias[2] != 5 || m.Prec[2] != wantPrec {

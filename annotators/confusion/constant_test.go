@@ -41,7 +41,7 @@ func constantCrowd(without bool) [][]framework.Answer {
 // TestConstantIgnored: with constant = "ignore" an annotator who gives one
 // class to everything is as if absent: the same ξ of the others, evidence
 // and bound as a model of the crowd without its answers, after the
-// majority start and over batch updates, for the fixed prior, the
+// majority start and over batch and SVI updates (ρ 0.6, scale 2.5), for the fixed prior, the
 // communities and the point estimate; its own ξ stays at the prior and its
 // answers are predicted by its class whatever the document.
 func TestConstantIgnored(t *testing.T) {
@@ -75,7 +75,12 @@ func TestConstantIgnored(t *testing.T) {
 			t.Errorf("%s: a2 has %d answers, want 40", name, m.Answers(2))
 		}
 		opt := cmpopts.EquateApprox(1e-12, 1e-12)
-		for it := 1; it <= 4; it++ {
+		for it := 1; it <= 6; it++ {
+			// batch steps, then SVI steps (0 < ρ < 1, scale S ≠ 1)
+			step := framework.BatchStep(it)
+			if it > 3 {
+				step = framework.Step{Rho: 0.6, Scale: 2.5}
+			}
 			for r := range 3 {
 				if diff := cmp.Diff(ref.Xi(r), m.Xi(r), opt); diff != "" {
 					t.Fatalf("%s, iteration %d: ξ of a%d (-without +with):\n%s", name, it, r, diff)
@@ -102,13 +107,13 @@ func TestConstantIgnored(t *testing.T) {
 				m.Accumulate(s, st)
 				ref.Accumulate(sr, sr0)
 			}
-			if err := m.Update(t.Context(), s, framework.BatchStep(it)); err != nil {
+			if err := m.Update(t.Context(), s, step); err != nil {
 				t.Fatal(err)
 			}
-			if err := ref.Update(t.Context(), sr, framework.BatchStep(it)); err != nil {
+			if err := ref.Update(t.Context(), sr, step); err != nil {
 				t.Fatal(err)
 			}
-			if a, b := m.ELBO(s, framework.BatchStep(it)), ref.ELBO(sr, framework.BatchStep(it)); !near(a, b, 1e-12) {
+			if a, b := m.ELBO(s, step), ref.ELBO(sr, step); !near(a, b, 1e-12) {
 				t.Errorf("%s, iteration %d: ELBO %v, without a2 %v", name, it, a, b)
 			}
 		}
