@@ -63,6 +63,7 @@ mutations=(
   'constant-chance-direction|framework/constant.go|s/flag\[r\] = p < chance/flag[r] = p > chance/|./framework'
   'constant-evidence-kept|annotators/biasprecision/biasprecision.go|s/\t\tif m\.ignores\(int\(a\.Annotator\)\) \{\n\t\t\tcontinue\n\t\t\}\n\t\tp := m\.Prec\[a\.Annotator\]\n\t\tt\.Prec \+= p/\t\tp := m.Prec[a.Annotator]\n\t\tt.Prec += p/|./annotators/biasprecision'
   'constant-residual-precision|annotators/biasprecision/biasprecision.go|s/m\.Prec\[r\] = \(float64\(m\.Answers\[r\]\) \+ nu\) \/ \(nu \* m\.S0\)/m.Prec[r] = (float64(m.Answers[r]) + nu) \/ m.S0/|./annotators/biasprecision'
+  'constant-update-not-skipped|annotators/biasprecision/biasprecision.go|s/\t\tif m\.ignores\(r\) \{\n\t\t\tcontinue \/\/ b_r and p_r fixed by Init\n\t\t\}\n//|./annotators/biasprecision'
   'constant-confusion-accumulate|annotators/confusion/confusion.go|s/\t\tif m\.ignores\(a\.Annotator\) \{\n\t\t\tcontinue\n\t\t\}\n\t\ts\.touch\(a\.Annotator\)/\t\ts.touch(a.Annotator)/|./annotators/confusion'
   'sweepquad-no-distance-test|topics/layer.go|s/if !\(math\.Abs\(x-gRef\[k\]\) <= taylorMax\) \{/if false \&\& !(math.Abs(x-gRef[k]) <= taylorMax) {/|./topics'
   'sweepquad-taylor-degree-1|topics/layer.go|s/p := t \* xb\[k\] \* eRef\[k\] \* \(1 \+ e\*\(1\+e\*\(0\.5\+e\*\(1\.0\/6\+e\*\(1\.0\/24\)\)\)\)\)/p := t * xb[k] * eRef[k] * (1 + e)/|./topics'
