@@ -503,6 +503,22 @@ type Piloted interface {
 	EndPilot() error
 }
 
+// CrowdHolder is an optional capability of a Piloted Likelihood whose
+// pilot estimates the crowd's posterior for good (the gaussian's truth =
+// "exact"). WillHoldCrowd reports that the pilot is to run until the exact
+// bound converges (optim.DefaultBatch's test, at most PilotIters
+// iterations) rather than until PilotDone. Once HoldsCrowd reports true
+// (after EndPilot, and for a model restored after it) the model holds
+// the crowd where the pilot left it: every training document's
+// q(target) stays that of its last E-step (the local step restores it
+// instead of combining the prior message with the annotators' evidence)
+// and the annotators are not updated; the topics and the response go on
+// fitting those targets. docs/design.md, "The truth of the exact bound".
+type CrowdHolder interface {
+	WillHoldCrowd() bool
+	HoldsCrowd() bool
+}
+
 // FixedFeatures is an optional capability of a Likelihood. A response
 // whose FixedFeatures returns true treats φ̄_d as fixed, observed features
 // (a regression on LDA's topic proportions: no supervision term, the

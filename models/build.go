@@ -719,6 +719,12 @@ func (r *Run) pilot(ctx context.Context, obs framework.Observer, fit BatchFit) (
 	}
 	zeta0 := append([]float64(nil), r.Model.Topics.Zeta...)
 	b := &optim.Batch{MaxIters: p.PilotIters(), Tol: 0}
+	h, holds := p.(framework.CrowdHolder)
+	if holds = holds && h.WillHoldCrowd(); holds {
+		// The crowd's posterior is the pilot's for good: run it until the
+		// exact bound converges.
+		b.MinIters, b.Tol = r.pilotTest()
+	}
 	if _, err := fit(ctx, r, b, func(pr framework.Progress) error {
 		pr.Stage = 1
 		if obs != nil {
@@ -726,7 +732,7 @@ func (r *Run) pilot(ctx context.Context, obs framework.Observer, fit BatchFit) (
 				return err
 			}
 		}
-		if p.PilotDone() {
+		if !holds && p.PilotDone() {
 			return errPilotDone
 		}
 		return nil
@@ -741,6 +747,15 @@ func (r *Run) pilot(ctx context.Context, obs framework.Observer, fit BatchFit) (
 	}
 	r.piloted = true
 	return stage2(obs), nil
+}
+
+// pilotTest is the convergence test of a pilot that runs until the exact
+// bound converges (framework.CrowdHolder): optim.DefaultBatch's min_iters
+// and tol (relative change 1e-5), whatever the schedule, so that the
+// pilot, and the crowd it holds, is the same under batch EM and SVI.
+func (r *Run) pilotTest() (minIters int, tol float64) {
+	d := optim.DefaultBatch()
+	return d.MinIters, d.Tol
 }
 
 // stage2 is obs reporting Stage 2 where the schedule reports none (the

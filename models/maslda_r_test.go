@@ -587,7 +587,13 @@ func smallRegCorpus(t testing.TB) *framework.Corpus {
 
 func regRunSmall(t *testing.T, inference string, workers int) ([]float64, []int, *Run) {
 	t.Helper()
-	cfg := mustConfig(t, smallRegConfig+inference)
+	return regRunSmallConfig(t, smallRegConfig+inference, workers)
+}
+
+// regRunSmallConfig is regRunSmall with the whole configuration given.
+func regRunSmallConfig(t *testing.T, src string, workers int) ([]float64, []int, *Run) {
+	t.Helper()
+	cfg := mustConfig(t, src)
 	cfg.Workers = workers
 	r, err := Build(cfg, nil, smallRegCorpus(t))
 	if err != nil {
@@ -792,15 +798,36 @@ func TestMASLDArDegenerate(t *testing.T) {
 	}
 }
 
-// TestMASLDArLocalStationary: after the local step of the composed model,
-// q(x_d) is the stationary point of the document's ELBO (Model.docELBO:
-// topic terms, Gaussian response, annotators) in m_d and v_d, and the
-// bound drops when it is perturbed.
+// TestMASLDArLocalStationary: after the local step of the composed model
+// with truth = "weighted", q(x_d) is the stationary point of the
+// document's ELBO (Model.docELBO: topic terms, Gaussian response,
+// annotators) in m_d and v_d, and the bound drops when it is perturbed.
+// With truth = "exact" (the default) the crowd is held after the pilot:
+// the local step leaves q(x_d) at the document's stored q(target), bit
+// for bit.
 func TestMASLDArLocalStationary(t *testing.T) {
-	_, _, r := regRunSmall(t, `inference "batch" {
+	const inf = `inference "batch" {
   max_iters = 3
-}`, 1)
+}`
+	_, _, held := regRunSmall(t, inf, 1)
+	hm := held.Model
+	if !hm.hold {
+		t.Fatal("the default MA-sLDAr does not hold the crowd after its pilot")
+	}
+	hw := hm.newWorker(false, hm.maxLen)
+	hc := hm.Corpus()
+	for _, d := range []int{0, 7, 33} {
+		stored := *hm.targets[d].(*framework.Gaussian)
+		hm.localStep(hw, d, &hc.Docs[d], hc.Answers.ByDoc[d], hm.Gamma(d))
+		if got := *hw.ds.Target.(*framework.Gaussian); got != stored {
+			t.Errorf("held crowd, document %d: q(x) %+v after the local step, stored %+v", d, got, stored)
+		}
+	}
+	_, _, r := regRunSmallConfig(t, strings.Replace(smallRegConfig, "intercept = true\n", "intercept = true\n  truth = \"weighted\"\n", 1)+inf, 1)
 	m := r.Model
+	if m.hold {
+		t.Fatal("truth = \"weighted\" holds the crowd")
+	}
 	w := m.newWorker(false, m.maxLen)
 	c := m.Corpus()
 	for _, d := range []int{0, 7, 33} {

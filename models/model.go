@@ -46,6 +46,7 @@ type Model struct {
 	mini   bool            // during an E-step of fewer documents than the corpus (a mini-batch): local_init "auto" is "fresh"
 	fixed  bool            // the response has fixed features (framework.FixedFeatures): no PhaseJoint
 	weight float64         // the supervision weight w (framework.Weighted; 1 without it)
+	hold   bool            // the crowd is held (framework.CrowdHolder): training documents' q(target) restored, annotators not updated
 
 	// phi is every training document's φ from its last E-step (phistore.go;
 	// nil when nothing needs it): for a response's M-step (phiUser), for
@@ -131,6 +132,8 @@ func checkContract(what string, comp any) error {
 // run calls syncWeight then and after loading parameters.
 func (m *Model) syncWeight() error {
 	m.weight = 1
+	h, ok := m.Response.(framework.CrowdHolder)
+	m.hold = ok && h.HoldsCrowd()
 	if wr, ok := m.Response.(framework.Weighted); ok {
 		w := wr.SupervisionWeight()
 		if !(w >= 1) || math.IsInf(w, 0) {
@@ -639,6 +642,9 @@ func (m *Model) supDocELBO(w *worker) float64 {
 // reads no cache of Begin).
 func (m *Model) approxTarget(w *worker) {
 	ds := w.ds
+	if m.heldTarget(w) {
+		return
+	}
 	ds.Target.Reset()
 	w.local.TargetTerm(ds)
 	if m.Noise != nil {
@@ -660,11 +666,45 @@ func (m *Model) retarget(w *worker, swept bool) {
 	} else {
 		w.local.Begin(ds)
 	}
+	if m.heldTarget(w) {
+		return
+	}
 	w.local.TargetTerm(ds)
 	if m.Noise != nil {
 		m.Noise.Evidence(ds)
 	}
 	ds.Target.Finalize()
+}
+
+// HoldsCrowd reports whether the model holds the crowd
+// (framework.CrowdHolder: the gaussian's truth = "exact", after its
+// pilot): each training document's q(target) stays that of its last
+// E-step and the annotators are not updated. An engine that runs
+// ShardEStep must then give every document its q(target) (Shard.Targets).
+func (m *Model) HoldsCrowd() bool { return m.hold }
+
+// heldTarget sets w.ds.Target to the document's held q(target) when the
+// crowd is held (framework.CrowdHolder): its q(target) of the last E-step
+// (the model's store, or in a shard the state it carries, w.targetIn),
+// which is the pilot's last. It reports whether it did; a document without
+// a stored q(target) (never visited) gets the usual update.
+func (m *Model) heldTarget(w *worker) bool {
+	if !m.hold || m.phase != framework.PhaseJoint {
+		return false
+	}
+	ds := w.ds
+	switch {
+	case w.shard:
+		if w.targetIn == nil {
+			return false
+		}
+		ds.Target.CopyFrom(w.targetIn)
+	case ds.Index >= 0 && ds.Index < len(m.tseen) && m.tseen[ds.Index]:
+		ds.Target.CopyFrom(m.targets[ds.Index])
+	default:
+		return false
+	}
+	return true
 }
 
 // EStep runs the local step on docs (training indices, increasing) with a
@@ -929,7 +969,7 @@ func (m *Model) Update(ctx context.Context, s framework.Stats, st framework.Step
 			return fmt.Errorf("response: %w", err)
 		}
 	}
-	if t.noise != nil {
+	if t.noise != nil && !m.hold {
 		if err := m.Noise.Update(ctx, t.noise, st); err != nil {
 			return fmt.Errorf("annotators: %w", err)
 		}

@@ -1,8 +1,10 @@
 package models
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/maslda/maslda/annotators/biasprecision"
@@ -15,63 +17,104 @@ import (
 // bound (w = 1, σ² estimated) first (the pilot), then
 // holds σ², weighs the supervision by w₂ = w·σ̂²/σ₀² and runs the
 // schedule from the initial topics (docs/design.md, "The exact pilot"):
-// progress reports Stage 1 for the pilot's updates (2 to exact_iters:
-// until σ² settles) and Stage 2
-// for the schedule's, batch EM never lowers the bound within a stage, σ²
-// does not move in stage 2, the model's weight is the response's w₂, and
-// the schedule's first E-step starts from the initial topics (its bound
-// equals that of a model built with σ², the weight and the annotators set
-// to the pilot's, fitted for one iteration).
+// progress reports Stage 1 for the pilot's updates (2 to exact_iters)
+// and Stage 2 for the schedule's, batch EM never lowers the bound within
+// a stage, σ² does not move in stage 2, the model's weight is the
+// response's w₂, and the schedule's first E-step starts from the initial
+// topics (its bound equals that of a model built with σ², the weight and
+// the annotators set to the pilot's, fitted for one iteration). With
+// truth = "exact" (the default) the crowd is held in stage 2: the
+// annotators' parameters do not move and every training document's
+// q(x_d) at the end is the one of the pilot's last E-step, bit for bit
+// (docs/design.md, "The truth of the exact bound"); the fresh model then
+// holds the pilot's q(x_d) too.
 func TestMASLDArExactPilotMonotone(t *testing.T) {
 	g := plantedRegression(t, 3, 150, 10, 0, 0.1)
-	m := newRegModel(t, g, gaussian.Defaults(), biasprecision.Defaults(), 5)
-	resp := m.Response.(*gaussian.Response)
-	if m.weight != 1 || m.phi == nil || !m.phiWarm {
-		t.Fatalf("before the start: model weight %v, φ store %v for warm starts %v; want 1 and a store for warm starts", m.weight, m.phi != nil, m.phiWarm)
-	}
-	bp := m.Noise.(*biasprecision.Model)
-	elbos := map[int][]float64{}
-	var s2, bias, prec []float64
-	n := 12
-	fitRun(t, m, &optim.Batch{MaxIters: n, MinIters: n}, nil, func(p framework.Progress) error {
-		elbos[p.Stage] = append(elbos[p.Stage], p.ELBO)
-		if p.Stage == 2 {
-			s2 = append(s2, resp.Sigma2)
-		} else {
-			bias, prec = append(bias[:0], bp.Bias...), append(prec[:0], bp.Prec...)
-		}
-		return nil
-	})
-	if l := len(elbos[1]); l < 2 || l > gaussian.DefaultExactIters || len(elbos[2]) != n {
-		t.Fatalf("%d updates in stage 1, %d in stage 2; want 2 to %d, and %d", l, len(elbos[2]), gaussian.DefaultExactIters, n)
-	}
-	for st, e := range elbos {
-		regMonotone(t, fmt.Sprintf("stage %d", st), e)
-	}
-	for _, v := range s2 {
-		if v != s2[0] {
-			t.Fatalf("σ² moved in stage 2: %v", s2)
-		}
-	}
-	w2 := gaussian.DefaultWeight * resp.Sigma2 / resp.Sigma0
-	if !resp.Held || m.weight != resp.SupervisionWeight() || math.Abs(m.weight-max(1, w2)) > 1e-12*max(1, w2) {
-		t.Errorf("after the fit: held %v, model weight %v, response %v, w·σ̂²/σ₀² = %v", resp.Held, m.weight, resp.SupervisionWeight(), w2)
-	}
-	t.Logf("σ₀² %.4f, σ̂² %.4f, w₂ %.3f", resp.Sigma0, resp.Sigma2, m.weight)
-	// A model built afresh (the same initial topics and η), with the
-	// pilot's σ̂², weight and annotators, fitted for one iteration, has the
-	// bound of the schedule's first iteration.
-	f := newRegModel(t, g, gaussian.Defaults(), biasprecision.Defaults(), 5)
-	fr, fb := f.Response.(*gaussian.Response), f.Noise.(*biasprecision.Model)
-	fr.Sigma2, fr.Held, fr.HeldWeight = resp.Sigma2, true, resp.HeldWeight
-	copy(fb.Bias, bias)
-	copy(fb.Prec, prec)
-	if err := f.syncWeight(); err != nil {
-		t.Fatal(err)
-	}
-	res := fitRun(t, f, &optim.Batch{MaxIters: 1}, nil, nil)
-	if res.ELBO != elbos[2][0] {
-		t.Errorf("the schedule's first bound %.10g; a fresh model with the pilot's σ², weight and annotators: %.10g", elbos[2][0], res.ELBO)
+	for _, truth := range []string{gaussian.TruthExact, gaussian.TruthWeighted} {
+		t.Run(truth, func(t *testing.T) {
+			gp := gaussian.Defaults()
+			gp.Truth = truth
+			m := newRegModel(t, g, gp, biasprecision.Defaults(), 5)
+			resp := m.Response.(*gaussian.Response)
+			if m.weight != 1 || m.phi == nil || !m.phiWarm || m.hold {
+				t.Fatalf("before the start: model weight %v, φ store %v for warm starts %v, hold %v; want 1, a store for warm starts, no hold", m.weight, m.phi != nil, m.phiWarm, m.hold)
+			}
+			bp := m.Noise.(*biasprecision.Model)
+			elbos := map[int][]float64{}
+			var s2, bias, prec []float64
+			var pilotX []framework.Gaussian
+			n := 12
+			fitRun(t, m, &optim.Batch{MaxIters: n, MinIters: n}, nil, func(p framework.Progress) error {
+				elbos[p.Stage] = append(elbos[p.Stage], p.ELBO)
+				if p.Stage == 2 {
+					s2 = append(s2, resp.Sigma2)
+					if truth == gaussian.TruthExact && (!slices.Equal(bp.Bias, bias) || !slices.Equal(bp.Prec, prec)) {
+						return fmt.Errorf("stage 2, update %d: the held annotators moved", len(s2))
+					}
+				} else {
+					bias, prec = append(bias[:0], bp.Bias...), append(prec[:0], bp.Prec...)
+					pilotX = pilotX[:0]
+					for _, x := range m.targets {
+						pilotX = append(pilotX, *x.(*framework.Gaussian))
+					}
+				}
+				return nil
+			})
+			if l := len(elbos[1]); l < 2 || l > gaussian.DefaultExactIters || len(elbos[2]) != n {
+				t.Fatalf("%d updates in stage 1, %d in stage 2; want 2 to %d, and %d", l, len(elbos[2]), gaussian.DefaultExactIters, n)
+			}
+			for st, e := range elbos {
+				regMonotone(t, fmt.Sprintf("stage %d", st), e)
+			}
+			for _, v := range s2 {
+				if v != s2[0] {
+					t.Fatalf("σ² moved in stage 2: %v", s2)
+				}
+			}
+			w2 := gaussian.DefaultWeight * resp.Sigma2 / resp.Sigma0
+			if !resp.Held || m.weight != resp.SupervisionWeight() || math.Abs(m.weight-max(1, w2)) > 1e-12*max(1, w2) {
+				t.Errorf("after the fit: held %v, model weight %v, response %v, w·σ̂²/σ₀² = %v", resp.Held, m.weight, resp.SupervisionWeight(), w2)
+			}
+			if m.hold != (truth == gaussian.TruthExact) {
+				t.Errorf("after the fit: hold %v", m.hold)
+			}
+			t.Logf("σ₀² %.4f, σ̂² %.4f, w₂ %.3f, %d pilot iterations", resp.Sigma0, resp.Sigma2, m.weight, len(elbos[1]))
+			post, err := m.Posterior(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			moved := 0
+			for d, p := range post {
+				if *p.Target.(*framework.Gaussian) != pilotX[d] {
+					moved++
+				}
+			}
+			if truth == gaussian.TruthExact && moved != 0 || truth == gaussian.TruthWeighted && moved == 0 {
+				t.Errorf("%d of %d documents' q(x) differ from the pilot's last E-step", moved, len(post))
+			}
+			// A model built afresh (the same initial topics and η), with the
+			// pilot's σ̂², weight and annotators (and, held, its q(x_d)),
+			// fitted for one iteration, has the bound of the schedule's
+			// first iteration.
+			f := newRegModel(t, g, gp, biasprecision.Defaults(), 5)
+			fr, fb := f.Response.(*gaussian.Response), f.Noise.(*biasprecision.Model)
+			fr.Sigma2, fr.Held, fr.HeldWeight = resp.Sigma2, true, resp.HeldWeight
+			copy(fb.Bias, bias)
+			copy(fb.Prec, prec)
+			if truth == gaussian.TruthExact {
+				for d := range pilotX {
+					*f.targets[d].(*framework.Gaussian) = pilotX[d]
+					f.tseen[d] = true
+				}
+			}
+			if err := f.syncWeight(); err != nil {
+				t.Fatal(err)
+			}
+			res := fitRun(t, f, &optim.Batch{MaxIters: 1}, nil, nil)
+			if res.ELBO != elbos[2][0] {
+				t.Errorf("the schedule's first bound %.10g; a fresh model with the pilot's σ², weight and annotators: %.10g", elbos[2][0], res.ELBO)
+			}
+		})
 	}
 }
 

@@ -257,6 +257,9 @@ func (m *Model) ShardEStep(ctx context.Context, sh *Shard) (*ShardResult, error)
 		if sh.Gamma != nil && sh.Gamma[i] != nil && len(sh.Gamma[i]) != K {
 			return nil, fmt.Errorf("%w: shard document %d (index %d): γ of %d topics, want %d", framework.ErrBadInput, i, sh.Index[i], len(sh.Gamma[i]), K)
 		}
+		if m.hold && m.phase == framework.PhaseJoint && (sh.Targets == nil || sh.Targets[i] == nil) {
+			return nil, fmt.Errorf("%w: shard document %d (index %d): the crowd is held (the gaussian's truth = \"exact\", after its pilot) but the shard carries no q(target) of its last E-step", framework.ErrBadInput, i, sh.Index[i])
+		}
 		if m.phiWarm && sh.Phi != nil && sh.Phi[i] != nil && len(sh.Phi[i]) != d.Len()*K {
 			return nil, fmt.Errorf("%w: shard document %d (index %d): φ of %d numbers, want %d words × %d topics", framework.ErrBadInput, i, sh.Index[i], len(sh.Phi[i]), d.Len(), K)
 		}

@@ -163,7 +163,11 @@ type eStepFn struct {
 	// (state-N.iWARMITER.bin: the restarts' best candidate's).
 	WarmDir  string
 	WarmIter int
-	Shards   []Shard
+	// WarmTargets reads only the documents' q(target) of that state, not
+	// their γ and φ (the pilot's, for a model that holds the crowd after
+	// it: models.Model.HoldsCrowd; every document starts afresh).
+	WarmTargets bool
+	Shards      []Shard
 	// FailOnce, when not empty, names a file: the first call that finds
 	// it absent creates it and fails (tests of retries).
 	FailOnce string
@@ -238,6 +242,9 @@ func (f *eStepFn) ProcessElement(ctx context.Context, s int) ([]byte, error) {
 			return nil, err
 		}
 		in.Gamma, in.Phi = st.Gamma, st.Phi
+		if f.Iter == 1 && f.WarmTargets {
+			in.Gamma, in.Phi = nil, nil
+		}
 		if st.Targets != nil && m.Response != nil {
 			in.Targets = make([]framework.Target, len(st.Targets))
 			for i, b := range st.Targets {
@@ -648,8 +655,9 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		inputs string
 		// The first E-step reads the state warmDir/state-N.iWARMITER.bin
 		// (the restarts' best candidate's), when warmDir is set.
-		warmDir  string
-		warmIter int
+		warmDir     string
+		warmIter    int
+		warmTargets bool // read only the documents' q(target) of warmDir's state
 	}
 	estep := func(ctx context.Context, ph *phase) (framework.Stats, error) {
 		ph.iter++
@@ -664,7 +672,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		}
 		ph.inputs = gpath
 		if err := runPipeline(ctx, func(s beam.Scope, in beam.PCollection) {
-			sums := beam.ParDo(s, &eStepFn{Dir: ph.dir, Globals: gpath, Sum: snap.Sum, Iter: it, WarmDir: ph.warmDir, WarmIter: ph.warmIter, Shards: l.Shards,
+			sums := beam.ParDo(s, &eStepFn{Dir: ph.dir, Globals: gpath, Sum: snap.Sum, Iter: it, WarmDir: ph.warmDir, WarmIter: ph.warmIter, WarmTargets: ph.warmTargets, Shards: l.Shards,
 				FailOnce: opt.FailOnce, Delay: opt.Delay, BundleLog: opt.BundleLog}, in)
 			total := beam.Combine(s, sumsFn{}, sums)
 			beam.ParDo0(s, &writeFn{Path: sumsPath(ph.dir, it)}, total)
@@ -726,7 +734,9 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 			}
 			fits = len(done)
 		}
-		var last *phase // the last candidate's
+		var last *phase  // the last candidate's
+		var pilot *phase // the pilot's, kept when the crowd is to be held after it
+		holder, _ := run.Model.Response.(framework.CrowdHolder)
 		fit := func(ctx context.Context, cand *models.Run, b *optim.Batch, obs framework.Observer) (*framework.Result, error) {
 			fits++
 			name := fmt.Sprintf("restart-%d", fits)
@@ -757,7 +767,11 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 				os.Remove(ph.inputs)
 			}
 			if name == "pilot" {
-				os.RemoveAll(ph.dir)
+				if err == nil && holder != nil && holder.WillHoldCrowd() {
+					pilot = ph // its documents' last q(target) are held
+				} else {
+					os.RemoveAll(ph.dir)
+				}
 			}
 			return fr, err
 		}
@@ -852,6 +866,24 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		if m.Response == nil && pre != nil {
 			main.warmDir, main.warmIter = filepath.Join(opt.Dir, fmt.Sprintf("restart-%d", pre.Best)), pre.State
 		}
+		// A model that holds the crowd after its pilot (models.Model.
+		// HoldsCrowd) starts afresh too, but with every document's
+		// q(target) of the pilot's last E-step.
+		if pilot != nil {
+			if m.HoldsCrowd() {
+				main.warmDir, main.warmIter, main.warmTargets = pilot.dir, pilot.iter+1, true
+			} else {
+				os.RemoveAll(pilot.dir)
+			}
+		}
+	}
+	// dropPilot removes the pilot's state once the schedule no longer
+	// needs it (after its first checkpoint, or at the end).
+	dropPilot := func() {
+		if main.warmTargets {
+			os.RemoveAll(main.warmDir)
+			main.warmDir, main.warmTargets = "", false
+		}
 	}
 	// after writes the checkpoint of an iteration that does not end the run
 	// (the new globals, then checkpoint.json naming them, both by rename)
@@ -890,6 +922,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 			removePrelude(npath, main.inputs)
 			pre, main.warmDir = nil, ""
 		}
+		dropPilot()
 		for sh := range nShards {
 			os.Remove(statePath(opt.Dir, sh, main.iter)) // read by the last E-step, now checkpointed past
 		}
@@ -1011,6 +1044,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		removePrelude(main.inputs)
 		pre = nil
 	}
+	dropPilot()
 	if tu, ok := run.Model.Response.(framework.Tuner); ok && starter != nil && res.Converged {
 		// Fit lets the response re-choose a hyperparameter from every
 		// training document's φ̄ now (framework.Tuner). The one Tuner,

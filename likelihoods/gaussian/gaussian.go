@@ -87,7 +87,24 @@ type Params struct {
 	// Default DefaultWeight; 1 (also what 0 in a Params literal means) is
 	// the exact bound of MODEL.md §4. Ignored by linreg.
 	Weight float64 `hcl:"weight,optional"`
+	// Truth says where a weighted fit with an exact pilot takes the
+	// crowd's posterior from (framework.CrowdHolder; docs/design.md, "The
+	// truth of the exact bound"): TruthExact (the default; also what ""
+	// means) runs the pilot until the exact bound converges and then holds
+	// every training document's q(x_d) and the annotators where the pilot
+	// left them, so the weighted stage shapes the topics and η for
+	// prediction without moving the truth; TruthWeighted lets the truth and
+	// the annotators go on with the weighted fit (the model before issue
+	// 25's change), the pilot ending when σ² settles. Ignored without a
+	// pilot.
+	Truth string `hcl:"truth,optional"`
 }
+
+// The values of Params.Truth.
+const (
+	TruthExact    = "exact"
+	TruthWeighted = "weighted"
+)
 
 // DefaultWeight is the default supervision weight of the gaussian response
 // (docs/results-regression.md has the measurements behind it).
@@ -106,7 +123,7 @@ const (
 // DefaultExactTol), then held; ridge 0.01, no intercept,
 // supervision weight DefaultWeight after the exact stage.
 func Defaults() Params {
-	return Params{Sigma2: 0, EstimateSigma2: true, L2: 0.01, Weight: DefaultWeight, ExactIters: DefaultExactIters, ExactTol: DefaultExactTol}
+	return Params{Sigma2: 0, EstimateSigma2: true, L2: 0.01, Weight: DefaultWeight, ExactIters: DefaultExactIters, ExactTol: DefaultExactTol, Truth: TruthExact}
 }
 
 // LinRegDefaults returns the documented defaults of "linreg": σ² = 1 fixed,
@@ -131,6 +148,8 @@ func (p Params) validate(name string) error {
 		return fmt.Errorf("%w: response %s: exact_iters = %d, want ≥ 0 (0: no exact pilot)", framework.ErrBadInput, name, p.ExactIters)
 	case !(p.ExactTol >= 0) || math.IsInf(p.ExactTol, 0):
 		return fmt.Errorf("%w: response %s: exact_tol = %v, want a finite number ≥ 0", framework.ErrBadInput, name, p.ExactTol)
+	case p.Truth != "" && p.Truth != TruthExact && p.Truth != TruthWeighted:
+		return fmt.Errorf("%w: response %s: truth = %q, want %q or %q", framework.ErrBadInput, name, p.Truth, TruthExact, TruthWeighted)
 	}
 	return nil
 }
@@ -285,6 +304,17 @@ func (r *Response) SupervisionWeight() float64 {
 func (r *Response) piloted() bool {
 	return !r.fixed && r.Config.Weight > 1 && r.Config.EstimateSigma2 && r.Config.ExactIters > 0
 }
+
+// WillHoldCrowd reports whether the fit has an exact pilot after which
+// the crowd is held (framework.CrowdHolder: truth = "exact").
+func (r *Response) WillHoldCrowd() bool {
+	return r.piloted() && r.Config.Truth != TruthWeighted
+}
+
+// HoldsCrowd reports whether the crowd is held now (framework.CrowdHolder):
+// after EndPilot (also for a model restored after it) with truth =
+// "exact".
+func (r *Response) HoldsCrowd() bool { return r.WillHoldCrowd() && r.Held }
 
 // PilotIters is the largest length of the exact pilot (framework.Piloted):
 // exact_iters when the fit has one (see Params.ExactIters) and it has not
@@ -888,6 +918,7 @@ var (
 	_ framework.Persister       = (*Response)(nil)
 	_ framework.FixedFeatures   = (*Response)(nil)
 	_ framework.Weighted        = (*Response)(nil)
+	_ framework.CrowdHolder     = (*Response)(nil)
 	_ framework.Piloted         = (*Response)(nil)
 	_ framework.LikelihoodLocal = (*Local)(nil)
 	_ framework.PhiQuadratic    = (*Local)(nil)

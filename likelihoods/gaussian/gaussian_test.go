@@ -388,13 +388,13 @@ func TestRegistryAndParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := l.(*Response); r.Config != (Params{Sigma2: 0.5, EstimateSigma2: true, L2: 0.01, Intercept: true, Weight: DefaultWeight, ExactIters: DefaultExactIters, ExactTol: DefaultExactTol}) {
+	if r := l.(*Response); r.Config != (Params{Sigma2: 0.5, EstimateSigma2: true, L2: 0.01, Intercept: true, Weight: DefaultWeight, ExactIters: DefaultExactIters, ExactTol: DefaultExactTol, Truth: TruthExact}) {
 		t.Errorf("decoded %+v", r.Config)
 	}
 	if l, err := framework.Default.Likelihood(Name, nil); err != nil || l.(*Response).Config != Defaults() {
 		t.Errorf("defaults: %v, %v", l, err)
 	}
-	for _, p := range []Params{{Sigma2: -1}, {Sigma2: math.NaN()}, {Sigma2: math.Inf(1)}, {Sigma2: 1, L2: -1}, {Sigma2: 1, L2: math.NaN()}, {Sigma2: 1, Weight: 0.5}, {Sigma2: 1, Weight: math.Inf(1)}, {Sigma2: 1, Weight: math.NaN()}} {
+	for _, p := range []Params{{Sigma2: -1}, {Sigma2: math.NaN()}, {Sigma2: math.Inf(1)}, {Sigma2: 1, L2: -1}, {Sigma2: 1, L2: math.NaN()}, {Sigma2: 1, Weight: 0.5}, {Sigma2: 1, Weight: math.Inf(1)}, {Sigma2: 1, Weight: math.NaN()}, {Sigma2: 1, Truth: "both"}} {
 		if _, err := New(p); !errors.Is(err, framework.ErrBadInput) {
 			t.Errorf("New(%+v): err = %v, want ErrBadInput", p, err)
 		}
