@@ -66,6 +66,13 @@ func TestMASLDArExactPilotMonotone(t *testing.T) {
 			for st, e := range elbos {
 				regMonotone(t, fmt.Sprintf("stage %d", st), e)
 			}
+			if e := elbos[1]; truth == gaussian.TruthExact && len(e) < gaussian.DefaultExactIters {
+				// Held, the pilot ends only when L_1 has converged (or at
+				// exact_iters), not when σ² settles.
+				if l := len(e); math.Abs(e[l-1]-e[l-2]) > optim.DefaultBatch().Tol*math.Abs(e[l-2]) {
+					t.Errorf("the pilot ended after %d updates with the bound still moving: %v", l, e[l-2:])
+				}
+			}
 			for _, v := range s2 {
 				if v != s2[0] {
 					t.Fatalf("σ² moved in stage 2: %v", s2)
