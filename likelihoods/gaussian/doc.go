@@ -14,7 +14,8 @@
 //	  intercept       = false  # a free, unpenalised offset b
 //	  weight          = 100    # supervision weight w ≥ 1 (1: the exact bound)
 //	  exact_iters     = 50     # the exact pilot: at most this many iterations (0: none)
-//	  exact_tol       = 0.01   # ... until σ² changes by at most this (relative)
+//	  exact_tol       = 0.01   # ... until σ² changes by at most this (relative; truth = "weighted")
+//	  truth           = "exact" # the crowd's posterior is the pilot's, run to convergence, then held
 //	}
 //
 // # Equations and functions
