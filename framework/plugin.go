@@ -514,9 +514,15 @@ type Piloted interface {
 // instead of combining the prior message with the annotators' evidence)
 // and the annotators are not updated; the topics and the response go on
 // fitting those targets. docs/design.md, "The truth of the exact bound".
+//
+// Reopen puts a holding response back before EndPilot: a warm start
+// (models.Run.WarmStart) from a model saved after its pilot runs the pilot
+// again from the loaded parameters, so that the crowd it holds is the
+// new fit's (its documents' q(target) are not saved with a model).
 type CrowdHolder interface {
 	WillHoldCrowd() bool
 	HoldsCrowd() bool
+	Reopen()
 }
 
 // FixedFeatures is an optional capability of a Likelihood. A response

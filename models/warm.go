@@ -38,8 +38,20 @@ func (r *Run) WarmStart(dir string) error {
 	}
 	r.warm = true
 	// A response saved after its exact stage resumes with the weight it
-	// had (one saved before, or without one, trains on as configured).
+	// had (one saved before, or without one, trains on as configured);
+	// one that holds the crowd runs its pilot again (reopen).
+	r.reopen()
 	return r.Model.syncWeight()
+}
+
+// reopen puts a response that holds the crowd back before its pilot's end
+// (framework.CrowdHolder.Reopen): a warm-started run has no document's
+// q(target) of a pilot, so it runs the pilot again from the loaded
+// parameters and holds what that pilot ends with.
+func (r *Run) reopen() {
+	if h, ok := r.Model.Response.(framework.CrowdHolder); ok {
+		h.Reopen()
+	}
 }
 
 // WarmFrom is WarmStart from a run in memory: src (fitted on a corpus of
@@ -73,6 +85,7 @@ func (r *Run) WarmFrom(src *Run) error {
 		return err
 	}
 	r.warm = true
+	r.reopen()
 	return r.Model.syncWeight()
 }
 

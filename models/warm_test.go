@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/maslda/maslda/likelihoods/gaussian"
 	"math"
 	"strings"
 	"testing"
@@ -81,6 +82,12 @@ func TestWarmStartCopiesGlobals(t *testing.T) {
 				t.Fatal(err)
 			}
 			z0, _ := globals(t, r.Model)
+			if h, ok := trained.Model.Response.(framework.CrowdHolder); ok {
+				// A warm start reopens a held crowd's pilot
+				// (TestWarmStartHeldCrowd): the saved parameters but for
+				// the pilot's end.
+				h.Reopen()
+			}
 			wantZ, wantP := globals(t, trained.Model)
 			if cmp.Equal(z0, wantZ) {
 				t.Fatal("the fresh run already has the trained topics: the test cannot fail")
@@ -173,5 +180,42 @@ func TestWarmStartRejects(t *testing.T) {
 				t.Fatalf("WarmStart error = %v, want ErrBadInput containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestWarmStartHeldCrowd: a warm start from an MA-sLDAr saved after its
+// pilot, which holds the crowd (the gaussian's truth = "exact"), runs the
+// pilot again from the loaded parameters (progress of Stage 1) and holds
+// what that pilot ends with: the saved model keeps no document's q(x_d),
+// so without the new pilot the annotators would be frozen at the loaded
+// values and the truth left to the weighted fit.
+func TestWarmStartHeldCrowd(t *testing.T) {
+	c := smallRegCorpus(t)
+	src := smallRegConfig + "restarts = 1\n"
+	trained, dir := trainSaved(t, src, c)
+	if !trained.Model.HoldsCrowd() {
+		t.Fatal("the trained MA-sLDAr does not hold its crowd")
+	}
+	r, err := Build(mustConfig(t, src), nil, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WarmStart(dir); err != nil {
+		t.Fatal(err)
+	}
+	if r.Model.HoldsCrowd() || r.Model.Response.(*gaussian.Response).Held {
+		t.Fatal("after the warm start the crowd is held before any pilot")
+	}
+	pilot := 0
+	if _, err := r.Fit(context.Background(), func(p framework.Progress) error {
+		if p.Stage == 1 {
+			pilot++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if pilot < 2 || !r.Model.HoldsCrowd() {
+		t.Errorf("warm-started run: %d pilot updates, holds the crowd %v; want ≥ 2 and true", pilot, r.Model.HoldsCrowd())
 	}
 }

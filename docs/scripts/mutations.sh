@@ -68,6 +68,7 @@ mutations=(
   'hold-target-ignored|models/model.go|s/\tif !m\.hold /\tif m.hold == m.hold /|./models'
   'hold-annotators-updated|models/model.go|s/if t\.noise != nil && !m\.hold \{/if t.noise != nil {/|./models'
   'hold-pilot-sigma-rule|models/build.go|s/if !holds && p\.PilotDone\(\) \{/if p.PilotDone() {/|./models'
+  'hold-warm-not-reopened|models/warm.go|s/\tr\.reopen\(\)\n\treturn r\.Model\.syncWeight\(\)/\treturn r.Model.syncWeight()/|./models'
   'sweepquad-no-distance-test|topics/layer.go|s/if !\(math\.Abs\(x-gRef\[k\]\) <= taylorMax\) \{/if false \&\& !(math.Abs(x-gRef[k]) <= taylorMax) {/|./topics'
   'sweepquad-taylor-degree-1|topics/layer.go|s/p := t \* xb\[k\] \* eRef\[k\] \* \(1 \+ e\*\(1\+e\*\(0\.5\+e\*\(1\.0\/6\+e\*\(1\.0\/24\)\)\)\)\)/p := t * xb[k] * eRef[k] * (1 + e)/|./topics'
   'text-l2-mean-weight|likelihoods/softmax/softmax.go|s/g\[l\*K\+k\] = mt\*\(e-m\) \+ mu\*m/g[l*K+k] = mt*(e-m) + mt*m/|./likelihoods/softmax'

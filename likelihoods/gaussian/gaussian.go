@@ -316,6 +316,20 @@ func (r *Response) WillHoldCrowd() bool {
 // "exact".
 func (r *Response) HoldsCrowd() bool { return r.WillHoldCrowd() && r.Held }
 
+// Reopen puts a response that holds the crowd back before its pilot's
+// end (framework.CrowdHolder): a warm start from a model saved after its
+// pilot runs the pilot again from the loaded parameters, σ² starting at
+// the saved σ̂², so that the crowd it holds is that fit's. Nothing happens
+// otherwise.
+func (r *Response) Reopen() {
+	if !r.HoldsCrowd() {
+		return
+	}
+	r.Held, r.HeldWeight = false, 0
+	r.pilotIters, r.pilotStep = 0, math.Inf(1)
+	r.run, r.runW = nil, 0
+}
+
 // PilotIters is the largest length of the exact pilot (framework.Piloted):
 // exact_iters when the fit has one (see Params.ExactIters) and it has not
 // ended, else 0.
