@@ -1,8 +1,9 @@
 # MA-sLDAr (regression from crowds): Gaussian response, bias/precision annotators.
 # α = 1, τ = 0.1 as in the authors' README example; the gaussian's defaults
-# (an exact pilot that estimates σ², then supervision weight 100 with σ²
-# held) are what makes the topics predict and keeps the truth honest with
-# one answer per document (docs/results-regression.md). max_iters counts
+# (an exact pilot that estimates σ², the truth and the annotators, then
+# supervision weight 100 with those held) are what makes the topics predict
+# and keeps the truth honest with one answer per document or few answers
+# (docs/results-regression.md). max_iters counts
 # the iterations after the pilot.
 seed = 1
 
