@@ -27,6 +27,10 @@ type Run struct {
 
 	RestartELBOs []float64 // each candidate's ELBO after the restart phase
 
+	// Relabelled, when the run tried the class-permuted twin of its fit
+	// (starting.relabel), says which and what came of it.
+	Relabelled *Relabelled
+
 	// Choice, when set (by the caller, after Choose picked this run's
 	// configuration), is saved in model.json by WriteFiles.
 	Choice *Choice
@@ -297,13 +301,14 @@ func (r *Run) assemble() (*Model, framework.Schedule, error) {
 // the progress before it is reported as Stage 1 and after it as Stage 2;
 // each stage is monotone under batch EM.
 type starting struct {
-	r       *Run
-	st      framework.Starter
-	obs     framework.Observer
-	n, D    int // passes before the start (startPasses), documents
-	seen    int
-	started bool
-	tuned   bool // the response re-chose a hyperparameter (framework.Tuner): the third run
+	r          *Run
+	st         framework.Starter
+	obs        framework.Observer
+	n, D       int // passes before the start (startPasses), documents
+	seen       int
+	started    bool
+	tuned      bool // the response re-chose a hyperparameter (framework.Tuner): the third run
+	relabelled bool // the relabelled twin's run (relabel): Stage 4
 	// iter and epoch offset the progress of a second schedule run (see fit).
 	iter, epoch int
 }
@@ -342,7 +347,9 @@ func (s *starting) observe(ctx context.Context) framework.Observer {
 	return func(p framework.Progress) error {
 		p.Iter += s.iter
 		p.Epoch += s.epoch
-		if s.tuned {
+		if s.relabelled {
+			p.Stage = 4
+		} else if s.tuned {
 			p.Stage = 3
 		} else if s.started {
 			p.Stage = 2
@@ -793,6 +800,9 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 	)
 	if s := r.newStarting(obs); s != nil {
 		res, err = s.fit(ctx, r.resume)
+		if err == nil {
+			res, err = s.relabel(ctx, res)
+		}
 	} else {
 		var after func(Position) error
 		if r.AfterIter != nil {
