@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/optim"
@@ -308,9 +309,11 @@ type starting struct {
 	seen       int
 	started    bool
 	tuned      bool // the response re-chose a hyperparameter (framework.Tuner): the third run
-	relabelled bool // the relabelled twin's run (relabel): Stage 4
-	// iter and epoch offset the progress of a second schedule run (see fit).
+	relabelled int  // the relabelled twin's runs (relabel): 1 the fit run on (Stage 4), 2 the twin (Stage 5)
+	// iter and epoch offset the progress of a second schedule run (see fit);
+	// elapsed the time of the relabelled twin's runs (relabel).
 	iter, epoch int
+	elapsed     time.Duration
 }
 
 // newStarting is nil without a Starter, under a phased schedule, with
@@ -347,8 +350,9 @@ func (s *starting) observe(ctx context.Context) framework.Observer {
 	return func(p framework.Progress) error {
 		p.Iter += s.iter
 		p.Epoch += s.epoch
-		if s.relabelled {
-			p.Stage = 4
+		p.Elapsed += s.elapsed
+		if s.relabelled > 0 {
+			p.Stage = 3 + s.relabelled
 		} else if s.tuned {
 			p.Stage = 3
 		} else if s.started {

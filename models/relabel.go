@@ -12,12 +12,12 @@ import (
 // (framework.Relabeler: the labelling the answers agree with most, when it
 // is not the fit's own) and the response and the annotators can be
 // permuted (framework.ClassPermuter), it builds the fit's twin with the
-// classes renamed, runs the schedule on from it (Progress.Stage 4) and
+// classes renamed, runs the schedule on from it (Progress.Stage 5) and
 // keeps whichever of the two has the higher bound. The likelihood cannot
 // tell the two apart; the annotators' prior can, and a run may end in the
 // basin of the labelling it likes less (docs/design.md, "The relabelled
-// twin"). Both the twin and the fit itself are run on from a fresh start
-// of every document (a fresh start alone can move the bound), and the twin
+// twin"). Both the fit itself (Stage 4) and the twin are run on from a
+// fresh start of every document (a fresh start alone can move the bound), and the twin
 // is kept when its bound is the higher; otherwise the fit stays as it
 // was. Batch EM only; without a proposal nothing runs. res is the
 // schedule's result, returned with the iterations run here added.
@@ -54,9 +54,9 @@ func (s *starting) relabel(ctx context.Context, res *framework.Result) (*framewo
 		fits    [2]*Model
 		elapsed = res.Elapsed
 	)
-	s.relabelled = true
 	s.iter, s.epoch = res.Iters, res.Epochs
 	for i, p := range [][]int{nil, perm} {
+		s.relabelled = i + 1
 		cand, _, err := r.assemble()
 		if err != nil {
 			return res, err
@@ -76,6 +76,7 @@ func (s *starting) relabel(ctx context.Context, res *framework.Result) (*framewo
 				}
 			}
 		}
+		s.elapsed = elapsed
 		r.Model = cand // the observer reads the run's model (the truth per iteration)
 		out, err := c.schedule(ctx, s.observe(ctx), nil, nil)
 		r.Model = m
