@@ -562,6 +562,29 @@ type Starter interface {
 	StartFrom(pred []Target) error
 }
 
+// Relabeler is an optional capability of a NoiseModel of a categorical
+// target: the relabelling of the classes worth trying once training has
+// ended (models.Run.Fit). Relabeling gets every training document's
+// q(target) in document order (nil for a document without one) and
+// returns perm, perm[c] the class that the model's class c becomes, or
+// nil when nothing is worth trying (the identity). The likelihood of the
+// answers cannot tell a fit from its class-permuted twin; only the priors
+// can, and a run may end in the basin of the wrong one. Fit then runs the
+// schedule on from the twin (the response and the annotator model must
+// both be ClassPermuters) and keeps it when its bound is higher. Batch EM
+// only.
+type Relabeler interface {
+	Relabeling(targets []Target) []int
+}
+
+// ClassPermuter is an optional capability of a response or NoiseModel of
+// a categorical target: PermuteClasses relabels its parameters' true
+// classes, class c becoming perm[c] (a permutation of 0…C−1), so that the
+// model predicts and explains the same answers with the classes renamed.
+type ClassPermuter interface {
+	PermuteClasses(perm []int) error
+}
+
 // StartCounter is an optional capability of a Starter whose start needs
 // of the predictions only counts summed over the documents, so that an
 // engine's workers can add them up shard by shard and its driver start

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -94,4 +95,20 @@ func (t *Gaussian) Finalize() {
 	}
 	t.Var = math.Inf(1)
 	t.Mean = 0
+}
+
+// CheckPermutation reports whether perm is a permutation of 0…n−1
+// (framework.ClassPermuter's argument); the error wraps ErrBadInput.
+func CheckPermutation(perm []int, n int) error {
+	if len(perm) != n {
+		return fmt.Errorf("%w: a permutation of %d classes has %d entries", ErrBadInput, n, len(perm))
+	}
+	seen := make([]bool, n)
+	for c, to := range perm {
+		if to < 0 || to >= n || seen[to] {
+			return fmt.Errorf("%w: %v is not a permutation of 0…%d (entry %d)", ErrBadInput, perm, n-1, c)
+		}
+		seen[to] = true
+	}
+	return nil
 }

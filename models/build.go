@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/maslda/maslda/framework"
 	"github.com/maslda/maslda/optim"
@@ -26,6 +27,10 @@ type Run struct {
 	Result     *framework.Result
 
 	RestartELBOs []float64 // each candidate's ELBO after the restart phase
+
+	// Relabelled, when the run tried the class-permuted twin of its fit
+	// (starting.relabel), says which and what came of it.
+	Relabelled *Relabelled
 
 	// Choice, when set (by the caller, after Choose picked this run's
 	// configuration), is saved in model.json by WriteFiles.
@@ -297,15 +302,18 @@ func (r *Run) assemble() (*Model, framework.Schedule, error) {
 // the progress before it is reported as Stage 1 and after it as Stage 2;
 // each stage is monotone under batch EM.
 type starting struct {
-	r       *Run
-	st      framework.Starter
-	obs     framework.Observer
-	n, D    int // passes before the start (startPasses), documents
-	seen    int
-	started bool
-	tuned   bool // the response re-chose a hyperparameter (framework.Tuner): the third run
-	// iter and epoch offset the progress of a second schedule run (see fit).
+	r          *Run
+	st         framework.Starter
+	obs        framework.Observer
+	n, D       int // passes before the start (startPasses), documents
+	seen       int
+	started    bool
+	tuned      bool // the response re-chose a hyperparameter (framework.Tuner): the third run
+	relabelled int  // the relabelled twin's runs (relabel): 1 the fit run on (Stage 4), 2 the twin (Stage 5)
+	// iter and epoch offset the progress of a second schedule run (see fit);
+	// elapsed the time of the relabelled twin's runs (relabel).
 	iter, epoch int
+	elapsed     time.Duration
 }
 
 // newStarting is nil without a Starter, under a phased schedule, with
@@ -342,7 +350,10 @@ func (s *starting) observe(ctx context.Context) framework.Observer {
 	return func(p framework.Progress) error {
 		p.Iter += s.iter
 		p.Epoch += s.epoch
-		if s.tuned {
+		p.Elapsed += s.elapsed
+		if s.relabelled > 0 {
+			p.Stage = 3 + s.relabelled
+		} else if s.tuned {
 			p.Stage = 3
 		} else if s.started {
 			p.Stage = 2
@@ -808,6 +819,9 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 	)
 	if s := r.newStarting(obs); s != nil {
 		res, err = s.fit(ctx, r.resume)
+		if err == nil {
+			res, err = s.relabel(ctx, res)
+		}
 	} else {
 		var after func(Position) error
 		if r.AfterIter != nil {

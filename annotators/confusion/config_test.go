@@ -67,7 +67,7 @@ func TestConfigSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := run.Model.Noise.(*confusion.Model).Config(); got != (confusion.Config{Omega: 0.5, Diagonal: 2, Init: confusion.InitUniform, InitStrength: 0.25, Estimate: confusion.EstimateVariational, StartIters: 8, StartUpdates: 40, StartLabels: confusion.StartOthers, InitLabels: confusion.InitLabelsMajority, Prior: confusion.PriorFixed, Communities: 3, Constant: confusion.ConstantIgnore}) {
+	if got := run.Model.Noise.(*confusion.Model).Config(); got != (confusion.Config{Omega: 0.5, Diagonal: 2, Init: confusion.InitUniform, InitStrength: 0.25, Estimate: confusion.EstimateVariational, StartIters: 8, StartUpdates: 40, StartLabels: confusion.StartOthers, InitLabels: confusion.InitLabelsMajority, Prior: confusion.PriorFixed, Communities: 3, Constant: confusion.ConstantIgnore, Relabel: confusion.RelabelAgreement}) {
 		t.Errorf("decoded %+v", got)
 	}
 	if _, err := run.Fit(context.Background(), nil); err != nil {

@@ -185,7 +185,19 @@ type Config struct {
 	// Init from the training answers and saved with the parameters. ""
 	// means "keep".
 	Constant string `hcl:"constant,optional"`
+	// Relabel is "agreement" (default) or "none": once training has ended,
+	// the relabelling of the classes under which the documents' labels
+	// agree with the most answers (Model.Relabeling; framework.Relabeler),
+	// when it is not the fit's own, is run on from and kept if its bound is
+	// higher. "" means "none".
+	Relabel string `hcl:"relabel,optional"`
 }
+
+// Relabel settings (Config.Relabel).
+const (
+	RelabelAgreement = "agreement"
+	RelabelNone      = "none"
+)
 
 // Constant settings (Config.Constant).
 const (
@@ -195,7 +207,7 @@ const (
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartUpdates: 40, StartLabels: StartOthers, InitLabels: InitLabelsMajority, Prior: PriorFixed, Communities: 3, Constant: ConstantIgnore}
+	return Config{Omega: 1, Diagonal: 2, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartUpdates: 40, StartLabels: StartOthers, InitLabels: InitLabelsMajority, Prior: PriorFixed, Communities: 3, Constant: ConstantIgnore, Relabel: RelabelAgreement}
 }
 
 // Validate checks the settings; errors wrap framework.ErrBadInput.
@@ -268,6 +280,11 @@ func (c Config) Validate() error {
 	case "", ConstantIgnore, ConstantKeep:
 	default:
 		return fmt.Errorf("%w: annotators.constant = %q; valid: %s (an annotator with one class for everything says nothing about the truth), %s (its answers are read through its confusion matrix)", framework.ErrBadInput, c.Constant, ConstantIgnore, ConstantKeep)
+	}
+	switch c.Relabel {
+	case "", RelabelAgreement, RelabelNone:
+	default:
+		return fmt.Errorf("%w: annotators.relabel = %q; valid: %s (after training, try the labelling of the classes the answers agree with most and keep it if its bound is higher), %s", framework.ErrBadInput, c.Relabel, RelabelAgreement, RelabelNone)
 	}
 	return nil
 }

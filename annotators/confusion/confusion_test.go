@@ -599,7 +599,7 @@ func TestConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := n.(*Model).Config(); got != (Config{Omega: 1, Diagonal: 3, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartUpdates: 40, StartLabels: StartOthers, InitLabels: InitLabelsMajority, Prior: PriorFixed, Communities: 3, Constant: ConstantIgnore}) {
+	if got := n.(*Model).Config(); got != (Config{Omega: 1, Diagonal: 3, Init: InitClassifier, InitStrength: 1, Estimate: EstimateVariational, StartIters: 8, StartUpdates: 40, StartLabels: StartOthers, InitLabels: InitLabelsMajority, Prior: PriorFixed, Communities: 3, Constant: ConstantIgnore, Relabel: RelabelAgreement}) {
 		t.Errorf("decoded config %+v", got)
 	}
 	if _, err := framework.Default.Noise("confusion", framework.ParamsFunc(func(into any) error {

@@ -77,6 +77,9 @@ mutations=(
   'tune-cv-gradient-sign|likelihoods/softmax/tune.go|s/r := p\[c\] - p\[c\]\*d\.q\[c\]\/m/r := p[c]*d.q[c]\/m - p[c]/|./likelihoods/softmax'
   'text-l2-objective-scale|likelihoods/softmax/softmax.go|s/g\[i\] = -\(scale\*g\[i\] - pg\[i\]\) \/ W/g[i] = -(g[i] - pg[i]) \/ W/|./likelihoods/softmax'
   'tune-resume-chooses-again|models/build.go|s/if from != nil && from\.Tuned \{/if from != nil \&\& from.Tuned \&\& false {/|./models'
+  'relabel-agreement-direction|annotators/confusion/relabel.go|s/if !\(best > own\*\(1\+1e-9\)\) \{/if best > own*(1+1e-9) {/|./annotators/confusion'
+  'relabel-fixed-prior-permuted|annotators/confusion/relabel.go|s/\tif m\.cfg\.Prior == PriorLearned \{\n\t\trows\(m\.alpha\)/\tif true {\n\t\trows(m.alpha)/|./annotators/confusion'
+  'relabel-keeps-lower-bound|models/relabel.go|s/kept := twin\.ELBO > runs\[0\]\.ELBO/kept := twin.ELBO < runs[0].ELBO/|./models'
 )
 
 scratch=$(mktemp -d)

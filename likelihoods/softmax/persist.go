@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/maslda/maslda/framework"
 )
@@ -85,6 +86,32 @@ func (s *Softmax) LoadParams(r io.Reader) error {
 	copy(s.Eta, eta)
 	if tuned {
 		s.MuText, s.tuned = mt, true
+	}
+	s.lastStats = nil
+	return nil
+}
+
+// PermuteClasses relabels the classes of η (framework.ClassPermuter):
+// row c becomes row perm[c], as do the stored documents' λ_d.
+func (s *Softmax) PermuteClasses(perm []int) error {
+	if s.Eta == nil {
+		return fmt.Errorf("%w: softmax: PermuteClasses before Init", framework.ErrNotTrained)
+	}
+	if err := framework.CheckPermutation(perm, s.C); err != nil {
+		return fmt.Errorf("softmax: %w", err)
+	}
+	eta := slices.Clone(s.Eta)
+	for c, to := range perm {
+		copy(s.Eta[to*s.K:(to+1)*s.K], eta[c*s.K:(c+1)*s.K])
+	}
+	if st := s.st; st != nil {
+		row := make([]float64, s.C)
+		for d := 0; d+s.C <= len(st.lam); d += s.C {
+			copy(row, st.lam[d:d+s.C])
+			for c, to := range perm {
+				st.lam[d+to] = row[c]
+			}
+		}
 	}
 	s.lastStats = nil
 	return nil

@@ -325,8 +325,18 @@ func stageNames(m models.Manifest) stageNaming {
 		return stageNaming{func(int) string { return "pilot ends" },
 			"the gaussian response's exact pilot ends and the configured schedule starts from fresh topics"}
 	}
-	return stageNaming{func(int) string { return "classifier start" },
-		"the annotators restart from the model's own classifier (the classifier start, start_iters): the truth metric often jumps there"}
+	return stageNaming{func(stage int) string {
+		switch stage {
+		case 3:
+			return "text_l2 chosen"
+		case 4:
+			return "fit run on afresh"
+		case 5:
+			return "relabelled twin"
+		}
+		return "classifier start"
+	}, "the annotators restart from the model's own classifier (the classifier start, start_iters): the truth metric often jumps there; " +
+		"then, when they change, the text's say is chosen (text_l2_folds) and the fit and its class-permuted twin are each run on afresh (relabel)"}
 }
 
 // historyEmpty reports whether a history.csv has a header (or nothing)

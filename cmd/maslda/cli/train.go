@@ -370,6 +370,9 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 		if err := hist.close(); err != nil {
 			return err
 		}
+		if rl := run.Relabelled; rl != nil {
+			e.log.Info("relabelled twin (the labelling the answers agree with most, run on; the higher bound kept)", "perm", rl.Perm, "elbo", rl.ELBO, "twin_elbo", rl.TwinELBO, "kept", rl.Kept)
+		}
 		e.log.Info("trained", "iterations", res.Iters, "epochs", res.Epochs, "elbo", res.ELBO, "converged", res.Converged, "seconds", res.Elapsed.Seconds())
 		var post []models.Prediction
 		if run.Model.Response != nil {

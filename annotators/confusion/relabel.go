@@ -1,0 +1,134 @@
+package confusion
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/maslda/maslda/framework"
+)
+
+var (
+	_ framework.Relabeler     = (*Model)(nil)
+	_ framework.ClassPermuter = (*Model)(nil)
+)
+
+// relabelMaxClasses bounds the exact search over relabellings (a dynamic
+// programme over subsets of classes, C²·2^C steps).
+const relabelMaxClasses = 12
+
+// Relabeling is framework.Relabeler: with relabel = "agreement", the
+// permutation perm of the classes that maximises the answers' agreement
+// with the documents' labels, Σ_d Σ_{answers y of d} q_d(c)·[perm[c] = y]
+// (the annotators the model ignores left out), when it agrees with more
+// answers than the fit's own labelling; nil otherwise. It is nil too where
+// the bound cannot tell a fit from its twin, so that trying one would
+// only cost time: under a learned prior (prior = "learned", or
+// communities) the type-II fit of the prior follows the relabelling, and
+// with diagonal = 0 the prior has no diagonal to prefer; and with more
+// than relabelMaxClasses classes, or without the training answers.
+func (m *Model) Relabeling(targets []framework.Target) []int {
+	C := m.nc
+	if m.cfg.Relabel != RelabelAgreement || m.byDoc == nil || C < 2 || C > relabelMaxClasses ||
+		m.comm != nil || m.cfg.Prior == PriorLearned || m.cfg.Diagonal == 0 {
+		return nil
+	}
+	// agree[c*C+y]: the answers y on documents weighted by q_d(c).
+	agree := make([]float64, C*C)
+	for d, as := range m.byDoc {
+		if d >= len(targets) {
+			break
+		}
+		t, ok := targets[d].(*framework.Categorical)
+		if !ok || t == nil || len(t.P) != C {
+			continue
+		}
+		for _, a := range as {
+			if m.ignores(a.Annotator) || a.Class < 0 || int(a.Class) >= C {
+				continue
+			}
+			for c, p := range t.P {
+				agree[c*C+int(a.Class)] += p
+			}
+		}
+	}
+	perm, best := bestAssignment(agree, C)
+	own := 0.0
+	for c := range C {
+		own += agree[c*C+c]
+	}
+	if !(best > own*(1+1e-9)) {
+		return nil
+	}
+	return perm
+}
+
+// bestAssignment maximises Σ_c w[c*C+perm[c]] over the permutations of
+// 0…C−1 (exactly: a dynamic programme over the subsets of the classes
+// taken by the first classes), the first maximum in the order of the
+// subsets; it returns perm and the maximum.
+func bestAssignment(w []float64, C int) ([]int, float64) {
+	n := 1 << C
+	val := make([]float64, n)
+	from := make([]int8, n) // the class taken by the last row in the best way to reach the subset
+	for s := 1; s < n; s++ {
+		val[s] = -1
+	}
+	for s := range n - 1 {
+		if val[s] < 0 {
+			continue
+		}
+		c := bits.OnesCount(uint(s)) // the next row
+		for y := range C {
+			if s&(1<<y) != 0 {
+				continue
+			}
+			t := s | 1<<y
+			if v := val[s] + w[c*C+y]; v > val[t] {
+				val[t], from[t] = v, int8(y)
+			}
+		}
+	}
+	perm := make([]int, C)
+	for s, c := n-1, C-1; c >= 0; c-- {
+		y := int(from[s])
+		perm[c] = y
+		s &^= 1 << y
+	}
+	return perm, val[n-1]
+}
+
+// PermuteClasses is framework.ClassPermuter: every annotator's row c of ξ
+// becomes row perm[c], as do a learned prior's and the communities' rows
+// (the fixed prior Dir(ω + diagonal·e_c) stays: it is what tells a fit
+// from its twin).
+func (m *Model) PermuteClasses(perm []int) error {
+	if m.xi == nil {
+		return fmt.Errorf("%w: confusion annotators: PermuteClasses before Init", framework.ErrNotTrained)
+	}
+	C := m.nc
+	if err := framework.CheckPermutation(perm, C); err != nil {
+		return fmt.Errorf("confusion annotators: %w", err)
+	}
+	rows := func(v []float64) {
+		old := append([]float64(nil), v...)
+		for c, to := range perm {
+			copy(v[to*C:(to+1)*C], old[c*C:(c+1)*C])
+		}
+	}
+	for r := range m.nr {
+		rows(m.xi[r*C*C:][:C*C])
+	}
+	if m.cfg.Prior == PriorLearned {
+		rows(m.alpha)
+	}
+	if cm := m.comm; cm != nil {
+		for k := range cm.m {
+			rows(cm.alpha[k*C*C:][:C*C])
+		}
+		for r := range m.nr {
+			rows(cm.pri[r*C*C:][:C*C])
+		}
+	}
+	m.refresh()
+	return nil
+}
