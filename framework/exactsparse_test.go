@@ -1,6 +1,7 @@
 package framework_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -356,5 +357,50 @@ func TestExactSumsDenseErrors(t *testing.T) {
 	}
 	if out.xs[0][0] != 7 {
 		t.Error("MergeRound changed its target after failing")
+	}
+}
+
+// TestExactSumsBadMerged: an out-of-range addend of sums merged into
+// others (Merge, MergeRound) makes the total fail, naming the number and
+// its first out-of-range addend (Fixed.Merge's: the receiver's first).
+func TestExactSumsBadMerged(t *testing.T) {
+	layout := newParts(40, 3).SumLayout()
+	good, inf, nan := newParts(40, 3), newParts(40, 3), newParts(40, 3)
+	good.xs[0][5], good.xs[1][1] = 1, 2
+	inf.xs[1][1] = math.Inf(1)
+	nan.xs[1][1] = math.NaN()
+	sums := func(ps ...*parts) *framework.ExactSums {
+		e := framework.NewExactSums(layout)
+		for _, p := range ps {
+			if err := e.Add(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return e
+	}
+	want := func(what string, err error, addend string) {
+		t.Helper()
+		if err == nil || !errors.Is(err, framework.ErrInexact) || !strings.Contains(err.Error(), "b[1]") || !strings.Contains(err.Error(), "addend "+addend) {
+			t.Errorf("%s: %v, want ErrInexact naming b[1] and its addend %s", what, err, addend)
+		}
+	}
+	tot := sums(good)
+	if err := tot.Merge(sums(inf)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tot.Merge(sums(nan)); err != nil {
+		t.Fatal(err)
+	}
+	want("Merge then Err", tot.Err(), "+Inf")
+	want("Merge then Round", tot.Round(newParts(40, 3)), "+Inf")
+	out := newParts(40, 3)
+	out.xs[0][0] = 7
+	want("MergeRound", sums(good).MergeRound(out, []*framework.ExactSums{sums(nan), sums(inf)}, 2), "NaN")
+	if out.xs[0][0] != 7 {
+		t.Error("MergeRound changed its target after failing")
+	}
+	tot.Reset()
+	if err := tot.Err(); err != nil {
+		t.Errorf("Err after Reset: %v", err)
 	}
 }
