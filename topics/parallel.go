@@ -83,7 +83,13 @@ func (l *Layer) refreshElog(psiSum []float64) {
 // slots before the number of its chunk (as the E-step's shards take their
 // buffers), so the chunk next in order always has one. With one worker or
 // a short range: work and then consume on each chunk in turn.
-func (l *Layer) pipeline(n, size, ahead int, work, consume func(c, lo, hi int)) {
+//
+// both, when not nil, does consume(c, …) and work(d, …) in one pass (d >
+// c): the calling goroutine then consumes a finished chunk while it works
+// on another, where it would otherwise consume it alone (a serial sum's
+// additions, each waiting for the one before, then overlap the work's
+// instead of adding their latency to the calling goroutine's time).
+func (l *Layer) pipeline(n, size, ahead int, work, consume func(c, lo, hi int), both func(c, lo, hi, d, dlo, dhi int)) {
 	chunks := (n + size - 1) / size
 	w := min(l.workers, chunks)
 	if w <= 1 || n < parallelMin {
@@ -131,6 +137,20 @@ func (l *Layer) pipeline(n, size, ahead int, work, consume func(c, lo, hi int)) 
 	for c := 0; c < chunks; {
 		select {
 		case <-ready[c]:
+			if both == nil {
+				break
+			}
+			select {
+			case <-free:
+				if d := take(); d >= 0 {
+					both(c, c*size, min(n, (c+1)*size), d, d*size, min(n, (d+1)*size))
+					ready[d] <- struct{}{}
+					free <- struct{}{}
+					c++
+					continue
+				}
+			default:
+			}
 		default:
 			select {
 			case <-free:
@@ -164,13 +184,26 @@ func (l *Layer) sumZetaTerms(e float64) float64 {
 	const size = 1 << 13
 	slots := 4 * l.workers
 	ring := make([]float64, slots*size)
-	l.pipeline(n, size, slots, func(c, lo, hi int) {
+	work := func(c, lo, hi int) {
 		t := ring[(c%slots)*size:][:hi-lo]
 		for i := range t {
 			t[i] = zetaTerm(l.Zeta[lo+i], l.Tau, l.ElogBeta[lo+i])
 		}
-	}, func(c, lo, hi int) {
+	}
+	l.pipeline(n, size, slots, work, func(c, lo, hi int) {
 		for _, x := range ring[(c%slots)*size:][:hi-lo] {
+			e += x
+		}
+	}, func(c, lo, hi, d, dlo, dhi int) {
+		// c's terms added in order, one with each of d's computed (d > c:
+		// c is a whole chunk, d one or the last).
+		tc, td := ring[(c%slots)*size:][:hi-lo], ring[(d%slots)*size:][:dhi-dlo]
+		zeta, eb := l.Zeta[dlo:dhi], l.ElogBeta[dlo:dhi]
+		for i, x := range tc[:len(td)] {
+			td[i] = zetaTerm(zeta[i], l.Tau, eb[i])
+			e += x
+		}
+		for _, x := range tc[len(td):] {
 			e += x
 		}
 	})
@@ -196,7 +229,7 @@ func (l *Layer) blendRefresh(word []float64, r, sc float64) {
 				ts[k] += z
 			}
 		}
-	})
+	}, nil)
 	l.refreshFromSums()
 }
 
