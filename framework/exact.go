@@ -620,29 +620,33 @@ func (e *ExactSums) MergeRound(s Summable, others []*ExactSums, workers int) err
 		run()
 		wg.Wait()
 	}
-	// Merge each part's blocks, and find its first number whose total
-	// Float64 refuses (out-of-range addends are in e.bad).
-	over := make([]int, c)
-	parts(nb, func(j, lo, hi int) {
-		over[j] = -1
-		for b := lo; b < hi; b++ {
-			dst := e.kept(b)
-			if dst == nil {
-				continue
-			}
-			for _, o := range others {
-				if src := o.kept(b); src != nil {
-					for i := range dst {
-						dst[i].merge(src[i])
-					}
+	// Merge each of others' blocks into e's (others one after the other:
+	// two of them may hold the same block), reading theirs in their order;
+	// then find the first number of each part of e's blocks, read in
+	// their order, whose total Float64 refuses (out-of-range addends are
+	// in e.bad).
+	for _, o := range others {
+		parts(len(o.touched), func(_, lo, hi int) {
+			for j, b := range o.touched[lo:hi] {
+				dst := e.acc[(int(e.slot[b])-1)*exactBlock:][:exactBlock]
+				for i, f := range o.acc[(lo+j)*exactBlock:][:exactBlock] {
+					dst[i].merge(f)
 				}
 			}
-			if over[j] < 0 {
-				for i := range dst {
-					if !dst[i].fits() {
-						over[j] = b<<exactShift + i
-						break
+		})
+	}
+	over := make([]int, c) // −1: none
+	for j := range over {
+		over[j] = -1
+	}
+	parts(len(e.touched), func(j, lo, hi int) {
+		for p, b := range e.touched[lo:hi] {
+			for i, f := range e.acc[(lo+p)*exactBlock:][:exactBlock] {
+				if !f.fits() {
+					if k := int(b)<<exactShift + i; over[j] < 0 || k < over[j] {
+						over[j] = k
 					}
+					break
 				}
 			}
 		}

@@ -2,8 +2,10 @@ package framework_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -402,5 +404,39 @@ func TestExactSumsBadMerged(t *testing.T) {
 	tot.Reset()
 	if err := tot.Err(); err != nil {
 		t.Errorf("Err after Reset: %v", err)
+	}
+}
+
+// TestExactSumsOverflowFirst: totals of magnitude 2^63 or more in several
+// numbers, their blocks touched in decreasing order, merged from two
+// sums: Round and MergeRound name the first in layout order and leave
+// their target unchanged.
+func TestExactSumsOverflowFirst(t *testing.T) {
+	layout := newParts(70000, 3).SumLayout()
+	for _, idx := range [][]int{{13, 5}, {65000, 40000, 9, 21}} {
+		a, b := framework.NewExactSums(layout), framework.NewExactSums(layout)
+		for _, i := range idx { // blocks touched in the order of idx
+			one := newParts(70000, 3)
+			one.xs[0][i] = 0x1p62
+			for _, e := range []*framework.ExactSums{a, a, b, b} {
+				if err := e.Add(one); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		first := slices.Min(idx)
+		name := fmt.Sprintf("a[%d]", first)
+		out := newParts(70000, 3)
+		out.xs[0][0] = 7
+		err := a.MergeRound(out, []*framework.ExactSums{b}, 3)
+		if err == nil || !errors.Is(err, framework.ErrInexact) || !strings.Contains(err.Error(), name+":") {
+			t.Errorf("MergeRound of %v: %v, want ErrInexact naming %s", idx, err, name)
+		}
+		if err := a.Round(out); err == nil || !strings.Contains(err.Error(), name+":") {
+			t.Errorf("Round of %v: %v, want an error naming %s", idx, err, name)
+		}
+		if out.xs[0][0] != 7 {
+			t.Error("the target changed after failing")
+		}
 	}
 }

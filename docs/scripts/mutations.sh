@@ -40,6 +40,7 @@ mutations=(
   'exact-mergeround-part-edge|framework/exact.go|s/\t\t\t\tf\(j, j\*n\/c, \(j\+1\)\*n\/c\)/\t\t\t\tf(j, j*n\/c, max(j*n\/c, (j+1)*n\/c-1))/|./framework'
   'exact-mergeround-others-blocks|framework/exact.go|s/\t\t\tif e\.slot\[b\] == 0 \{\n\t\t\t\te\.newBlock/\t\t\tif false \&\& e.slot[b] == 0 {\n\t\t\t\te.newBlock/|./framework'
   'exact-merge-bad-dropped|framework/exact.go|s/\t\te\.markBad\(i, x\)\n\t\}\n\}/\t\t_, _ = i, x\n\t}\n}/|./framework'
+  'exact-mergeround-last-overflow|framework/exact.go|s/k < over\[j\] \{/k > over[j] {/|./framework'
   'zeta-terms-fused-offset|topics/parallel.go|s/td\[i\] = zetaTerm\(zeta\[i\], l\.Tau, eb\[i\]\)/td[i] = zetaTerm(zeta[i], l.Tau, eb[0])/|./topics'
   'special-trigamma-term|framework/special/special.go|s/x2\*\(1\.0\/30-x2\*5\.0\/66\)/x2*(1.0\/30+x2*5.0\/66)/|./framework/special'
   'special-digamma-half|framework/special/special.go|s/return v \+ math\.Log\(x\) - 0\.5\/x/return v + math.Log(x) + 0.5\/x/|./framework/special'
