@@ -41,7 +41,7 @@ mutations=(
   'exact-mergeround-others-blocks|framework/exact.go|s/\t\t\tif e\.slot\[b\] == 0 \{\n\t\t\t\te\.newBlock/\t\t\tif false \&\& e.slot[b] == 0 {\n\t\t\t\te.newBlock/|./framework'
   'exact-merge-bad-dropped|framework/exact.go|s/\t\te\.markBad\(i, x\)\n\t\}\n\}/\t\t_, _ = i, x\n\t}\n}/|./framework'
   'exact-mergeround-last-overflow|framework/exact.go|s/k < over\[j\] \{/k > over[j] {/|./framework'
-  'zeta-terms-fused-offset|topics/parallel.go|s/td\[i\] = zetaTerm\(zeta\[i\], l\.Tau, eb\[i\]\)/td[i] = zetaTerm(zeta[i], l.Tau, eb[0])/|./topics'
+  'zeta-terms-stored-short|topics/parallel.go|s/for _, x := range ring\[j\*size:\]\[:hi-lo\]/for _, x := range ring[j*size:][:hi-lo-1]/|./topics'
   'special-trigamma-term|framework/special/special.go|s/x2\*\(1\.0\/30-x2\*5\.0\/66\)/x2*(1.0\/30+x2*5.0\/66)/|./framework/special'
   'special-digamma-half|framework/special/special.go|s/return v \+ math\.Log\(x\) - 0\.5\/x/return v + math.Log(x) + 0.5\/x/|./framework/special'
   'communities-weights|annotators/confusion/communities.go|s/st\.w\[k\] = max\(s\/float64\(R\), 1e-300\)/st.w[k] = 1 \/ float64(M)/|./annotators/confusion'
