@@ -32,9 +32,17 @@ var ErrInexact = errors.New("exact sum out of range")
 // magnitude far above 1e−19) are rounded in bits they do not have.
 // The zero value is a valid empty sum.
 type Fixed struct {
+	sum192
+	bad float64 // the first addend out of range (never 0); 0 when none
+}
+
+// sum192 is the value of a Fixed, (ext·2^128 + hi·2^64 + lo)·2^−64,
+// without its record of an out-of-range addend: 24 bytes, the number
+// that ExactSums keeps for each of its sums (it records out-of-range
+// addends apart, ExactSums.bad).
+type sum192 struct {
 	lo, hi uint64
 	ext    int64
-	bad    float64 // the first addend out of range (never 0); 0 when none
 }
 
 // fixedLimit is 2^63: addends and totals must be smaller in magnitude.
@@ -81,7 +89,7 @@ func negate128(lo, hi uint64) (uint64, uint64) {
 }
 
 // add adds the sign-extended 128-bit integer (hi, lo) into (ext, hi, lo).
-func (f *Fixed) add(hi, lo uint64) {
+func (f *sum192) add(hi, lo uint64) {
 	var c uint64
 	f.lo, c = bits.Add64(f.lo, lo, 0)
 	f.hi, c = bits.Add64(f.hi, hi, c)
@@ -103,14 +111,22 @@ func (f *Fixed) Add(x float64) {
 
 // Merge adds the sum g into f.
 func (f *Fixed) Merge(g Fixed) {
-	var c uint64
-	f.lo, c = bits.Add64(f.lo, g.lo, 0)
-	f.hi, c = bits.Add64(f.hi, g.hi, c)
-	f.ext += g.ext + int64(c)
+	f.merge(g.sum192)
 	if f.bad == 0 {
 		f.bad = g.bad
 	}
 }
+
+// merge adds g into f.
+func (f *sum192) merge(g sum192) {
+	var c uint64
+	f.lo, c = bits.Add64(f.lo, g.lo, 0)
+	f.hi, c = bits.Add64(f.hi, g.hi, c)
+	f.ext += g.ext + int64(c)
+}
+
+// zero reports whether the sum is 0.
+func (f *sum192) zero() bool { return f.lo == 0 && f.hi == 0 && f.ext == 0 }
 
 // Err is nil unless an addend was NaN, infinite or of magnitude ≥ 2^63
 // (an error wrapping ErrInexact naming it).
@@ -135,13 +151,13 @@ func (f *Fixed) Float64() (float64, error) {
 }
 
 // fits reports whether the total's magnitude is below 2^63.
-func (f *Fixed) fits() bool { return f.ext == int64(f.hi)>>63 && !(f.hi == 1<<63 && f.lo == 0) }
+func (f *sum192) fits() bool { return f.ext == int64(f.hi)>>63 && !(f.hi == 1<<63 && f.lo == 0) }
 
 // valid reports whether Float64 succeeds.
 func (f *Fixed) valid() bool { return f.bad == 0 && f.fits() }
 
 // float is Float64 of a valid sum.
-func (f *Fixed) float() float64 {
+func (f *sum192) float() float64 {
 	lo, hi := f.lo, f.hi
 	neg := int64(hi) < 0
 	if neg {
@@ -302,71 +318,109 @@ func (s *DocSums) SetSums(get func(part int, dst []float64)) { SetScalarSums(0, 
 // statistics of any split of a set of documents, in any order and merged
 // in any order, gives the same bits.
 //
-// The sums are sparse in their work: they record the blocks of
-// exactBlock consecutive numbers that an Add, a Merge or an
-// UnmarshalBinary may have made non-zero (the topic layer's statistics
-// of a worker touch a fraction of its K×V rows), and Reset, Merge, Err
-// and Round visit those blocks only (in increasing order when they are
-// many: memory read in order). Which blocks are recorded, and in what
-// order they are visited, changes no bit of a sum.
+// The sums are compact: they hold the blocks of exactBlock consecutive
+// numbers that an Add, a Merge or an UnmarshalBinary may have made
+// non-zero (the topic layer's statistics of a worker touch a fraction of
+// its K×V rows), one after the other in the order first touched, each
+// number's sum in 24 bytes (sum192; the out-of-range addends, which make
+// a sum invalid, are recorded apart), with the position of every block
+// in an index (slot). Reset, Merge, Err and Round visit the touched
+// blocks only, and the memory a worker's sums touch is its own blocks'.
+// Where a block is kept, and in what order the blocks are visited,
+// changes no bit of a sum.
 type ExactSums struct {
 	layout  []SumPart
-	start   []int // offset of each part in acc
-	acc     []Fixed
-	mark    []bool // mark[b]: block b is in touched
-	touched []int  // the blocks that may hold a non-zero number, in the order first touched
+	start   []int           // offset of each part in the numbers
+	n       int             // the number of numbers
+	slot    []int32         // slot[b]: 1 + the position of block b in touched (and in acc, in blocks); 0 when untouched
+	touched []int32         // the blocks kept, in the order first touched
+	acc     []sum192        // the sums of the touched blocks' numbers, block after block (len(touched)·exactBlock); zero beyond its length up to its capacity
+	bad     map[int]float64 // the first out-of-range addend of each number that had one
 }
 
-// exactBlock is the number of consecutive numbers of ExactSums tracked
-// together (2^exactShift; 256 bytes of Fixed).
+// exactBlock is the number of consecutive numbers of ExactSums kept
+// together (2^exactShift; 192 bytes of sums).
 const (
 	exactShift = 3
 	exactBlock = 1 << exactShift
 )
 
-// NewExactSums returns empty sums of the layout.
+// ExactBytesPerNumber is the most memory ExactSums take per number of
+// their layout, when every block is touched: a 24-byte sum (sum192) and
+// the 4-byte index entry (slot) of each block of exactBlock numbers.
+const ExactBytesPerNumber = 24 + 4.0/exactBlock
+
+// maxExactNumbers is the most numbers ExactSums hold: the blocks are
+// numbered in int32.
+const maxExactNumbers = math.MaxInt32 * exactBlock
+
+// NewExactSums returns empty sums of the layout. It panics when the
+// layout has more than 2^31·8 numbers (400 GB of sums).
 func NewExactSums(layout []SumPart) *ExactSums {
 	e := &ExactSums{layout: append([]SumPart(nil), layout...), start: make([]int, len(layout)+1)}
 	for i, p := range layout {
 		e.start[i+1] = e.start[i] + p.Len
 	}
-	n := e.start[len(layout)]
-	e.acc = make([]Fixed, n)
-	e.mark = make([]bool, (n+exactBlock-1)>>exactShift)
+	e.n = e.start[len(layout)]
+	if e.n > maxExactNumbers {
+		panic(fmt.Sprintf("framework: exact sums of %d numbers (at most %d)", e.n, maxExactNumbers))
+	}
+	e.slot = make([]int32, (e.n+exactBlock-1)>>exactShift)
 	return e
 }
 
-// touch records the blocks of the numbers [i, i+n) (n > 0).
-func (e *ExactSums) touch(i, n int) {
-	for b := i >> exactShift; b <= (i+n-1)>>exactShift; b++ {
-		if !e.mark[b] {
-			e.mark[b] = true
-			e.touched = append(e.touched, b)
-		}
+// newBlock keeps block b (untouched so far), its numbers 0, and returns
+// its position.
+func (e *ExactSums) newBlock(b int) int {
+	j := len(e.touched)
+	e.touched = append(e.touched, int32(b))
+	e.slot[b] = int32(j + 1)
+	if n := len(e.acc) + exactBlock; n > cap(e.acc) {
+		// Grow by doubling, never beyond every block: the new memory is zero.
+		acc := make([]sum192, n, min(max(2*cap(e.acc), 64*exactBlock), len(e.slot)*exactBlock))
+		copy(acc, e.acc)
+		e.acc = acc
+	} else {
+		e.acc = e.acc[:n] // zero: Reset clears what it drops
+	}
+	return j
+}
+
+// blockAt is the sums of block b, kept (and then 0) if it was not.
+func (e *ExactSums) blockAt(b int) []sum192 {
+	j := int(e.slot[b]) - 1
+	if j < 0 {
+		j = e.newBlock(b)
+	}
+	return e.acc[j*exactBlock:][:exactBlock]
+}
+
+// kept is the sums of block b, or nil when it is untouched.
+func (e *ExactSums) kept(b int) []sum192 {
+	j := int(e.slot[b]) - 1
+	if j < 0 {
+		return nil
+	}
+	return e.acc[j*exactBlock:][:exactBlock]
+}
+
+// markBad records x, out of range, as an addend of number i (the first
+// one of that number only).
+func (e *ExactSums) markBad(i int, x float64) {
+	if e.bad == nil {
+		e.bad = make(map[int]float64)
+	}
+	if _, ok := e.bad[i]; !ok {
+		e.bad[i] = x
 	}
 }
 
-// blocks calls f with every touched block: in increasing order (a scan
-// of mark) when they are more than an eighth of all, otherwise in the
-// order first touched.
-func (e *ExactSums) blocks(f func(b int)) {
-	if len(e.touched)*8 < len(e.mark) {
-		for _, b := range e.touched {
-			f(b)
-		}
-		return
+// mergeBad records o's out-of-range addends in e's (Fixed.Merge's: a
+// number's first stays first).
+func (e *ExactSums) mergeBad(o *ExactSums) {
+	for i, x := range o.bad {
+		e.markBad(i, x)
 	}
-	for b, m := range e.mark {
-		if m {
-			f(b)
-		}
-	}
-}
-
-// block is the numbers of block b.
-func (e *ExactSums) block(b int) []Fixed {
-	lo := b << exactShift
-	return e.acc[lo:min(lo+exactBlock, len(e.acc))]
 }
 
 // Layout is the layout of the sums.
@@ -374,48 +428,13 @@ func (e *ExactSums) Layout() []SumPart { return e.layout }
 
 // Reset empties the sums.
 func (e *ExactSums) Reset() {
-	if e.dense() {
-		clear(e.acc)
-		clear(e.mark)
-	} else {
-		for _, b := range e.touched {
-			clear(e.block(b))
-			e.mark[b] = false
-		}
+	for _, b := range e.touched {
+		e.slot[b] = 0
 	}
+	clear(e.acc)
+	e.acc = e.acc[:0]
 	e.touched = e.touched[:0]
-}
-
-// dense reports whether an eighth of the blocks or more are touched: a
-// pass over every number, read in order, then costs less than one block
-// by block.
-func (e *ExactSums) dense() bool { return len(e.touched)*8 >= len(e.mark) }
-
-// mergeRange adds o's blocks [lo, hi) into e's and records them, every
-// number at once when o is dense.
-func (e *ExactSums) mergeRange(o *ExactSums, lo, hi int) {
-	if o.dense() {
-		a, z := lo<<exactShift, min(hi<<exactShift, len(e.acc))
-		dst, src := e.acc[a:z], o.acc[a:z]
-		for i := range dst {
-			dst[i].Merge(src[i])
-		}
-		for b, m := range o.mark[lo:hi] {
-			if m {
-				e.mark[lo+b] = true
-			}
-		}
-		return
-	}
-	for b := lo; b < hi; b++ {
-		if o.mark[b] {
-			e.mark[b] = true
-			dst := e.block(b)
-			for i, f := range o.block(b) {
-				dst[i].Merge(f)
-			}
-		}
-	}
+	clear(e.bad)
 }
 
 // CheckLayout fails, wrapping ErrIncompatible and naming the first
@@ -457,14 +476,20 @@ func (e *ExactSums) Add(s Summable) error {
 			err = fmt.Errorf("%w: exact sums: %T visited part %d [%d, %d), outside its layout (%s)", ErrIncompatible, s, part, off, off+len(xs), layoutString(e.layout))
 			return
 		}
-		if len(xs) == 0 {
-			return
-		}
-		at := e.start[part] + off
-		e.touch(at, len(xs))
-		acc := e.acc[at:][:len(xs)]
-		for i, x := range xs {
-			acc[i].Add(x)
+		for at := e.start[part] + off; len(xs) > 0; {
+			o := at & (exactBlock - 1)
+			m := min(len(xs), exactBlock-o)
+			acc := e.blockAt(at >> exactShift)[o:][:m]
+			for i, x := range xs[:m] {
+				hi, lo, ok := toFixed(x)
+				if !ok {
+					e.markBad(at+i, x)
+					continue
+				}
+				acc[i].add(hi, lo)
+			}
+			xs = xs[m:]
+			at += m
 		}
 	})
 	return err
@@ -475,57 +500,40 @@ func (e *ExactSums) Merge(o *ExactSums) error {
 	if err := e.CheckLayout(o.layout); err != nil {
 		return err
 	}
-	if o.dense() {
-		e.mergeRange(o, 0, len(e.mark))
-		e.retouch()
-		return nil
-	}
-	for _, b := range o.touched {
-		if !e.mark[b] {
-			e.mark[b] = true
-			e.touched = append(e.touched, b)
-		}
-		dst := e.block(b)
-		for i, f := range o.block(b) {
-			dst[i].Merge(f)
+	for j, b := range o.touched {
+		dst, src := e.blockAt(int(b)), o.acc[j*exactBlock:][:exactBlock]
+		for i := range dst {
+			dst[i].merge(src[i])
 		}
 	}
+	e.mergeBad(o)
 	return nil
 }
 
-// retouch rebuilds touched from mark, in increasing order.
-func (e *ExactSums) retouch() {
-	e.touched = e.touched[:0]
-	for b, m := range e.mark {
-		if m {
-			e.touched = append(e.touched, b)
+// firstBad is the index of the first number (in layout order) that had
+// an out-of-range addend, or −1.
+func (e *ExactSums) firstBad() int {
+	first := -1
+	for i := range e.bad {
+		if first < 0 || i < first {
+			first = i
 		}
 	}
-}
-
-// firstBad is the index of the first number (in layout order) for which
-// bad is true, or −1; only the touched blocks can hold one.
-func (e *ExactSums) firstBad(bad func(f *Fixed) bool) int {
-	first := -1
-	e.blocks(func(b int) {
-		if first >= 0 && b<<exactShift > first {
-			return
-		}
-		blk := e.block(b)
-		for i := range blk {
-			if bad(&blk[i]) {
-				if j := b<<exactShift + i; first < 0 || j < first {
-					first = j
-				}
-				return
-			}
-		}
-	})
 	return first
 }
 
-// at names number i (an index into acc) by its part and its index in
-// the part.
+// fixed is number i as a Fixed (its sum and its first out-of-range
+// addend).
+func (e *ExactSums) fixed(i int) Fixed {
+	f := Fixed{bad: e.bad[i]}
+	if blk := e.kept(i >> exactShift); blk != nil {
+		f.sum192 = blk[i&(exactBlock-1)]
+	}
+	return f
+}
+
+// at names number i (an index into the numbers) by its part and its
+// index in the part.
 func (e *ExactSums) at(i int) (string, int) {
 	p := 0
 	for e.start[p+1] <= i {
@@ -537,9 +545,10 @@ func (e *ExactSums) at(i int) (string, int) {
 // Err is nil unless an addend was out of range (ErrInexact), naming the
 // part and the index of the first such number.
 func (e *ExactSums) Err() error {
-	if i := e.firstBad(func(f *Fixed) bool { return f.Err() != nil }); i >= 0 {
+	if i := e.firstBad(); i >= 0 {
 		name, j := e.at(i)
-		return fmt.Errorf("exact sums: %s[%d]: %w", name, j, e.acc[i].Err())
+		f := e.fixed(i)
+		return fmt.Errorf("exact sums: %s[%d]: %w", name, j, f.Err())
 	}
 	return nil
 }
@@ -568,7 +577,17 @@ func (e *ExactSums) MergeRound(s Summable, others []*ExactSums, workers int) err
 			return err
 		}
 	}
-	nb := len(e.mark)
+	// Keep every block that others touched (on this goroutine: e's blocks
+	// then stay where they are while the goroutines merge into them).
+	for _, o := range others {
+		for _, b := range o.touched {
+			if e.slot[b] == 0 {
+				e.newBlock(int(b))
+			}
+		}
+		e.mergeBad(o)
+	}
+	nb := len(e.slot)
 	w := max(1, min(workers, nb/exactChunk))
 	// c parts (8 a goroutine with more than one goroutine, 1 otherwise).
 	c := 1
@@ -601,72 +620,61 @@ func (e *ExactSums) MergeRound(s Summable, others []*ExactSums, workers int) err
 		run()
 		wg.Wait()
 	}
-	// Merge each part's blocks, and find its first number that Float64
-	// refuses: every number when an eighth of the part's blocks or more
-	// are touched (read in order), otherwise the touched blocks'.
-	bad := make([]int, c)
-	for j := range bad {
-		bad[j] = -1
-	}
-	parts(nb, func(j, lo, hi int) {
-		for _, o := range others {
-			e.mergeRange(o, lo, hi)
-		}
-		n := 0
-		for _, m := range e.mark[lo:hi] {
-			if m {
-				n++
-			}
-		}
-		bad[j] = -1
-		if n*8 >= hi-lo {
-			for i := lo << exactShift; i < min(hi<<exactShift, len(e.acc)); i++ {
-				if !e.acc[i].valid() {
-					bad[j] = i
-					return
+	// Merge each of others' blocks into e's (others one after the other:
+	// two of them may hold the same block), reading theirs in their order;
+	// then find the first number of each part of e's blocks, read in
+	// their order, whose total Float64 refuses (out-of-range addends are
+	// in e.bad).
+	for _, o := range others {
+		parts(len(o.touched), func(_, lo, hi int) {
+			for j, b := range o.touched[lo:hi] {
+				dst := e.acc[(int(e.slot[b])-1)*exactBlock:][:exactBlock]
+				for i, f := range o.acc[(lo+j)*exactBlock:][:exactBlock] {
+					dst[i].merge(f)
 				}
 			}
-			return
-		}
-		for b := lo; b < hi; b++ {
-			if e.mark[b] {
-				for i := range e.block(b) {
-					if !e.acc[b<<exactShift+i].valid() {
-						bad[j] = b<<exactShift + i
-						return
+		})
+	}
+	over := make([]int, c) // −1: none
+	for j := range over {
+		over[j] = -1
+	}
+	parts(len(e.touched), func(j, lo, hi int) {
+		for p, b := range e.touched[lo:hi] {
+			for i, f := range e.acc[(lo+p)*exactBlock:][:exactBlock] {
+				if !f.fits() {
+					if k := int(b)<<exactShift + i; over[j] < 0 || k < over[j] {
+						over[j] = k
 					}
+					break
 				}
 			}
 		}
 	})
-	if len(others) > 0 {
-		e.retouch()
-	}
-	for _, first := range bad {
-		if first >= 0 { // s is left unchanged
-			_, err := e.acc[first].Float64()
-			name, j := e.at(first)
-			return fmt.Errorf("exact sums: %s[%d]: %w", name, j, err)
+	first := e.firstBad()
+	for _, i := range over {
+		if i >= 0 && (first < 0 || i < first) {
+			first = i
 		}
 	}
-	dense := e.dense()
+	if first >= 0 { // s is left unchanged
+		f := e.fixed(first)
+		_, err := f.Float64()
+		name, j := e.at(first)
+		return fmt.Errorf("exact sums: %s[%d]: %w", name, j, err)
+	}
 	s.SetSums(func(part int, dst []float64) {
 		base := e.start[part]
 		parts(len(dst), func(_, lo, hi int) {
-			if dense { // every number, read in order (0 where untouched)
-				for i := lo; i < hi; i++ {
-					dst[i] = e.acc[base+i].float()
-				}
-				return
-			}
 			for i := lo; i < hi; {
-				k := base + i // the number's index in acc
+				k := base + i // the number's index in the layout
 				end := min(hi, i+exactBlock-k&(exactBlock-1))
-				if !e.mark[k>>exactShift] {
+				if blk := e.kept(k >> exactShift); blk == nil {
 					clear(dst[i:end])
 				} else {
-					for ; i < end; i++ {
-						dst[i] = e.acc[base+i].float()
+					src := blk[k&(exactBlock-1):][:end-i]
+					for t := range src {
+						dst[i+t] = src[t].float()
 					}
 				}
 				i = end
@@ -702,17 +710,19 @@ func (e *ExactSums) MarshalBinary() ([]byte, error) {
 	}
 	nz := 0
 	for _, f := range e.acc {
-		if f.lo != 0 || f.hi != 0 || f.ext != 0 {
+		if !f.zero() {
 			nz++
 		}
 	}
 	b = binary.LittleEndian.AppendUint64(b, uint64(nz))
-	for i, f := range e.acc {
-		if f.lo != 0 || f.hi != 0 || f.ext != 0 {
-			b = binary.LittleEndian.AppendUint64(b, uint64(i))
-			b = binary.LittleEndian.AppendUint64(b, f.lo)
-			b = binary.LittleEndian.AppendUint64(b, f.hi)
-			b = binary.LittleEndian.AppendUint64(b, uint64(f.ext))
+	for blk := range e.slot { // in index order
+		for i, f := range e.kept(blk) {
+			if !f.zero() {
+				b = binary.LittleEndian.AppendUint64(b, uint64(blk<<exactShift+i))
+				b = binary.LittleEndian.AppendUint64(b, f.lo)
+				b = binary.LittleEndian.AppendUint64(b, f.hi)
+				b = binary.LittleEndian.AppendUint64(b, uint64(f.ext))
+			}
 		}
 	}
 	return b, nil
@@ -750,7 +760,7 @@ func (e *ExactSums) UnmarshalBinary(data []byte) error {
 		l := binary.LittleEndian.Uint64(r[n:])
 		r = r[n+8:]
 		total += l
-		if l > uint64(math.MaxInt32)*64 || total > uint64(math.MaxInt32)*64 {
+		if l > maxExactNumbers || total > maxExactNumbers {
 			return bad("part %q of %d numbers is too large", name, l)
 		}
 		layout = append(layout, SumPart{Name: name, Len: int(l)})
@@ -771,8 +781,7 @@ func (e *ExactSums) UnmarshalBinary(data []byte) error {
 			return bad("entry index %d out of order or range", i)
 		}
 		last = int(i)
-		out.touch(int(i), 1)
-		out.acc[i] = Fixed{
+		out.blockAt(int(i) >> exactShift)[i&(exactBlock-1)] = sum192{
 			lo:  binary.LittleEndian.Uint64(r[8:]),
 			hi:  binary.LittleEndian.Uint64(r[16:]),
 			ext: int64(binary.LittleEndian.Uint64(r[24:])),

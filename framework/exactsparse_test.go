@@ -1,8 +1,11 @@
 package framework_test
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -356,5 +359,84 @@ func TestExactSumsDenseErrors(t *testing.T) {
 	}
 	if out.xs[0][0] != 7 {
 		t.Error("MergeRound changed its target after failing")
+	}
+}
+
+// TestExactSumsBadMerged: an out-of-range addend of sums merged into
+// others (Merge, MergeRound) makes the total fail, naming the number and
+// its first out-of-range addend (Fixed.Merge's: the receiver's first).
+func TestExactSumsBadMerged(t *testing.T) {
+	layout := newParts(40, 3).SumLayout()
+	good, inf, nan := newParts(40, 3), newParts(40, 3), newParts(40, 3)
+	good.xs[0][5], good.xs[1][1] = 1, 2
+	inf.xs[1][1] = math.Inf(1)
+	nan.xs[1][1] = math.NaN()
+	sums := func(ps ...*parts) *framework.ExactSums {
+		e := framework.NewExactSums(layout)
+		for _, p := range ps {
+			if err := e.Add(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return e
+	}
+	want := func(what string, err error, addend string) {
+		t.Helper()
+		if err == nil || !errors.Is(err, framework.ErrInexact) || !strings.Contains(err.Error(), "b[1]") || !strings.Contains(err.Error(), "addend "+addend) {
+			t.Errorf("%s: %v, want ErrInexact naming b[1] and its addend %s", what, err, addend)
+		}
+	}
+	tot := sums(good)
+	if err := tot.Merge(sums(inf)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tot.Merge(sums(nan)); err != nil {
+		t.Fatal(err)
+	}
+	want("Merge then Err", tot.Err(), "+Inf")
+	want("Merge then Round", tot.Round(newParts(40, 3)), "+Inf")
+	out := newParts(40, 3)
+	out.xs[0][0] = 7
+	want("MergeRound", sums(good).MergeRound(out, []*framework.ExactSums{sums(nan), sums(inf)}, 2), "NaN")
+	if out.xs[0][0] != 7 {
+		t.Error("MergeRound changed its target after failing")
+	}
+	tot.Reset()
+	if err := tot.Err(); err != nil {
+		t.Errorf("Err after Reset: %v", err)
+	}
+}
+
+// TestExactSumsOverflowFirst: totals of magnitude 2^63 or more in several
+// numbers, their blocks touched in decreasing order, merged from two
+// sums: Round and MergeRound name the first in layout order and leave
+// their target unchanged.
+func TestExactSumsOverflowFirst(t *testing.T) {
+	layout := newParts(70000, 3).SumLayout()
+	for _, idx := range [][]int{{13, 5}, {65000, 40000, 9, 21}} {
+		a, b := framework.NewExactSums(layout), framework.NewExactSums(layout)
+		for _, i := range idx { // blocks touched in the order of idx
+			one := newParts(70000, 3)
+			one.xs[0][i] = 0x1p62
+			for _, e := range []*framework.ExactSums{a, a, b, b} {
+				if err := e.Add(one); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		first := slices.Min(idx)
+		name := fmt.Sprintf("a[%d]", first)
+		out := newParts(70000, 3)
+		out.xs[0][0] = 7
+		err := a.MergeRound(out, []*framework.ExactSums{b}, 3)
+		if err == nil || !errors.Is(err, framework.ErrInexact) || !strings.Contains(err.Error(), name+":") {
+			t.Errorf("MergeRound of %v: %v, want ErrInexact naming %s", idx, err, name)
+		}
+		if err := a.Round(out); err == nil || !strings.Contains(err.Error(), name+":") {
+			t.Errorf("Round of %v: %v, want an error naming %s", idx, err, name)
+		}
+		if out.xs[0][0] != 7 {
+			t.Error("the target changed after failing")
+		}
 	}
 }

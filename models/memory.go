@@ -18,15 +18,15 @@ import (
 // it allocates it.
 type Memory struct {
 	Topics  float64 // ζ, E[log β], exp(E[log β]): 3·K·V float64
-	Stats   float64 // the E-step's statistics: the larger of the float64 merge's (2·workers + 1)·K·V float64 and the exact E-step's 40·K·V bytes a worker (a framework.Fixed sum and a document's float64) plus the rounded total
+	Stats   float64 // the E-step's statistics: the larger of the float64 merge's (2·workers + 1)·K·V float64 and the exact E-step's 32.5·K·V bytes a worker at most (framework.ExactSums' sums, every block touched, and a document's float64) plus the rounded total
 	PerDoc  float64 // γ (D·K float64) and per-word stores (softmax φ, frozen φ: K·ΣL_d float32 each)
 	Workers int
 }
 
-// fixedBytes is the size of one framework.Fixed, the exact E-step's sum of
-// one number (seam.go): two 64-bit words, an extension and the first
-// out-of-range addend.
-const fixedBytes = 32
+// fixedBytes is the most memory framework.ExactSums take per number, the
+// exact E-step's sum of one number (seam.go): three 64-bit words (two and
+// an extension) and a share of the index of the blocks touched.
+const fixedBytes = framework.ExactBytesPerNumber
 
 // Total is the sum of the parts.
 func (m Memory) Total() float64 { return m.Topics + m.Stats + m.PerDoc }

@@ -150,30 +150,80 @@ func (l *Layer) pipeline(n, size, ahead int, work, consume func(c, lo, hi int)) 
 }
 
 // sumZetaTerms returns e + Σ_i [log Γ(ζ_i) + (τ − ζ_i) E[log β]_i], added
-// in index order (GlobalELBO's sum): the workers compute the terms chunk
-// by chunk into a ring of 4 chunks a worker while the calling goroutine
-// adds the finished chunks in order (pipeline).
+// in index order (GlobalELBO's sum). With w workers the chunks are dealt
+// in turn: one in w to the calling goroutine, which computes and adds its
+// terms in one loop (the one-worker loop, where each addition's latency
+// hides in the log-gamma's), the others to the other goroutines, which
+// store their terms in a ring of finished chunks (4 slots a goroutine)
+// that the calling goroutine adds in order when it reaches them. Each
+// chunk is claimed once: one that no goroutine has claimed when the
+// calling goroutine reaches it (its goroutine slowed by the machine's
+// other work) the calling goroutine computes and adds itself.
 func (l *Layer) sumZetaTerms(e float64) float64 {
 	n := len(l.Zeta)
-	if l.workers <= 1 || n < parallelMin {
+	const size = 1 << 13
+	chunks := (n + size - 1) / size
+	w := min(l.workers, chunks)
+	if w <= 1 || n < parallelMin {
 		for i, z := range l.Zeta {
 			e += zetaTerm(z, l.Tau, l.ElogBeta[i])
 		}
 		return e
 	}
-	const size = 1 << 13
-	slots := 4 * l.workers
+	claimed := make([]atomic.Bool, chunks)
+	slot := make([]int, chunks) // the ring slot of a stored chunk
+	ready := make([]chan struct{}, chunks)
+	for c := range ready {
+		ready[c] = make(chan struct{}, 1)
+	}
+	slots := 4 * (w - 1)
 	ring := make([]float64, slots*size)
-	l.pipeline(n, size, slots, func(c, lo, hi int) {
-		t := ring[(c%slots)*size:][:hi-lo]
-		for i := range t {
-			t[i] = zetaTerm(l.Zeta[lo+i], l.Tau, l.ElogBeta[lo+i])
+	free := make(chan int, slots) // the ring slots not in use
+	for j := range slots {
+		free <- j
+	}
+	var next atomic.Int64 // the next of the other goroutines' chunks, counted among theirs
+	var wg sync.WaitGroup
+	for range w - 1 {
+		wg.Go(func() {
+			for {
+				j := <-free
+				k := int(next.Add(1) - 1)
+				c := k/(w-1)*w + k%(w-1) + 1 // the k-th chunk not the calling goroutine's
+				if c >= chunks {
+					free <- j
+					return
+				}
+				if !claimed[c].CompareAndSwap(false, true) { // the calling goroutine's now
+					free <- j
+					continue
+				}
+				lo, hi := c*size, min(n, (c+1)*size)
+				t := ring[j*size:][:hi-lo]
+				for i := range t {
+					t[i] = zetaTerm(l.Zeta[lo+i], l.Tau, l.ElogBeta[lo+i])
+				}
+				slot[c] = j
+				ready[c] <- struct{}{}
+			}
+		})
+	}
+	for c := range chunks {
+		lo, hi := c*size, min(n, (c+1)*size)
+		if claimed[c].CompareAndSwap(false, true) { // its own, or not claimed yet
+			for i := lo; i < hi; i++ {
+				e += zetaTerm(l.Zeta[i], l.Tau, l.ElogBeta[i])
+			}
+			continue
 		}
-	}, func(c, lo, hi int) {
-		for _, x := range ring[(c%slots)*size:][:hi-lo] {
+		<-ready[c]
+		j := slot[c]
+		for _, x := range ring[j*size:][:hi-lo] {
 			e += x
 		}
-	})
+		free <- j
+	}
+	wg.Wait()
 	return e
 }
 
