@@ -153,3 +153,63 @@ func TestMASLDArOneAnswer(t *testing.T) {
 		t.Errorf("held-out R² %.4f, want ≥ LDA + LinReg's %.4f − 0.03", r.testR2, base)
 	}
 }
+
+// TestMASLDArHeldCrowdSVI: the held crowd under SVI steps with ρ < 1
+// (κ 0.6, delay 1) and a scale S = D/|batch| = 2.5 ≠ 1: after the batch
+// pilot the annotators do not move through the mini-batch updates, and
+// every training document's posterior q(x_d) is the pilot's last, bit for
+// bit, while the response's η does move.
+func TestMASLDArHeldCrowdSVI(t *testing.T) {
+	cfg := mustConfig(t, smallRegConfig+`inference "svi" {
+  batch_size = 60
+  kappa = 0.6
+  delay = 1
+  epochs = 3
+  tol = 0
+}`)
+	cfg.Workers = 2
+	r, err := Build(cfg, nil, smallRegCorpus(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := r.Model
+	bp := m.Noise.(*biasprecision.Model)
+	resp := m.Response.(*gaussian.Response)
+	var bias, prec, eta []float64
+	var pilotX []framework.Gaussian
+	steps, rhoBelow1 := 0, false
+	if _, err := r.Fit(context.Background(), func(p framework.Progress) error {
+		if p.Stage == 1 {
+			bias, prec = append(bias[:0], bp.Bias...), append(prec[:0], bp.Prec...)
+			eta = append(eta[:0], resp.Eta...)
+			pilotX = pilotX[:0]
+			for _, x := range m.targets {
+				pilotX = append(pilotX, *x.(*framework.Gaussian))
+			}
+			return nil
+		}
+		steps++
+		rhoBelow1 = rhoBelow1 || p.Rho < 1
+		if !slices.Equal(bp.Bias, bias) || !slices.Equal(bp.Prec, prec) {
+			return fmt.Errorf("SVI update %d (ρ %v): the held annotators moved", steps, p.Rho)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if steps < 4 || !rhoBelow1 || !m.HoldsCrowd() {
+		t.Fatalf("%d SVI updates, ρ < 1 seen %v, crowd held %v", steps, rhoBelow1, m.HoldsCrowd())
+	}
+	if slices.Equal(resp.Eta, eta) {
+		t.Error("η did not move in the SVI stage: the test cannot tell a held crowd from a frozen model")
+	}
+	post, err := m.Posterior(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d, p := range post {
+		if *p.Target.(*framework.Gaussian) != pilotX[d] {
+			t.Fatalf("document %d: q(x) %+v after SVI, the pilot's %+v", d, *p.Target.(*framework.Gaussian), pilotX[d])
+		}
+	}
+}
