@@ -714,6 +714,24 @@ func TestMASLDArConfigErrors(t *testing.T) {
 	if _, err := Build(cfg, nil, smallRegCorpus(t)); !errors.Is(err, framework.ErrBadInput) {
 		t.Errorf("negative sigma2: %v", err)
 	}
+	// bias_prior: a number (HCL's numbers convert to the string it is) or
+	// "auto"; anything else names what is valid.
+	for src, want := range map[string]float64{`bias_prior = 2.5`: 2.5, `bias_prior = "auto"`: 0, `bias_prior = "0"`: 0} {
+		r, err := Build(mustConfig(t, strings.Replace(smallRegConfig, "prior_answers = 1", src, 1)), nil, smallRegCorpus(t))
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		// The small corpus's annotators have many answers each: "auto" is 0.
+		if got := r.Model.Noise.(interface{ BiasPriorInUse() float64 }).BiasPriorInUse(); got != want {
+			t.Errorf("%s: κ₀ %v, want %v", src, got, want)
+		}
+	}
+	for _, src := range []string{`bias_prior = "some"`, `bias_prior = -1`, `bias_prior = true`} {
+		_, err := Build(mustConfig(t, strings.Replace(smallRegConfig, "prior_answers = 1", src, 1)), nil, smallRegCorpus(t))
+		if !errors.Is(err, framework.ErrBadInput) || !strings.Contains(err.Error(), `or "auto"`) {
+			t.Errorf("%s: %v, want ErrBadInput naming \"auto\"", src, err)
+		}
+	}
 	c := smallRegCorpus(t)
 	c.Answers.Classes = []string{"lo", "hi"}
 	for _, as := range c.Answers.ByDoc {

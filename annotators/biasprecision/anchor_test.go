@@ -15,7 +15,7 @@ import (
 // with every constraint-preserving perturbation lowering the bound, and
 // repeated updates never lower the bound.
 func TestAnchorMean(t *testing.T) {
-	for _, base := range []Params{{PriorAnswers: 1}, {PriorAnswers: 3, PriorVar: 0.7, BiasPrior: 2}} {
+	for _, base := range []Params{{PriorAnswers: 1}, {PriorAnswers: 3, PriorVar: 0.7, BiasPrior: "2"}} {
 		p := base
 		p.BiasAnchor = AnchorMean
 		rng := rand.New(rand.NewPCG(4, 2))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/maslda/maslda/framework"
 )
@@ -46,12 +47,16 @@ type Params struct {
 	// mean answer (see Model.Init), which makes the default prior
 	// independent of the answers' units.
 	PriorVar float64 `hcl:"prior_var,optional"`
-	// BiasPrior is κ₀ ≥ 0 (default 0): the weight, in answers, of a zero
-	// bias. 0 is a flat prior on b_r (the paper's update). The common
-	// offset of all biases is not identified by the data (package
-	// documentation); κ₀ > 0 pins it, weakly, where Σ_r κ₀ p_r b_r² is
-	// smallest.
-	BiasPrior float64 `hcl:"bias_prior,optional"`
+	// BiasPrior is κ₀, the weight, in answers, of a zero bias: a number ≥ 0
+	// (HCL's numbers convert: bias_prior = 3), or "auto" (default). 0 is a
+	// flat prior on b_r (the paper's update). The common offset of all
+	// biases is not identified by the data (package documentation); κ₀ > 0
+	// pins it, weakly, where Σ_r κ₀ p_r b_r² is smallest. "auto" decides in
+	// Init from the training answers (Model.Kappa): AutoBiasPrior when the
+	// annotators who answered average fewer than AutoFewAnswers answers
+	// each, 0 otherwise; with prior = "learned" "auto" is 0 (the start of
+	// a κ₀ the crowd then fits). "" means "0".
+	BiasPrior string `hcl:"bias_prior,optional"`
 	// BiasAnchor pins the common offset of the biases, which the data do
 	// not identify (package documentation): "mean" (default): the biases
 	// are constrained to an answer-weighted mean of zero, Σ_r n_r b_r = 0
@@ -115,9 +120,62 @@ const (
 	AnchorMean = "mean"
 )
 
+// BiasPriorAuto is the Params.BiasPrior setting that Init resolves from
+// the training answers.
+const BiasPriorAuto = "auto"
+
+// AutoFewAnswers is the mean number of training answers per annotator (N/R,
+// R the annotators with an answer) below which bias_prior = "auto" puts
+// AutoBiasPrior answers' weight on a zero bias. With a few answers each, a
+// free b_r = Σ(y − m)/n_r absorbs most of what each answer says about its
+// document's truth (one answer: all of it), and a crowd of many such
+// annotators says little more than its mean answer; with more answers
+// each, the biases are estimated and a prior towards 0 only biases them
+// (docs/results-regression.md, "The bias prior where annotators have few
+// answers", has the measurements behind 5 and 3).
+const AutoFewAnswers = 5
+
+// AutoBiasPrior is κ₀ under bias_prior = "auto" when the annotators
+// average fewer than AutoFewAnswers answers.
+const AutoBiasPrior = 3
+
 // Defaults returns the documented defaults.
 func Defaults() Params {
-	return Params{PriorAnswers: 1, BiasAnchor: AnchorMean, Bias: Each, Precision: Each, Prior: PriorFixed, Constant: ConstantIgnore}
+	return Params{PriorAnswers: 1, BiasPrior: BiasPriorAuto, BiasAnchor: AnchorMean, Bias: Each, Precision: Each, Prior: PriorFixed, Constant: ConstantIgnore}
+}
+
+// biasPrior parses Params.BiasPrior: κ₀ and whether it is "auto".
+func (p Params) biasPrior() (kappa float64, auto bool, err error) {
+	switch s := strings.TrimSpace(p.BiasPrior); s {
+	case BiasPriorAuto:
+		return 0, true, nil
+	case "":
+		return 0, false, nil
+	default:
+		k, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(k >= 0) || math.IsInf(k, 0) {
+			return 0, false, fmt.Errorf("%w: annotators bias-precision: bias_prior = %q, want a finite number ≥ 0 or %q", framework.ErrBadInput, p.BiasPrior, BiasPriorAuto)
+		}
+		return k, false, nil
+	}
+}
+
+// AutoKappa is bias_prior = "auto"'s κ₀ for a crowd whose annotators gave
+// answers (per annotator; zeros are the annotators without one):
+// AutoBiasPrior when those who answered average fewer than AutoFewAnswers,
+// 0 otherwise (and 0 without answers).
+func AutoKappa(answers []int) float64 {
+	n, seen := 0, 0
+	for _, a := range answers {
+		if a > 0 {
+			n += a
+			seen++
+		}
+	}
+	if seen > 0 && float64(n) < AutoFewAnswers*float64(seen) {
+		return AutoBiasPrior
+	}
+	return 0
 }
 
 func (p Params) noBias() bool  { return p.Bias == None }
@@ -127,13 +185,14 @@ func (p Params) learned() bool { return p.Prior == PriorLearned }
 // Validate checks the settings.
 func (p Params) Validate() error {
 	bad := func(x float64) bool { return !(x >= 0) || math.IsInf(x, 0) }
+	if _, _, err := p.biasPrior(); err != nil {
+		return err
+	}
 	switch {
 	case bad(p.PriorAnswers):
 		return fmt.Errorf("%w: annotators bias-precision: prior_answers = %v, want a finite number ≥ 0", framework.ErrBadInput, p.PriorAnswers)
 	case bad(p.PriorVar):
 		return fmt.Errorf("%w: annotators bias-precision: prior_var = %v, want a finite number > 0, or 0 for the pooled spread of the answers", framework.ErrBadInput, p.PriorVar)
-	case bad(p.BiasPrior):
-		return fmt.Errorf("%w: annotators bias-precision: bias_prior = %v, want a finite number ≥ 0", framework.ErrBadInput, p.BiasPrior)
 	case p.BiasAnchor != "" && p.BiasAnchor != AnchorNone && p.BiasAnchor != AnchorMean:
 		return fmt.Errorf("%w: annotators bias-precision: bias_anchor = %q; valid: %s, %s", framework.ErrBadInput, p.BiasAnchor, AnchorMean, AnchorNone)
 	case p.Bias != "" && p.Bias != Each && p.Bias != None:
@@ -161,6 +220,10 @@ type Model struct {
 	Prec    []float64 // p_r
 	Answers []int     // training answers per annotator (for reports)
 	S0      float64   // s₀², the prior variance in use (Config.PriorVar or the pooled spread)
+	// Kappa is κ₀ in use: Config.BiasPrior, with "auto" resolved by Init
+	// from the training answers (AutoKappa) or by LoadParams from a saved
+	// model.
+	Kappa float64
 	// Ignores[r] marks an annotator who gives one answer to every document
 	// (Params.Constant "ignore"): y_dr ~ N(b_r, 1/p_r) whatever the truth,
 	// Bias[r] its answer. Nil when none does.
@@ -219,13 +282,21 @@ func (m *Model) Accepts(t framework.Target) error {
 // values are framework.ErrBadInput.
 func (m *Model) Init(s *framework.Setup) error {
 	m.learn = nil
+	kappa, auto, err := m.Config.biasPrior()
+	if err != nil {
+		return err
+	}
 	if err := m.init(s); err != nil {
 		return err
+	}
+	m.Kappa = kappa
+	if auto && !m.Config.learned() {
+		m.Kappa = AutoKappa(m.Answers)
 	}
 	if m.Config.learned() {
 		// The posteriors start at Gamma(a₀, a₀/p_r): E[p_r] the starting
 		// precision, κ_r = κ₀.
-		m.learn = newLearned(m.Config, m.S0, len(m.Prec))
+		m.learn = newLearned(m.Config, m.Kappa, m.S0, len(m.Prec))
 		for r, p := range m.Prec {
 			if m.ignores(r) {
 				continue // the posterior stays at the prior: no evidence
@@ -359,6 +430,10 @@ func (m *Model) init(s *framework.Setup) error {
 	}
 	return nil
 }
+
+// BiasPriorInUse is κ₀, the weight of a zero bias in answers (Kappa):
+// Config.BiasPrior with "auto" resolved.
+func (m *Model) BiasPriorInUse() float64 { return m.Kappa }
 
 // IgnoredAnnotators are the names of the annotators marked in Ignores, in
 // order (nil when none): those who give one answer to every document.
@@ -589,7 +664,7 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 		m.posterior(n, sy, sq)
 		return nil
 	}
-	nu, kappa := m.Config.PriorAnswers, m.Config.BiasPrior
+	nu, kappa := m.Config.PriorAnswers, m.Kappa
 	noBias := m.Config.noBias()
 	if noBias {
 		kappa = 0
@@ -655,7 +730,7 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 // LogPrior is Σ_r log p(b_r, p_r) under the Normal–Gamma prior of Params
 // (0 for the flat prior ν₀ = κ₀ = 0).
 func (m *Model) LogPrior() float64 {
-	nu, kappa := m.Config.PriorAnswers, m.Config.BiasPrior
+	nu, kappa := m.Config.PriorAnswers, m.Kappa
 	if m.Config.noBias() {
 		kappa = 0
 	}
@@ -756,6 +831,9 @@ type saved struct {
 	Bias       []float64 `json:"bias"`
 	Precision  []float64 `json:"precision"`
 	PriorVar   float64   `json:"prior_var"`
+	// BiasPrior is Model.Kappa, κ₀ in use (absent in files written before
+	// bias_prior = "auto"; LoadParams then keeps the κ₀ Init chose).
+	BiasPrior *float64 `json:"bias_prior,omitempty"`
 	// IgnoresItems is Model.Ignores (absent when no annotator is marked).
 	IgnoresItems []bool `json:"ignores_items,omitempty"`
 	// Learned is the state of prior = "learned".
@@ -782,7 +860,7 @@ const (
 func (m *Model) SaveParams(w io.Writer) error {
 	e := json.NewEncoder(w)
 	e.SetIndent("", "  ")
-	sv := saved{Format: paramsFormat, Version: paramsVersion, Annotators: m.Workers, Answers: m.Answers, Bias: m.Bias, Precision: m.Prec, PriorVar: m.S0, IgnoresItems: m.Ignores}
+	sv := saved{Format: paramsFormat, Version: paramsVersion, Annotators: m.Workers, Answers: m.Answers, Bias: m.Bias, Precision: m.Prec, PriorVar: m.S0, BiasPrior: &m.Kappa, IgnoresItems: m.Ignores}
 	if l := m.learn; l != nil {
 		sv.Learned = &learnedFile{Kappa0: l.k0, Shape0: l.a0, Rate0: l.b0, Kappa: l.kap, Shape: l.shape, Rate: l.rate}
 	}
@@ -808,6 +886,8 @@ func (m *Model) LoadParams(rd io.Reader) error {
 		return fmt.Errorf("%w: bias-precision parameters: prior_var = %v, want a finite number > 0", framework.ErrBadInput, p.PriorVar)
 	case p.IgnoresItems != nil && len(p.IgnoresItems) != R:
 		return fmt.Errorf("%w: bias-precision parameters: ignores_items for %d annotators, the model has %d", framework.ErrBadInput, len(p.IgnoresItems), R)
+	case p.BiasPrior != nil && (!(*p.BiasPrior >= 0) || math.IsInf(*p.BiasPrior, 0)):
+		return fmt.Errorf("%w: bias-precision parameters: bias_prior = %v, want a finite number ≥ 0", framework.ErrBadInput, *p.BiasPrior)
 	}
 	for r := range R {
 		switch {
@@ -852,6 +932,9 @@ func (m *Model) LoadParams(rd io.Reader) error {
 	copy(m.Prec, p.Precision)
 	copy(m.Answers, p.Answers)
 	m.S0 = p.PriorVar
+	if _, auto, _ := m.Config.biasPrior(); auto && p.BiasPrior != nil {
+		m.Kappa = *p.BiasPrior // with bias_prior = "auto" the file decides
+	}
 	m.run, m.runW = nil, 0
 	return nil
 }

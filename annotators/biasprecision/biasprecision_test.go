@@ -99,7 +99,7 @@ func TestEvidence(t *testing.T) {
 // differences vanish and perturbations lower it, for the flat prior (the
 // paper's update), the default prior and a prior on the bias.
 func TestMStepMaximises(t *testing.T) {
-	for _, p := range []Params{{}, unanchored(), {PriorAnswers: 3, PriorVar: 0.7, BiasPrior: 2}} {
+	for _, p := range []Params{{}, unanchored(), {PriorAnswers: 3, PriorVar: 0.7, BiasPrior: "2"}} {
 		rng := rand.New(rand.NewPCG(1, 2))
 		docs := randomDocs(rng, 5, 60)
 		byDoc := make([][]framework.Answer, len(docs))
@@ -159,7 +159,7 @@ func TestMStepFormulas(t *testing.T) {
 func TestDocELBOMatchesStats(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	docs := randomDocs(rng, 4, 30)
-	m := newModel(t, Params{PriorAnswers: 2, PriorVar: 1.5, BiasPrior: 1}, numeric([]string{"a", "b", "c", "d"}, nil))
+	m := newModel(t, Params{PriorAnswers: 2, PriorVar: 1.5, BiasPrior: "1"}, numeric([]string{"a", "b", "c", "d"}, nil))
 	m.Bias = []float64{0.2, -0.4, 1, 0}
 	m.Prec = []float64{3, 0.7, 2, 5}
 	s := m.NewStats()
@@ -178,7 +178,7 @@ func TestDocELBOMatchesStats(t *testing.T) {
 	// The prior is a proper density: check one term against its formula.
 	// Gamma(p | 2, 1.5) · N(b | 0, 1/p): p = 3, b = 0.2.
 	want := 2*math.Log(1.5) - 0 + math.Log(3) - 1.5*3 + 0.5*math.Log(3/(2*math.Pi)) - 0.5*3*0.04
-	mm := newModel(t, Params{PriorAnswers: 2, PriorVar: 1.5, BiasPrior: 1}, numeric([]string{"a"}, nil))
+	mm := newModel(t, Params{PriorAnswers: 2, PriorVar: 1.5, BiasPrior: "1"}, numeric([]string{"a"}, nil))
 	mm.Bias[0], mm.Prec[0] = 0.2, 3
 	if got := mm.LogPrior(); !near(got, want, 1e-13, 0) {
 		t.Errorf("log prior %v, want %v", got, want)
@@ -191,7 +191,9 @@ func TestDocELBOMatchesStats(t *testing.T) {
 // bound as v shrinks.
 func TestOneAnswer(t *testing.T) {
 	c := numeric([]string{"once", "often"}, [][]framework.Answer{{ans(0, 4), ans(1, 3)}, {ans(1, 1)}, {ans(1, 2.5)}})
-	m := newModel(t, unanchored(), c)
+	p := unanchored()
+	p.BiasPrior = "0" // "auto" would give κ₀ = 3 to this crowd of 2 answers per annotator (TestBiasPriorAuto)
+	m := newModel(t, p, c)
 	// s₀²: each annotator's deviations on document 0 (±0.5) are its only
 	// ones, so removing its mean deviation leaves 0: s₀² falls back to the
 	// variance of all answers (4, 3, 1, 2.5): 4.6875/3 = 1.5625.
@@ -333,16 +335,16 @@ func TestReport(t *testing.T) {
 func TestRegistryAndParams(t *testing.T) {
 	n, err := framework.Default.Noise(Name, framework.ParamsFunc(func(into any) error {
 		p := into.(*Params)
-		p.PriorAnswers, p.PriorVar, p.BiasPrior = 0, 2, 1
+		p.PriorAnswers, p.PriorVar, p.BiasPrior = 0, 2, "1"
 		return nil
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := n.(*Model).Config; got != (Params{PriorAnswers: 0, PriorVar: 2, BiasPrior: 1, BiasAnchor: AnchorMean, Bias: Each, Precision: Each, Prior: PriorFixed, Constant: ConstantIgnore}) {
+	if got := n.(*Model).Config; got != (Params{PriorAnswers: 0, PriorVar: 2, BiasPrior: "1", BiasAnchor: AnchorMean, Bias: Each, Precision: Each, Prior: PriorFixed, Constant: ConstantIgnore}) {
 		t.Errorf("decoded %+v", got)
 	}
-	for _, p := range []Params{{PriorAnswers: -1}, {PriorVar: -1}, {BiasPrior: math.NaN()}, {PriorAnswers: math.Inf(1)}, {Bias: "some"}, {Precision: "pooled"}, {Prior: "hier"}, {Prior: PriorLearned, Precision: Shared}, {Constant: "drop"}} {
+	for _, p := range []Params{{PriorAnswers: -1}, {PriorVar: -1}, {BiasPrior: "NaN"}, {BiasPrior: "-1"}, {BiasPrior: "Inf"}, {BiasPrior: "some"}, {PriorAnswers: math.Inf(1)}, {Bias: "some"}, {Precision: "pooled"}, {Prior: "hier"}, {Prior: PriorLearned, Precision: Shared}, {Constant: "drop"}} {
 		if _, err := New(p); !errors.Is(err, framework.ErrBadInput) {
 			t.Errorf("New(%+v): err = %v", p, err)
 		}
@@ -470,7 +472,7 @@ func TestShared(t *testing.T) {
 	if got, wantLP := m.LogPrior(), a0*math.Log(b0)-lg+(a0-1)*math.Log(want)-b0*want; !near(got, wantLP, 1e-14, 0) {
 		t.Errorf("LogPrior %v, want %v (one Gamma)", got, wantLP)
 	}
-	pb := Params{PriorAnswers: 0, BiasPrior: 1, BiasAnchor: AnchorNone, Precision: Shared}
+	pb := Params{PriorAnswers: 0, BiasPrior: "1", BiasAnchor: AnchorNone, Precision: Shared}
 	mb := newModel(t, pb, c)
 	mb.Prec = []float64{1, 1}
 	s = mb.NewStats()
@@ -487,5 +489,94 @@ func TestShared(t *testing.T) {
 	wantB := (3 + 2.0) / (qa + qb + ba*ba + bb*bb)
 	if !near(mb.Bias[0], ba, 1e-14, 0) || !near(mb.Bias[1], bb, 1e-14, 0) || !near(mb.Prec[0], wantB, 1e-14, 0) || mb.Prec[0] != mb.Prec[1] {
 		t.Errorf("biases %v, precisions %v; want [%v %v] and %v for both", mb.Bias, mb.Prec, ba, bb, wantB)
+	}
+}
+
+// TestBiasPriorAuto: bias_prior = "auto" gives κ₀ = AutoBiasPrior (3) to a
+// crowd whose annotators average fewer than AutoFewAnswers (5) answers, 0
+// to one with 5 or more, 0 under the learned prior; the κ₀ chosen is the
+// one Update uses (b_r = Σ(y − m)/(n_r + κ₀), by hand below), and it is
+// saved: a model rebuilt without answers (κ₀ 0 from Init) takes the file's.
+func TestBiasPriorAuto(t *testing.T) {
+	// crowd builds D documents with truth 0 answered by annotators a and b
+	// (a answers 1 or 1.1 on every one, b −1 or −1.2 on the first nb:
+	// neither gives one answer to everything).
+	crowd := func(D, nb int) *framework.Corpus {
+		by := make([][]framework.Answer, D)
+		for d := range by {
+			by[d] = []framework.Answer{ans(0, 1+0.1*float64(d%2))}
+			if d < nb {
+				by[d] = append(by[d], ans(1, -1-0.2*float64(d%2)))
+			}
+		}
+		return numeric([]string{"a", "b"}, by)
+	}
+	for _, tc := range []struct {
+		name      string
+		D, nb     int
+		prior     string
+		kappa     float64
+		wantKappa float64
+	}{
+		{name: "4.5 answers each", D: 5, nb: 4, wantKappa: AutoBiasPrior},
+		{name: "5 answers each", D: 5, nb: 5, wantKappa: 0},
+		{name: "1 answer each", D: 1, nb: 1, wantKappa: AutoBiasPrior},
+		{name: "learned", D: 5, nb: 4, prior: PriorLearned, wantKappa: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := unanchored()
+			if tc.prior != "" {
+				p.Prior = tc.prior
+			}
+			c := crowd(tc.D, tc.nb)
+			m := newModel(t, p, c)
+			if m.Kappa != tc.wantKappa {
+				t.Fatalf("κ₀ = %v, want %v", m.Kappa, tc.wantKappa)
+			}
+			if tc.prior == PriorLearned {
+				return
+			}
+			s := m.NewStats()
+			for _, as := range c.Answers.ByDoc {
+				m.Accumulate(s, docState(as, 0, 0.01))
+			}
+			if err := m.Update(context.Background(), s, framework.BatchStep(1)); err != nil {
+				t.Fatal(err)
+			}
+			sa := 0.0
+			for d := range tc.D {
+				sa += 1 + 0.1*float64(d%2)
+			}
+			if want := sa / (float64(tc.D) + tc.wantKappa); !near(m.Bias[0], want, 1e-14, 0) {
+				t.Errorf("b_a = %v, want Σ(y − m)/(n + κ₀) = %v", m.Bias[0], want)
+			}
+			sb := 0.0
+			for d := range tc.nb {
+				sb -= 1 + 0.2*float64(d%2)
+			}
+			if want := sb / (float64(tc.nb) + tc.wantKappa); !near(m.Bias[1], want, 1e-14, 0) {
+				t.Errorf("b_b = %v, want %v", m.Bias[1], want)
+			}
+			var buf bytes.Buffer
+			if err := m.SaveParams(&buf); err != nil {
+				t.Fatal(err)
+			}
+			re := newModel(t, p, numeric([]string{"a", "b"}, nil))
+			if re.Kappa != 0 {
+				t.Fatalf("rebuilt without answers: κ₀ = %v, want 0", re.Kappa)
+			}
+			if err := re.LoadParams(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if re.Kappa != tc.wantKappa || re.LogPrior() != m.LogPrior() {
+				t.Errorf("loaded κ₀ %v (log prior %v), want the saved %v (%v)", re.Kappa, re.LogPrior(), tc.wantKappa, m.LogPrior())
+			}
+		})
+	}
+	// A number is the κ₀, whatever the crowd.
+	p := unanchored()
+	p.BiasPrior = "0.5"
+	if m := newModel(t, p, crowd(1, 1)); m.Kappa != 0.5 {
+		t.Errorf("bias_prior = 0.5: κ₀ = %v", m.Kappa)
 	}
 }

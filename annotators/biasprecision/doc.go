@@ -13,7 +13,7 @@
 //	annotators "bias-precision" {
 //	  prior_answers = 1   # ν₀ ≥ 0: weight of the prior guess of the noise variance, in answers
 //	  prior_var     = 0   # s₀² > 0, or 0: the pooled noise variance of the answers
-//	  bias_prior    = 0   # κ₀ ≥ 0: weight of a zero bias, in answers (0: flat)
+//	  bias_prior    = "auto" # κ₀ ≥ 0: weight of a zero bias, in answers (0: flat); "auto": 3 below 5 answers per annotator, else 0
 //	  bias_anchor   = "mean"  # Σ_r n_r b_r = 0 (the crowd unbiased on average), or "none"
 //	  bias          = "each"  # one b_r per annotator, or "none": every b_r = 0
 //	  precision     = "each"  # one p_r per annotator, or "shared": one p for all
@@ -38,6 +38,9 @@
 //	§4 Σ_{d,r} ½log p_r − ½log 2π − (p_r/2)((y_dr − m_d − b_r)² + v_d)     Model.DocELBO (one document),
 //	                                                                      Model.ELBO (from Stats)
 //	   + Σ_r log p(b_r, p_r)                                               Model.LogPrior
+//	bias_prior = "auto": κ₀ = 3 if N/R < 5 (N answers, R annotators with   AutoKappa, Model.Init
+//	   one; R/N the share of the answers' information free biases take),
+//	   else 0; saved (Model.Kappa)
 //	§5 SVI: blended per-annotator statistics, b and p re-solved            Model.Update
 //	   predictive of a held-out answer: y ~ N(m_d + b_r, v_d + 1/p_r)       Model.LogPredictive
 //	§7 y = x + b_r + ε, ε ~ N(0, 1/p_r); the paper's five pairs            Sample, PaperBias, PaperPrec

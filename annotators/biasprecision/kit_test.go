@@ -24,7 +24,7 @@ func TestKit(t *testing.T) {
 	}{
 		{"defaults", Defaults(), map[string]string{"Maximises": "the mean anchor fixes the biases' common offset from the statistics (a constraint that depends on them), so Update maximises over a subset of the parameters; unanchored runs the check, TestAnchorMean checks the anchor"}},
 		{"unanchored", unanchored(), nil},
-		{"shared precision", func() Params { p := unanchored(); p.Precision = Shared; p.BiasPrior = 2; return p }(), map[string]string{"Recovery": sharedRecovery}},
+		{"shared precision", func() Params { p := unanchored(); p.Precision = Shared; p.BiasPrior = "2"; return p }(), map[string]string{"Recovery": sharedRecovery}},
 		{"no bias, shared precision", Params{PriorAnswers: 1, BiasAnchor: AnchorMean, Bias: None, Precision: Shared}, map[string]string{"Recovery": sharedRecovery}},
 		{"no bias", Params{PriorAnswers: 1, Bias: None}, nil},
 		{"learned prior", func() Params { p := Defaults(); p.Prior = PriorLearned; return p }(), nil},

@@ -46,9 +46,9 @@ type learned struct {
 // newLearned starts the hyperparameters at the fixed prior's: a₀ = 1 +
 // ν₀/2, β₀ = ν₀s₀²/2 (each at least that of one answer, a₀ ≥ 1.5,
 // β₀ ≥ s₀²/2), κ₀ = max(κ₀, 1); and every posterior at the prior.
-func newLearned(p Params, s0 float64, R int) *learned {
+func newLearned(p Params, kappa, s0 float64, R int) *learned {
 	nu := max(p.PriorAnswers, 1)
-	l := &learned{k0: max(p.BiasPrior, 1), a0: 1 + nu/2, b0: nu * s0 / 2,
+	l := &learned{k0: max(kappa, 1), a0: 1 + nu/2, b0: nu * s0 / 2,
 		kap: make([]float64, R), shape: make([]float64, R), rate: make([]float64, R), elogp: make([]float64, R)}
 	for r := range R {
 		l.kap[r], l.shape[r], l.rate[r] = l.k0, l.a0, l.b0

@@ -290,6 +290,9 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 		if p, ok := run.Model.Noise.(interface{ PriorInUse() string }); ok {
 			e.log.Info("annotators' prior", "prior", p.PriorInUse())
 		}
+		if p, ok := run.Model.Noise.(interface{ BiasPriorInUse() float64 }); ok {
+			e.log.Info("annotators' bias prior", "kappa0", p.BiasPriorInUse())
+		}
 		if p, ok := run.Model.Noise.(interface{ IgnoredAnnotators() []string }); ok {
 			if names := p.IgnoredAnnotators(); len(names) > 0 {
 				e.log.Info("annotators who give one answer to every document are ignored (constant = \"keep\" reads them)", "count", len(names), "first", names[:min(len(names), 5)])
