@@ -84,6 +84,12 @@ type Params struct {
 	// the biases' common offset, in place of bias_anchor (ignored). Needs
 	// precision = "each".
 	Prior string `hcl:"prior,optional"`
+	// Learn is what prior = "learned" fits to the crowd: "all" (default:
+	// κ₀, a₀ and β₀) or "bias" (κ₀ alone, by type-II maximum likelihood:
+	// how far the crowd's biases spread beyond what their few answers
+	// explain; the precisions' Gamma prior stays the fixed prior's, ν₀
+	// answers of variance s₀², ν₀ at least 1). "" means "all".
+	Learn string `hcl:"learn,optional"`
 	// Constant is "ignore" (default) or "keep": what to do with an
 	// annotator who gave one and the same answer to every document, at
 	// least twice, where the crowd's answers make that unlikely by chance
@@ -203,6 +209,10 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: annotators bias-precision: prior = %q; valid: %s, %s", framework.ErrBadInput, p.Prior, PriorFixed, PriorLearned)
 	case p.Constant != "" && p.Constant != ConstantIgnore && p.Constant != ConstantKeep:
 		return fmt.Errorf("%w: annotators bias-precision: constant = %q; valid: %s (an annotator with one answer for everything says nothing about the truth), %s (read its answers as measurements)", framework.ErrBadInput, p.Constant, ConstantIgnore, ConstantKeep)
+	case p.Learn != "" && p.Learn != LearnAll && p.Learn != LearnBias:
+		return fmt.Errorf("%w: annotators bias-precision: learn = %q; valid: %s (κ₀, a₀, β₀), %s (κ₀ alone)", framework.ErrBadInput, p.Learn, LearnAll, LearnBias)
+	case p.Learn != "" && !p.learned():
+		return fmt.Errorf("%w: annotators bias-precision: learn = %q needs prior = %q", framework.ErrBadInput, p.Learn, PriorLearned)
 	case p.learned() && p.shared():
 		return fmt.Errorf("%w: annotators bias-precision: prior = %q needs precision = %q (one shared precision has no crowd to learn a prior from)", framework.ErrBadInput, PriorLearned, Each)
 	}
@@ -921,7 +931,7 @@ func (m *Model) LoadParams(rd io.Reader) error {
 				return fmt.Errorf("%w: bias-precision parameters: the learned posterior of %q is κ = %v, a = %v, β = %v, want finite numbers > 0", framework.ErrBadInput, p.Annotators[r], f.Kappa[r], f.Shape[r], f.Rate[r])
 			}
 		}
-		l = &learned{k0: f.Kappa0, a0: f.Shape0, b0: f.Rate0, kap: f.Kappa, shape: f.Shape, rate: f.Rate, elogp: make([]float64, R)}
+		l = &learned{k0: f.Kappa0, a0: f.Shape0, b0: f.Rate0, biasOnly: m.Config.Learn == LearnBias, kap: f.Kappa, shape: f.Shape, rate: f.Rate, elogp: make([]float64, R)}
 		for r := range R {
 			l.elogp[r] = elogGamma(f.Shape[r], f.Rate[r])
 		}

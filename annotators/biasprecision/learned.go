@@ -16,6 +16,12 @@ const (
 	PriorLearned = "learned" // Normal–Gamma posteriors under one shared prior whose hyperparameters are learned
 )
 
+// What prior = "learned" learns (Params.Learn).
+const (
+	LearnAll  = "all"  // κ₀, a₀ and β₀ (default)
+	LearnBias = "bias" // κ₀ only: a₀, β₀ stay the fixed prior's (ν₀, s₀²)
+)
+
 // learned is the state of prior = "learned": the shared prior's
 // hyperparameters and every annotator's Normal–Gamma posterior
 //
@@ -37,6 +43,7 @@ const (
 // β_r = β₀ + ½SQ.
 type learned struct {
 	k0, a0, b0 float64   // κ₀, a₀, β₀
+	biasOnly   bool      // learn = "bias": learnHyper moves κ₀ only
 	kap        []float64 // κ_r (unused with bias = "none")
 	shape      []float64 // a_r
 	rate       []float64 // β_r
@@ -48,7 +55,7 @@ type learned struct {
 // β₀ ≥ s₀²/2), κ₀ = max(κ₀, 1); and every posterior at the prior.
 func newLearned(p Params, kappa, s0 float64, R int) *learned {
 	nu := max(p.PriorAnswers, 1)
-	l := &learned{k0: max(kappa, 1), a0: 1 + nu/2, b0: nu * s0 / 2,
+	l := &learned{k0: max(kappa, 1), a0: 1 + nu/2, b0: nu * s0 / 2, biasOnly: p.Learn == LearnBias,
 		kap: make([]float64, R), shape: make([]float64, R), rate: make([]float64, R), elogp: make([]float64, R)}
 	for r := range R {
 		l.kap[r], l.shape[r], l.rate[r] = l.k0, l.a0, l.b0
@@ -95,7 +102,8 @@ var (
 	hyperB = [2]float64{0.5, 1e8}
 )
 
-// learnHyper sets (κ₀, a₀, β₀) to the maximiser of Σ_r log Z_r over
+// learnHyper sets (κ₀, a₀, β₀) (κ₀ alone with biasOnly: a₀ and β₀ then
+// stay where newLearned or LoadParams put them) to the maximiser of Σ_r log Z_r over
 // u = (log a₀, log β₀, log κ₀) within bounds (hyperA, hyperB × s₀²,
 // hyperK; a₀ at its upper bound is one precision shared by the crowd, κ₀
 // at its upper bound biases pinned at 0). Newton steps from the current
@@ -118,6 +126,9 @@ func (l *learned) learnHyper(n, sy, sq []float64, bias bool, s0 float64) {
 	u := []float64{math.Log(l.a0), math.Log(l.b0), math.Log(l.k0)}[:dim]
 	for i := range u {
 		u[i] = min(max(u[i], lo[i]), hi[i])
+	}
+	if l.biasOnly { // a₀ and β₀ held: their range is their value
+		lo[0], hi[0], lo[1], hi[1] = u[0], u[0], u[1], u[1]
 	}
 	set := func(u []float64) {
 		l.a0, l.b0 = math.Exp(u[0]), math.Exp(u[1])

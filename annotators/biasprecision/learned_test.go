@@ -271,3 +271,71 @@ func BenchmarkLearnedUpdate(b *testing.B) {
 		}
 	}
 }
+
+// TestLearnBias: with learn = "bias" an update moves κ₀ alone: a₀ and β₀
+// stay the fixed prior's (1 + ν₀/2, ν₀s₀²/2), κ₀ is where Σ_r log Z_r is
+// stationary in log κ₀ (hyperGrad) and no κ₀ nearby has a larger Σ_r log
+// Z_r; it grows when the biases spread no more than their answers' noise
+// explains and shrinks when they spread more; learn = "all" moves a₀ and
+// β₀ too. Bad settings are errors.
+func TestLearnBias(t *testing.T) {
+	const R = 60
+	fit := func(learn string, spread float64) *Model {
+		rng := rand.New(rand.NewPCG(11, 3))
+		n, sy, sq := make([]float64, R), make([]float64, R), make([]float64, R)
+		for r := range R {
+			b := spread * rng.NormFloat64()
+			n[r] = float64(2 + rng.IntN(4))
+			for range int(n[r]) {
+				e := b + rng.NormFloat64()
+				sy[r] += e
+				sq[r] += e*e + 0.05
+			}
+		}
+		p := Defaults()
+		p.Prior, p.Learn = PriorLearned, learn
+		m, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := make([]string, R)
+		for r := range names {
+			names[r] = fmt.Sprint("a", r)
+		}
+		if err := m.Init(&framework.Setup{Annotators: names}); err != nil {
+			t.Fatal(err)
+		}
+		a0, b0 := m.learn.a0, m.learn.b0
+		if err := m.Update(context.Background(), &Stats{N: n, SY: sy, SQ: sq}, framework.BatchStep(1)); err != nil {
+			t.Fatal(err)
+		}
+		l := m.learn
+		if learn == LearnBias {
+			if l.a0 != a0 || l.b0 != b0 {
+				t.Errorf("spread %v: a₀, β₀ moved from %v, %v to %v, %v", spread, a0, b0, l.a0, l.b0)
+			}
+			if g := l.hyperGrad(n, sy, sq, true)[2]; math.Abs(g) > 1e-6 && l.k0 > hyperK[0] && l.k0 < hyperK[1] {
+				t.Errorf("spread %v: ∂/∂log κ₀ = %v at κ₀ = %v", spread, g, l.k0)
+			}
+			at := logZ(l.k0, l.a0, l.b0, n, sy, sq, true)
+			for _, f := range []float64{0.9, 0.99, 1.01, 1.1} {
+				if z := logZ(l.k0*f, l.a0, l.b0, n, sy, sq, true); z > at+1e-9 {
+					t.Errorf("spread %v: Σ log Z %v at κ₀·%v above %v at κ₀ = %v", spread, z, f, at, l.k0)
+				}
+			}
+		} else if l.a0 == a0 && l.b0 == b0 {
+			t.Errorf("learn = all: a₀, β₀ did not move")
+		}
+		return m
+	}
+	alike, apart := fit(LearnBias, 0.05), fit(LearnBias, 3)
+	if !(alike.learn.k0 > 10*apart.learn.k0) {
+		t.Errorf("κ₀ %v for biases within their noise, %v for biases spread by 3: want the first far larger", alike.learn.k0, apart.learn.k0)
+	}
+	fit(LearnAll, 1)
+	for _, p := range []Params{{Learn: "some", Prior: PriorLearned}, {Learn: LearnBias, Prior: PriorFixed}} {
+		if _, err := New(p); !errors.Is(err, framework.ErrBadInput) {
+			t.Errorf("New(%+v): err = %v", p, err)
+		}
+	}
+}

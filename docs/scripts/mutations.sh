@@ -37,6 +37,7 @@ mutations=(
   'learned-posterior-rate|annotators/biasprecision/learned.go|s/rate = l\.b0 \+ 0\.5\*math\.Max\(0, sq\[r\]-sy\[r\]\*mu\)/rate = l.b0 + 0.5*math.Max(0, sq[r])/|./annotators/biasprecision'
   'learned-kl-term|annotators/biasprecision/learned.go|s/- x\*mathext\.Digamma\(a\) \+ a\*c\/rate/+ x*mathext.Digamma(a) + a*c\/rate/|./annotators/biasprecision'
   'bias-prior-auto-ignored|annotators/biasprecision/biasprecision.go|s/m\.Kappa = AutoKappa\(m\.Answers\)/m.Kappa = 0 * AutoKappa(m.Answers)/|./annotators/biasprecision'
+  'learn-bias-ignored|annotators/biasprecision/learned.go|s/if l\.biasOnly \{/if false \&\& l.biasOnly {/|./annotators/biasprecision'
   'sampler-bias-scale|annotators/biasprecision/sampler.go|s/rng\.NormFloat64\(\) \/ math\.Sqrt\(p\.Kappa\*s\.prec\[r\]\)/rng.NormFloat64() \/ math.Sqrt(p.Kappa)/|./annotators/biasprecision'
   'exact-mergeround-part-edge|framework/exact.go|s/\t\t\t\tf\(j, j\*n\/c, \(j\+1\)\*n\/c\)/\t\t\t\tf(j, j*n\/c, max(j*n\/c, (j+1)*n\/c-1))/|./framework'
   'exact-mergeround-others-blocks|framework/exact.go|s/\t\t\tif e\.slot\[b\] == 0 \{\n\t\t\t\te\.newBlock/\t\t\tif false \&\& e.slot[b] == 0 {\n\t\t\t\te.newBlock/|./framework'
