@@ -287,6 +287,13 @@ func (r *Run) assemble() (*Model, framework.Schedule, error) {
 			return nil, nil, at(cfg.Annotators, fmt.Errorf("%w: annotators %q start from the model's own classifier after %d passes, but response %q ignores the documents and cannot classify them: choose another start (for the confusion annotators, init = \"majority\" or \"uniform\")", framework.ErrIncompatible, cfg.Annotators.Name, st.StartIters(), cfg.Response.Name))
 		}
 	}
+	if sv, ok := sched.(*optim.SVI); ok && sv.BatchTokens > 0 {
+		// Mini-batches of batch_tokens tokens (optim.SVI.SizeByTokens).
+		if r.globals {
+			return nil, nil, at(&cfg.Inference, fmt.Errorf("%w: inference %q: batch_tokens needs the corpus's tokens, and the run is built without its documents", framework.ErrIncompatible, cfg.Inference.Name))
+		}
+		sv.SizeByTokens(D, c.Tokens())
+	}
 	if mc, ok := sched.(framework.ModelChecker); ok {
 		if err := mc.CheckModel(m); err != nil {
 			return nil, nil, at(&cfg.Inference, fmt.Errorf("inference %q: %w", cfg.Inference.Name, err))

@@ -162,6 +162,24 @@ type SVI struct {
 	MinEpochs int     `hcl:"min_epochs,optional"` // epochs before convergence is tested (default 2)
 	Tol       float64 `hcl:"tol,optional"`        // relative change of the epoch's mean ELBO estimate (default 1e-4); 0 runs all epochs
 	EvalEvery int     `hcl:"eval_every,optional"` // evaluate the bound over the whole corpus after every eval_every-th epoch and the last (Progress.FullELBO); 0 (default) never
+	// BatchTokens sizes the mini-batches by tokens instead of documents:
+	// when > 0, batch_size is replaced, once the corpus is known, by
+	// max(1, round(batch_tokens·D/N)) documents, N the corpus's tokens
+	// (SizeByTokens; models.Build calls it). The noise of a mini-batch's
+	// estimate of the topics is set by its tokens, not its documents
+	// (docs/design.md "Mini-batches of tokens"). 0 (default): batch_size.
+	BatchTokens float64 `hcl:"batch_tokens,optional"`
+}
+
+// SizeByTokens sets BatchSize from BatchTokens for a corpus of d
+// documents and n tokens: max(1, round(BatchTokens·d/n)), the number of
+// documents of average length that hold BatchTokens tokens. It does
+// nothing when BatchTokens is 0 or the corpus has no tokens.
+func (s *SVI) SizeByTokens(d int, n float64) {
+	if s.BatchTokens <= 0 || !(n > 0) || d < 1 {
+		return
+	}
+	s.BatchSize = max(1, int(math.Round(s.BatchTokens*float64(d)/n)))
 }
 
 // DefaultSVI returns the documented defaults (the paper's settings).
@@ -186,6 +204,8 @@ func (s *SVI) Validate() error {
 		return fmt.Errorf("%w: inference.tol = %v, want ≥ 0", framework.ErrBadInput, s.Tol)
 	case s.EvalEvery < 0:
 		return fmt.Errorf("%w: inference.eval_every = %d, want ≥ 0 (0: never)", framework.ErrBadInput, s.EvalEvery)
+	case !(s.BatchTokens >= 0) || math.IsInf(s.BatchTokens, 0):
+		return fmt.Errorf("%w: inference.batch_tokens = %v, want a finite number ≥ 0 (0: batch_size documents)", framework.ErrBadInput, s.BatchTokens)
 	}
 	return nil
 }

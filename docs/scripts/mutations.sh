@@ -28,6 +28,7 @@ mutations=(
   'softmax-backtrack-gain|likelihoods/softmax/local.go|s/if n\*\(t\*lin\+ht-hOld\)-\(special\.LogSumExp\(lb\)-lc\.logZ\) >= -tol \{/if (t*lin+ht-hOld)-(special.LogSumExp(lb)-lc.logZ) >= -tol {/|./likelihoods/softmax'
   'svi-rho-without-delay|optim/schedule.go|s/return math\.Pow\(float64\(t\)\+s\.Delay, -s\.Kappa\)/return math.Pow(float64(t), -s.Kappa)/|./optim'
   'svi-scale-nominal-batch|optim/schedule.go|s/Scale: float64\(D\) \/ float64\(len\(batch\)\)/Scale: float64(D) \/ float64(bs)/|./optim'
+  'svi-batch-tokens-inverted|optim/schedule.go|s/s\.BatchSize = max\(1, int\(math\.Round\(s\.BatchTokens\*float64\(d\)\/n\)\)\)/s.BatchSize = max(1, int(math.Round(s.BatchTokens\/float64(d)*n)))/|./optim'
   'softmax-blend-ignores-rho|likelihoods/softmax/softmax.go|s/r := step\.Rho\n/r := 1.0 + 0*step.Rho\n/|./likelihoods/softmax'
   'softmax-mstep-ignores-scale|likelihoods/softmax/softmax.go|s/f := s\.objective\(recs, stats\.Cov, step\.Scale, &memo\)/f := s.objective(recs, stats.Cov, 1, \&memo)/|./likelihoods/softmax'
   'ordinal-prior-top-level|likelihoods/ordinal/ordinal.go|s/for c := 0; c < r\.C; c\+\+ \{\n\t\tlp, _, du, dl := level\(c, 0, cuts\)/for c := 0; c < r.C-1; c++ {\n\t\tlp, _, du, dl := level(c, 0, cuts)/|./likelihoods/ordinal'
