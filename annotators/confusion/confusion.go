@@ -199,17 +199,13 @@ type Config struct {
 	// the relabelling of the classes under which the documents' labels
 	// agree with the most answers (Model.Relabeling; framework.Relabeler),
 	// when it is not the fit's own, is run on from and kept if its bound is
-	// higher. "swap": the same, and with two classes the swapped
-	// labelling is tried even when the fit's own agrees with more answers
-	// (a crowd whose below-chance annotators answer most: the bound can
-	// prefer the labelling fewer answers agree with). "" means "none".
+	// higher. "" means "none".
 	Relabel string `hcl:"relabel,optional"`
 }
 
 // Relabel settings (Config.Relabel).
 const (
 	RelabelAgreement = "agreement"
-	RelabelSwap      = "swap"
 	RelabelNone      = "none"
 )
 
@@ -302,9 +298,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: annotators.constant = %q; valid: %s (an annotator with one class for everything says nothing about the truth), %s (its answers are read through its confusion matrix)", framework.ErrBadInput, c.Constant, ConstantIgnore, ConstantKeep)
 	}
 	switch c.Relabel {
-	case "", RelabelAgreement, RelabelSwap, RelabelNone:
+	case "", RelabelAgreement, RelabelNone:
 	default:
-		return fmt.Errorf("%w: annotators.relabel = %q; valid: %s (after training, try the labelling of the classes the answers agree with most and keep it if its bound is higher), %s (the same, and with two classes always the swap), %s", framework.ErrBadInput, c.Relabel, RelabelAgreement, RelabelSwap, RelabelNone)
+		return fmt.Errorf("%w: annotators.relabel = %q; valid: %s (after training, try the labelling of the classes the answers agree with most and keep it if its bound is higher), %s", framework.ErrBadInput, c.Relabel, RelabelAgreement, RelabelNone)
 	}
 	return nil
 }

@@ -25,14 +25,10 @@ const relabelMaxClasses = 12
 // only cost time: under a learned prior (prior = "learned", or
 // communities) the type-II fit of the prior follows the relabelling, and
 // with diagonal = 0 the prior has no diagonal to prefer; and with more
-// than relabelMaxClasses classes, or without the training answers. Under
-// communities it proposes only with prior_diagonal > 0, whose hyperprior
-// tells the twins apart. With relabel = "swap" and two classes it proposes
-// the swap [1 0] also when the fit's own labelling agrees with the most
-// answers.
+// than relabelMaxClasses classes, or without the training answers.
 func (m *Model) Relabeling(targets []framework.Target) []int {
 	C := m.nc
-	if (m.cfg.Relabel != RelabelAgreement && m.cfg.Relabel != RelabelSwap) || m.byDoc == nil || C < 2 || C > relabelMaxClasses ||
+	if m.cfg.Relabel != RelabelAgreement || m.byDoc == nil || C < 2 || C > relabelMaxClasses ||
 		(m.comm != nil && m.cfg.PriorDiagonal == 0) || m.cfg.Prior == PriorLearned || (m.comm == nil && m.cfg.Diagonal == 0) {
 		return nil
 	}
@@ -61,9 +57,6 @@ func (m *Model) Relabeling(targets []framework.Target) []int {
 		own += agree[c*C+c]
 	}
 	if !(best > own*(1+1e-9)) {
-		if m.cfg.Relabel == RelabelSwap && C == 2 {
-			return []int{1, 0}
-		}
 		return nil
 	}
 	return perm

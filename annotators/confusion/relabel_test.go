@@ -106,35 +106,12 @@ func TestRelabeling(t *testing.T) {
 			t.Errorf("%s: Relabeling = %v, want nil", name, got)
 		}
 	}
-	// relabel = "swap": with two classes the swap even where the fit's
-	// own labelling agrees most; under communities only with a diagonal
-	// hyperprior; with three classes as "agreement".
-	swap := cfg
-	swap.Relabel = RelabelSwap
-	if got := newModel(t, swap, 3, 2, relabelCrowd(true)).Relabeling(all1); !cmp.Equal(got, []int{1, 0}) {
-		t.Errorf("swap, own labelling agreeing most: Relabeling = %v, want [1 0]", got)
-	}
-	if got := newModel(t, swap, 3, 2, relabelCrowd(true)).Relabeling(flipped); !cmp.Equal(got, []int{1, 0}) {
-		t.Errorf("swap, flipped labels: Relabeling = %v, want [1 0]", got)
-	}
-	sc := swap
-	sc.Prior = PriorCommunities
-	if got := newModel(t, sc, 3, 2, relabelCrowd(true)).Relabeling(all1); got != nil {
-		t.Errorf("swap under communities without prior_diagonal: Relabeling = %v, want nil", got)
-	}
-	sc.PriorDiagonal = 1
-	if got := newModel(t, sc, 3, 2, relabelCrowd(true)).Relabeling(all1); !cmp.Equal(got, []int{1, 0}) {
-		t.Errorf("swap under communities with prior_diagonal 1: Relabeling = %v, want [1 0]", got)
-	}
-	byDoc3 := constantCrowd(true)
-	s3 := cfg
-	s3.Relabel = RelabelSwap
-	for _, shift := range []int{0, 1} { // the own labelling, then one the answers agree with less
-		lab := oneHots(len(byDoc3), 3, func(d int) int { return (d + shift) % 3 })
-		ga, gs := newModel(t, cfg, 3, 3, byDoc3).Relabeling(lab), newModel(t, s3, 3, 3, byDoc3).Relabeling(lab)
-		if !cmp.Equal(ga, gs) || (shift == 0) != (gs == nil) {
-			t.Errorf("three classes, labels shifted by %d: swap proposes %v, agreement %v: want the same, nil only unshifted", shift, gs, ga)
-		}
+	// Under communities only with the diagonal hyperprior, which tells
+	// the twins apart.
+	cd := cfg
+	cd.Prior, cd.PriorDiagonal = PriorCommunities, 1
+	if got := newModel(t, cd, 3, 2, relabelCrowd(true)).Relabeling(flipped); !cmp.Equal(got, []int{1, 0}) {
+		t.Errorf("communities with prior_diagonal 1: Relabeling = %v, want [1 0]", got)
 	}
 	bad := cfg
 	bad.Relabel = "sometimes"
