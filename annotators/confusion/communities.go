@@ -109,6 +109,24 @@ func (m *Model) priorFloor() float64 {
 	return m.cfg.Omega
 }
 
+// diagHyper is the diagonal part of the communities' hyperprior
+// (Config.PriorDiagonal δ): δ·Σ_{m,c} log(α_mcc/Σ_l α_mcl); 0 when δ = 0.
+func (m *Model) diagHyper(cm *communities) float64 {
+	dl := m.cfg.PriorDiagonal
+	if dl == 0 {
+		return 0
+	}
+	C := m.nc
+	f := 0.0
+	for k := range cm.m {
+		for c := range C {
+			a := cm.alpha[(k*C+c)*C:][:C]
+			f += math.Log(a[c]) - math.Log(sumOf(a))
+		}
+	}
+	return dl * f
+}
+
 // fitCommunities is the update with ρ = 1 of prior = "communities": block
 // coordinate ascent on the bound of the communities type's documentation
 // from the current state, for counts S·n: q, then w, then each row α_mc
@@ -205,7 +223,7 @@ func (m *Model) fitCommunities(counts []float64, sc float64) ([]float64, *commun
 // (docs/performance.md, "Many annotators and 20 classes").
 func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 	R, C, M := m.nr, m.nc, st.m
-	b, floor := m.cfg.PriorRate, m.priorFloor()
+	b, dl, floor := m.cfg.PriorRate, m.cfg.PriorDiagonal, m.priorFloor()
 	a := st.alpha[(k*C+c)*C:][:C]
 	var rs, out []int // the annotators computed exactly, and those linearised
 	for r := range R {
@@ -219,7 +237,7 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 			rs = append(rs, r)
 		}
 	}
-	if len(rs) == 0 && len(out) == 0 {
+	if len(rs) == 0 && len(out) == 0 && dl == 0 {
 		return
 	}
 	base := make([]float64, len(rs)*C)
@@ -258,7 +276,11 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 			}
 			f += p*n - dirNorm(row)
 		}
-		return f - b*sumOf(alpha)
+		f -= b * sumOf(alpha)
+		if dl > 0 {
+			f += dl * (math.Log(alpha[c]) - math.Log(sumOf(alpha)))
+		}
+		return f
 	}
 	// outF is the outsiders' part of F(x) − F(a).
 	outF := func(x []float64) float64 {
@@ -303,12 +325,19 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 				num[l] += lA[l] + (next[l]-a[l])*lB[l] - pOut*psn[l]
 			}
 		}
+		// δ·log(α_c/Σα) adds δ/α_c to the derivative in α_c (the numerator,
+		// times α_c) and −δ/Σα to every one (the denominator).
+		den += dl / sa
 		if !(den > 0) {
 			break
 		}
 		moved := 0.0
 		for l := range next {
-			v := max(next[l]*num[l]/(den+b), floor)
+			nl := next[l] * num[l]
+			if l == c {
+				nl += dl
+			}
+			v := max(nl/(den+b), floor)
 			moved = max(moved, math.Abs(v-next[l])/next[l])
 			next[l] = v
 		}

@@ -565,3 +565,99 @@ func TestProfileAlphaLinear(t *testing.T) {
 		}
 	}
 }
+
+// TestCommunitiesPriorDiagonal: the diagonal hyperprior prior_diagonal = δ
+// (docs/design.md, "The diagonal hyperprior"): its term in the bound is
+// δ·Σ_{m,c} log(α_mcc/Σ_l α_mcl) exactly (a fixture by hand); the rows a
+// batch update fits are stationary points of the bound with it (central
+// differences, checkStationary) and more diagonal than without it; batch
+// updates never lower the bound; and a relabelling of the classes moves
+// the global bound by the hyperprior's difference and nothing else.
+func TestCommunitiesPriorDiagonal(t *testing.T) {
+	// The term, by hand, at random priors (communitiesState: b = 0.3).
+	const R, C, M = 5, 3, 2
+	m := communitiesState(t, R, C, M, 3)
+	g0 := m.GlobalELBO()
+	m.cfg.PriorDiagonal = 1.5
+	m.refresh()
+	want := 0.0
+	for k := range M {
+		for c := range C {
+			a := m.comm.alpha[(k*C+c)*C:][:C]
+			want += 1.5 * math.Log(a[c]/(a[0]+a[1]+a[2]))
+		}
+	}
+	if got := m.GlobalELBO() - g0; math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+		t.Errorf("the hyperprior's term in the bound: %v, want %v", got, want)
+	}
+
+	// Stationary rows, more diagonal than without the hyperprior, and a
+	// monotone bound over batch updates.
+	const R2, C2 = 30, 3
+	counts := overdispersed(R2, C2, 5)
+	fit := func(dl float64) *Model {
+		cfg := Defaults()
+		cfg.Init, cfg.Prior, cfg.Communities, cfg.PriorRate, cfg.PriorDiagonal = InitUniform, PriorCommunities, 1, 0.1, dl
+		m := newModel(t, cfg, R2, C2, nil)
+		prev := math.Inf(-1)
+		for it := range 30 {
+			st := statsOf(m, counts)
+			if err := m.Update(context.Background(), st, framework.BatchStep(1)); err != nil {
+				t.Fatal(err)
+			}
+			b := m.ELBO(statsOf(m, counts), framework.BatchStep(1))
+			if b < prev-1e-9*math.Abs(prev) {
+				t.Errorf("δ %v: update %d lowered the bound %v → %v", dl, it, prev, b)
+			}
+			prev = b
+		}
+		return m
+	}
+	m0, m1 := fit(0), fit(5)
+	checkStationary(t, m1, counts, "prior_diagonal 5")
+	mean := func(m *Model) float64 {
+		a := m.comm.alpha[:C2]
+		return a[0] / (a[0] + a[1] + a[2])
+	}
+	if !(mean(m1) > mean(m0)) {
+		t.Errorf("row 0's diagonal mean %v with δ 5, %v without: want it larger", mean(m1), mean(m0))
+	}
+
+	// A relabelling moves the global bound by the hyperprior's difference.
+	byDoc := constantCrowd(true)
+	cfg := Defaults()
+	cfg.Init, cfg.Prior, cfg.PriorDiagonal = InitMajority, PriorCommunities, 2
+	m = newModel(t, cfg, 2, 3, byDoc)
+	for it := 1; it <= 3; it++ {
+		st := m.NewStats()
+		for d, as := range byDoc {
+			lam := []float64{0.1, 0.1, 0.1}
+			lam[d%3] = 0.8
+			m.Accumulate(st, docState(as, lam))
+		}
+		if err := m.Update(context.Background(), st, framework.BatchStep(it)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kl, h := m.GlobalELBO(), m.diagHyper(m.comm)
+	if err := m.PermuteClasses([]int{2, 0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	dh := m.diagHyper(m.comm) - h
+	if math.Abs(dh) < 1e-6 {
+		t.Fatalf("the hyperprior did not change under the relabelling (%v): the check below needs it to", dh)
+	}
+	if d := m.GlobalELBO() - kl; math.Abs(d-dh) > 1e-9*math.Max(1, math.Abs(kl)) {
+		t.Errorf("the global bound moved by %v under the relabelling, the hyperprior by %v", d, dh)
+	}
+
+	bad := Defaults()
+	bad.PriorDiagonal = 1
+	if _, err := NewModel(bad); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("prior_diagonal without communities: %v, want ErrBadInput", err)
+	}
+	bad.Prior, bad.PriorDiagonal = PriorCommunities, -1
+	if _, err := NewModel(bad); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("prior_diagonal = -1: %v, want ErrBadInput", err)
+	}
+}

@@ -168,6 +168,16 @@ type Config struct {
 	// the class its answers define. Only with prior = "communities" or
 	// "auto".
 	PriorFloor float64 `hcl:"prior_floor,optional"`
+	// PriorDiagonal δ ≥ 0 adds to the communities' hyperprior a preference
+	// for diagonal means (CBCC's, Venanzi et al. 2014): every row c of
+	// every community's prior gets δ·log(α_mcc/Σ_l α_mcl), the log of a
+	// Dir(1 + δ·e_c) density of the row's mean. Without it (0, the
+	// default) the bound is the same for a fit and its twin with the
+	// classes renamed, and nothing in it prefers the labelling in which
+	// the communities' annotators are better than chance; with it the
+	// relabelled twin (Relabel) is tried under communities too. Only with
+	// prior = "communities" or "auto".
+	PriorDiagonal float64 `hcl:"prior_diagonal,optional"`
 	// Estimate is "variational" (default: the Dirichlet posterior of
 	// MODEL.md §2) or "point": MAP point estimates π̂^r_{c,l} ∝ ξ^r_{c,l} − 1
 	// of the same ξ (the EM of Dawid–Skene and of Raykar et al. 2010 when
@@ -254,6 +264,12 @@ func (c Config) Validate() error {
 	}
 	if c.PriorFloor > 0 && c.Prior != PriorCommunities && c.Prior != PriorAuto {
 		return fmt.Errorf("%w: annotators.prior_floor = %v needs prior = %q or %q", framework.ErrBadInput, c.PriorFloor, PriorCommunities, PriorAuto)
+	}
+	if !(c.PriorDiagonal >= 0) || !finite(c.PriorDiagonal) {
+		return fmt.Errorf("%w: annotators.prior_diagonal = %v, want a finite number ≥ 0", framework.ErrBadInput, c.PriorDiagonal)
+	}
+	if c.PriorDiagonal > 0 && c.Prior != PriorCommunities && c.Prior != PriorAuto {
+		return fmt.Errorf("%w: annotators.prior_diagonal = %v needs prior = %q or %q", framework.ErrBadInput, c.PriorDiagonal, PriorCommunities, PriorAuto)
 	}
 	switch c.Prior {
 	case PriorFixed:
@@ -1258,8 +1274,9 @@ func (m *Model) refresh() {
 				}
 			}
 		}
-		// The hyperprior's −b·Σ α.
+		// The hyperprior's −b·Σ α and δ·Σ_{m,c} log(α_mcc/Σ_l α_mcl).
 		kl -= m.cfg.PriorRate * sumOf(cm.alpha)
+		kl += m.diagHyper(cm)
 		clear(norms)
 	}
 	for r := 0; r < m.nr; r++ {

@@ -29,7 +29,7 @@ const relabelMaxClasses = 12
 func (m *Model) Relabeling(targets []framework.Target) []int {
 	C := m.nc
 	if m.cfg.Relabel != RelabelAgreement || m.byDoc == nil || C < 2 || C > relabelMaxClasses ||
-		m.comm != nil || m.cfg.Prior == PriorLearned || m.cfg.Diagonal == 0 {
+		(m.comm != nil && m.cfg.PriorDiagonal == 0) || m.cfg.Prior == PriorLearned || (m.comm == nil && m.cfg.Diagonal == 0) {
 		return nil
 	}
 	// agree[c*C+y]: the answers y on documents weighted by q_d(c).

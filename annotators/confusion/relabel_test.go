@@ -106,6 +106,13 @@ func TestRelabeling(t *testing.T) {
 			t.Errorf("%s: Relabeling = %v, want nil", name, got)
 		}
 	}
+	// Under communities only with the diagonal hyperprior, which tells
+	// the twins apart.
+	cd := cfg
+	cd.Prior, cd.PriorDiagonal = PriorCommunities, 1
+	if got := newModel(t, cd, 3, 2, relabelCrowd(true)).Relabeling(flipped); !cmp.Equal(got, []int{1, 0}) {
+		t.Errorf("communities with prior_diagonal 1: Relabeling = %v, want [1 0]", got)
+	}
 	bad := cfg
 	bad.Relabel = "sometimes"
 	if _, err := NewModel(bad); err == nil {
