@@ -67,3 +67,14 @@ inference "batch" {
 	// a4: bias − bias of a1   0.0 (planted   0.0), precision 0.49 (planted  0.5)
 	// a5: bias − bias of a1   0.9 (planted   0.9), precision 0.25 (planted 0.25)
 }
+
+// ExampleAutoKappa: bias_prior = "auto" gives a zero bias the weight of 3
+// answers when the annotators who answered average fewer than 5 answers
+// each; annotators without an answer do not count.
+func ExampleAutoKappa() {
+	fmt.Println(biasprecision.AutoKappa([]int{1, 2, 9, 0, 0})) // 12 answers from 3 annotators
+	fmt.Println(biasprecision.AutoKappa([]int{4, 6, 5}))       // 15 from 3
+	// Output:
+	// 3
+	// 0
+}
