@@ -63,6 +63,13 @@ func learnedModel(t *testing.T, R int, bias bool) *Model {
 	if !bias {
 		p.Bias = None
 	}
+	return modelOf(t, R, p)
+}
+
+// modelOf is a model with settings p over R annotators a0, a1, …,
+// initialised without a corpus.
+func modelOf(t *testing.T, R int, p Params) *Model {
+	t.Helper()
 	m, err := New(p)
 	if err != nil {
 		t.Fatal(err)
@@ -294,17 +301,7 @@ func TestLearnBias(t *testing.T) {
 		}
 		p := Defaults()
 		p.Prior, p.Learn = PriorLearned, learn
-		m, err := New(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		names := make([]string, R)
-		for r := range names {
-			names[r] = fmt.Sprint("a", r)
-		}
-		if err := m.Init(&framework.Setup{Annotators: names}); err != nil {
-			t.Fatal(err)
-		}
+		m := modelOf(t, R, p)
 		a0, b0 := m.learn.a0, m.learn.b0
 		if err := m.Update(context.Background(), &Stats{N: n, SY: sy, SQ: sq}, framework.BatchStep(1)); err != nil {
 			t.Fatal(err)
