@@ -45,33 +45,7 @@ import (
 //
 //	go test ./models -run '^$' -bench '^BenchmarkSVIShape$' -benchtime 1x -timeout 60m
 func BenchmarkSVIShape(b *testing.B) {
-	scale, name := 20, "news"
-	if s := os.Getenv("MASLDA_SVI_SCALE"); s != "" {
-		if _, err := fmt.Sscan(s, &scale); err != nil || scale < 1 {
-			b.Fatalf("MASLDA_SVI_SCALE=%q", s)
-		}
-	}
-	if s := os.Getenv("MASLDA_SVI_SHAPE"); s != "" {
-		name = s
-	}
-	var spec synth.CrowdSpec
-	for _, sh := range shapes() {
-		if sh.name == name {
-			spec = sh.spec
-		}
-	}
-	if spec.Name == "" {
-		b.Fatalf("MASLDA_SVI_SHAPE=%q: no such shape", name)
-	}
-	spec.Name += "-svi"
-	spec.D *= scale
-	spec.Test = spec.D / 3
-	seed := uint64(2027)
-	if s := os.Getenv("MASLDA_SVI_SEED"); s != "" {
-		if _, err := fmt.Sscan(s, &seed); err != nil {
-			b.Fatalf("MASLDA_SVI_SEED=%q", s)
-		}
-	}
+	spec, seed := sviShapeSpec(b, 20, "news")
 	cr, err := synth.NewCrowd(spec, rand.New(rand.NewPCG(seed, 99)))
 	if err != nil {
 		b.Fatal(err)
@@ -227,4 +201,41 @@ func heldOutTrace(b *testing.B, src string, cr *synth.Crowd, evals int) accTrace
 		}
 	}
 	return tr
+}
+
+// sviShapeSpec is the corpus of the SVI runs (BenchmarkSVIShape,
+// TestExploreSVIAnnotators): the shape MASLDA_SVI_SHAPE (default defName)
+// with MASLDA_SVI_SCALE (default defScale) times its documents, a third as
+// many held out, and the seed MASLDA_SVI_SEED (default 2027); a bad
+// setting fails tb.
+func sviShapeSpec(tb testing.TB, defScale int, defName string) (synth.CrowdSpec, uint64) {
+	tb.Helper()
+	scale, name := defScale, defName
+	if s := os.Getenv("MASLDA_SVI_SCALE"); s != "" {
+		if _, err := fmt.Sscan(s, &scale); err != nil || scale < 1 {
+			tb.Fatalf("MASLDA_SVI_SCALE=%q", s)
+		}
+	}
+	if s := os.Getenv("MASLDA_SVI_SHAPE"); s != "" {
+		name = s
+	}
+	var spec synth.CrowdSpec
+	for _, sh := range shapes() {
+		if sh.name == name {
+			spec = sh.spec
+		}
+	}
+	if spec.Name == "" {
+		tb.Fatalf("MASLDA_SVI_SHAPE=%q: no such shape", name)
+	}
+	spec.Name += "-svi"
+	spec.D *= scale
+	spec.Test = spec.D / 3
+	seed := uint64(2027)
+	if s := os.Getenv("MASLDA_SVI_SEED"); s != "" {
+		if _, err := fmt.Sscan(s, &seed); err != nil {
+			tb.Fatalf("MASLDA_SVI_SEED=%q", s)
+		}
+	}
+	return spec, seed
 }

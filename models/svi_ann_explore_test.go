@@ -32,26 +32,7 @@ func TestExploreSVIAnnotators(t *testing.T) {
 	if os.Getenv("MASLDA_EXPLORE") == "" {
 		t.Skip("exploration only: set MASLDA_EXPLORE=1 to run")
 	}
-	scale, name := 10, "annotators"
-	if s := os.Getenv("MASLDA_SVI_SCALE"); s != "" {
-		fmt.Sscan(s, &scale)
-	}
-	if s := os.Getenv("MASLDA_SVI_SHAPE"); s != "" {
-		name = s
-	}
-	var spec synth.CrowdSpec
-	for _, sh := range shapes() {
-		if sh.name == name {
-			spec = sh.spec
-		}
-	}
-	spec.Name += "-svi"
-	spec.D *= scale
-	spec.Test = spec.D / 3
-	seed := uint64(2027)
-	if s := os.Getenv("MASLDA_SVI_SEED"); s != "" {
-		fmt.Sscan(s, &seed)
-	}
+	spec, seed := sviShapeSpec(t, 10, "annotators")
 	cr, err := synth.NewCrowd(spec, rand.New(rand.NewPCG(seed, 99)))
 	if err != nil {
 		t.Fatal(err)
