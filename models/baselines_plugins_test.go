@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -338,6 +339,7 @@ func TestBaselineRegressionOnMean(t *testing.T) {
 // inferred truth beats the majority vote, and the class prior recovers
 // the unbalanced frequencies of the true classes.
 func TestBaselineDawidSkene(t *testing.T) {
+	race.SkipLong(t)
 	const D, C = 1500, 3
 	rng := rand.New(rand.NewPCG(4, 41))
 	freq := []float64{0.6, 0.3, 0.1}

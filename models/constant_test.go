@@ -1,6 +1,7 @@
 package models_test
 
 import (
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"testing"
 
 	"github.com/maslda/maslda/framework/synth"
@@ -14,6 +15,7 @@ import (
 // them and must reach the answers-only fit's level, well above the mean
 // answer's 0.73.
 func TestConstantAnswerersValue(t *testing.T) {
+	race.SkipLong(t)
 	spec := synth.RandomValueFamilySpec(44, "draw43")
 	fc, err := synth.NewValueFamilyCrowd(spec)
 	if err != nil {

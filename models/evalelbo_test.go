@@ -3,6 +3,7 @@ package models
 import (
 	"bytes"
 	"context"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"testing"
 
@@ -139,6 +140,7 @@ func stateOf(t *testing.T, m *Model) modelState {
 // (a mini-batch step on documents both in and out of the last mini-batch,
 // then a batch step), in every phase.
 func TestEvalELBONoSideEffects(t *testing.T) {
+	race.SkipLong(t)
 	ctx := context.Background()
 	for _, tc := range evalCases() {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 // ends at a fixed point of the supervised sweeps (one more sweep moves γ
 // by less than local_tol), not at plain LDA's, for both softmax bounds.
 func TestFreshStartLDA(t *testing.T) {
+	race.SkipLong(t)
 	for _, bound := range []string{"product", "quadratic"} {
 		t.Run(bound, func(t *testing.T) {
 			src := strings.Replace(evalCrowd, "topics {", "topics {\n  fresh_start = \"lda\"", 1)

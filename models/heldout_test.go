@@ -3,6 +3,7 @@ package models_test
 import (
 	"context"
 	"errors"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -65,6 +66,7 @@ func TestSplitAnswers(t *testing.T) {
 // held-out answers higher than one that believes every annotator answers
 // at random; held-out answers of the wrong length are refused.
 func TestScoreAnswers(t *testing.T) {
+	race.SkipLong(t)
 	spec := synth.CrowdBase()
 	spec.D, spec.Test, spec.DocLen, spec.PerDoc = 300, 0, 20, 3
 	spec.Accuracies = []float64{0.9, 0.8, 0.7, 0.3, 0.25}

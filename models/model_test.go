@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -80,6 +81,7 @@ func matchTV(est, planted [][]float64) float64 {
 }
 
 func TestPlantedRecoveryBatch(t *testing.T) {
+	race.SkipLong(t)
 	c, pl := plantedCorpus(t, 1, 600, 300, 5)
 	m := newLDA(t, c, 5, 3, 2)
 	var elbos []float64

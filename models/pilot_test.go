@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"slices"
 	"testing"
@@ -29,6 +30,7 @@ import (
 // (docs/design.md, "The truth of the exact bound"); the fresh model then
 // holds the pilot's q(x_d) too.
 func TestMASLDArExactPilotMonotone(t *testing.T) {
+	race.SkipLong(t)
 	g := plantedRegression(t, 3, 150, 10, 0, 0.1)
 	for _, truth := range []string{gaussian.TruthExact, gaussian.TruthWeighted} {
 		t.Run(truth, func(t *testing.T) {

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"sort"
 	"strings"
@@ -176,6 +177,7 @@ var presetData = map[string]string{
 // target for every training document, and predictions; a two-stage
 // preset's response must be refused under batch EM (fixed features).
 func TestPresetsBuild(t *testing.T) {
+	race.SkipLong(t)
 	for _, p := range Presets() {
 		t.Run(p.Name, func(t *testing.T) {
 			kind, ok := presetData[p.Name]

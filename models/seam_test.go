@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -460,6 +461,7 @@ func TestSnapshot(t *testing.T) {
 // the annotators); its truth accuracy is compared with the L-BFGS M-step
 // on the same bound.
 func TestSoftmaxMMMonotone(t *testing.T) {
+	race.SkipLong(t)
 	train, _, truth := smallCrowd(t)
 	acc := map[string]float64{}
 	for _, mstep := range []string{"mm", "lbfgs"} {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -175,6 +176,7 @@ func selectCrowd(t *testing.T) *synth.Crowd {
 // ScoreAnswers gives that candidate fitted alone on the same split; the
 // chosen configuration builds, and the same call chooses the same.
 func TestChoose(t *testing.T) {
+	race.SkipLong(t)
 	cr := selectCrowd(t)
 	cfg, err := models.ParseConfig([]byte(selectSrc), "s.hcl")
 	if err != nil {

@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,6 +16,7 @@ import (
 // restarted annotators, numbered on. A schedule that runs out of
 // iterations first ends without the start.
 func TestClassifierStartStages(t *testing.T) {
+	race.SkipLong(t)
 	cd := plantedCrowd(t, 3, 150, 200, 4, 3, 1, []float64{0.8, 0.5, 0.3})
 	for _, tc := range []struct {
 		name, src   string

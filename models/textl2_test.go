@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"path/filepath"
 	"slices"
@@ -67,6 +68,7 @@ func TestTextL2Folds(t *testing.T) {
 // The default: text_l2_folds 5 (a choice happens without being asked for),
 // 0 turns it off, and the MM step has none.
 func TestTextL2FoldsDefault(t *testing.T) {
+	race.SkipLong(t)
 	cd := plantedCrowd(t, 3, 200, 300, 6, 3, 2, []float64{0.8, 0.6, 0.5, 0.4})
 	for _, c := range []struct {
 		block string

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"github.com/maslda/maslda/likelihoods/gaussian"
 	"math"
 	"strings"
@@ -64,6 +65,7 @@ func globals(t *testing.T, m *Model) (zeta []float64, params [][]byte) {
 // TestWarmStartCopiesGlobals: after WarmStart a run built from another seed
 // holds exactly the saved model's globals, for both models.
 func TestWarmStartCopiesGlobals(t *testing.T) {
+	race.SkipLong(t)
 	for _, tc := range []struct {
 		name, src string
 		corpus    func(testing.TB) *framework.Corpus
@@ -113,6 +115,7 @@ func TestWarmStartCopiesGlobals(t *testing.T) {
 // model's bound, far above a cold start, climbs monotonically, and does
 // not repeat the classifier start (no Stage 2, no drop).
 func TestWarmStartContinues(t *testing.T) {
+	race.SkipLong(t)
 	c := crowdTrain(t)
 	trained, dir := trainSaved(t, warmCrowd, c)
 	saved := trained.Result.ELBO
@@ -190,6 +193,7 @@ func TestWarmStartRejects(t *testing.T) {
 // so without the new pilot the annotators would be frozen at the loaded
 // values and the truth left to the weighted fit.
 func TestWarmStartHeldCrowd(t *testing.T) {
+	race.SkipLong(t)
 	c := smallRegCorpus(t)
 	src := smallRegConfig + "restarts = 1\n"
 	trained, dir := trainSaved(t, src, c)

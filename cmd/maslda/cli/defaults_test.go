@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 // --model train MA-sLDAc for class labels and MA-sLDAr for numbers, and
 // answers alone Dawid–Skene, saying which in the log; never plain LDA.
 func TestTrainDefaultModel(t *testing.T) {
+	race.SkipLong(t)
 	f := newFixture(t)
 	var cls, num strings.Builder
 	cls.WriteString("task,label\n")

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -76,6 +77,7 @@ func trainEmpiricalModels(t *testing.T) empiricalModels {
 // the empirical truth to PNG and SVG, then checks the errors, on models
 // trained once.
 func TestPlotEmpirical(t *testing.T) {
+	race.SkipLong(t)
 	m := trainEmpiricalModels(t)
 	t.Run("figures", func(t *testing.T) { plotEmpiricalFigures(t, m) })
 	t.Run("errors", func(t *testing.T) { plotEmpiricalErrors(t, m) })

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 // and answers as a corpus directory that train --corpus reads, for class
 // labels and numbers; the same seed writes the same files.
 func TestSimulateCorpus(t *testing.T) {
+	race.SkipLong(t)
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		target, response, answer string
