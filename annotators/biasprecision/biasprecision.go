@@ -88,7 +88,10 @@ type Params struct {
 	// κ₀, a₀ and β₀) or "bias" (κ₀ alone, by type-II maximum likelihood:
 	// how far the crowd's biases spread beyond what their few answers
 	// explain; the precisions' Gamma prior stays the fixed prior's, ν₀
-	// answers of variance s₀², ν₀ at least 1). "" means "all".
+	// answers of variance s₀², ν₀ at least 1). With "bias" and BiasAnchor
+	// "mean" the anchor is kept and κ₀ is the bound's maximiser under it
+	// (anchoredStep); with "none" the zero-mean prior pins the offset and κ₀
+	// is type-II maximum likelihood (learnHyper). "" means "all".
 	Learn string `hcl:"learn,optional"`
 	// Constant is "ignore" (default) or "keep": what to do with an
 	// annotator who gave one and the same answer to every document, at
@@ -669,6 +672,10 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 		n, sy, sq := make([]float64, R), make([]float64, R), make([]float64, R)
 		for r := range R {
 			n[r], sy[r], sq[r] = m.run.N[r]*inv, m.run.SY[r]*inv, m.run.SQ[r]*inv
+		}
+		if m.anchoredLearn() {
+			m.anchoredStep(n, sy, sq)
+			return nil
 		}
 		m.learn.learnHyper(n, sy, sq, !m.Config.noBias(), m.S0)
 		m.posterior(n, sy, sq)

@@ -18,7 +18,8 @@
 //	  bias          = "each"  # one b_r per annotator, or "none": every b_r = 0
 //	  precision     = "each"  # one p_r per annotator, or "shared": one p for all
 //	  prior         = "fixed" # or "learned": Normal–Gamma posteriors under a prior fitted to the crowd
-//	  learn         = "all"   # with "learned": κ₀, a₀, β₀; or "bias": κ₀ alone (a₀, β₀ from ν₀, s₀²)
+//	  learn         = "all"   # with "learned": κ₀, a₀, β₀; or "bias": κ₀ alone (a₀, β₀ from ν₀, s₀²),
+//	                          # under bias_anchor = "mean" by exact coordinate steps (anchoredStep)
 //	  constant      = "ignore" # an annotator with one answer for every document ignores the items; or "keep"
 //	}
 //

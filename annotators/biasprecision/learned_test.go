@@ -300,7 +300,7 @@ func TestLearnBias(t *testing.T) {
 			}
 		}
 		p := Defaults()
-		p.Prior, p.Learn = PriorLearned, learn
+		p.Prior, p.Learn, p.BiasAnchor = PriorLearned, learn, AnchorNone // type-II ML (with the anchor: TestLearnBiasAnchored)
 		m := modelOf(t, R, p)
 		a0, b0 := m.learn.a0, m.learn.b0
 		if err := m.Update(context.Background(), &Stats{N: n, SY: sy, SQ: sq}, framework.BatchStep(1)); err != nil {
@@ -333,6 +333,92 @@ func TestLearnBias(t *testing.T) {
 	for _, p := range []Params{{Learn: "some", Prior: PriorLearned}, {Learn: LearnBias, Prior: PriorFixed}} {
 		if _, err := New(p); !errors.Is(err, framework.ErrBadInput) {
 			t.Errorf("New(%+v): err = %v", p, err)
+		}
+	}
+}
+
+// TestLearnBiasAnchored: with learn = "bias" and bias_anchor = "mean"
+// (anchoredStep) every batch update keeps Σ_r n_r μ_r = 0 and never lowers
+// the annotators' part of the bound (ELBO, the function the schedule
+// checks, not the update's own algebra); at the fixed point the bound is
+// stationary, by central differences of ELBO, in κ₀, in every active
+// annotator's κ_r, a_r and β_r, and in its μ_r up to the anchor's
+// multiplier (∂ELBO/∂μ_r = λ n_r, one λ for all). An annotator without
+// answers keeps the prior.
+func TestLearnBiasAnchored(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		const R = 12
+		n, sy, sq := crowdStats(R, seed)
+		n[3], sy[3], sq[3] = 0, 0, 0
+		p := Defaults()
+		p.Prior, p.Learn = PriorLearned, LearnBias
+		m := modelOf(t, R, p)
+		st := &Stats{N: n, SY: sy, SQ: sq}
+		step := framework.BatchStep(1)
+		prev := m.ELBO(st, step)
+		for it := range 300 {
+			if err := m.Update(context.Background(), st, step); err != nil {
+				t.Fatal(err)
+			}
+			e := m.ELBO(st, step)
+			if e < prev-1e-9*math.Abs(prev) {
+				t.Fatalf("seed %d, update %d: the bound fell from %v to %v", seed, it, prev, e)
+			}
+			sum, abs := 0.0, 0.0
+			for r := range R {
+				sum += n[r] * m.Bias[r]
+				abs += n[r] * math.Abs(m.Bias[r])
+			}
+			if math.Abs(sum) > 1e-12*abs {
+				t.Fatalf("seed %d, update %d: Σ n_r μ_r = %v", seed, it, sum)
+			}
+			prev = e
+		}
+		l := m.learn
+		if l.kap[3] != l.k0 || l.shape[3] != l.a0 || l.rate[3] != l.b0 || m.Bias[3] != 0 {
+			t.Errorf("seed %d: the annotator without answers has κ %v, a %v, β %v, μ %v; want the prior's %v, %v, %v, 0", seed, l.kap[3], l.shape[3], l.rate[3], m.Bias[3], l.k0, l.a0, l.b0)
+		}
+		// d is the central difference of ELBO in one coordinate, set by
+		// put (which keeps E[p_r] and E[log p_r] consistent with a_r, β_r).
+		d := func(get func() float64, put func(float64)) float64 {
+			x := get()
+			h := 1e-6 * math.Max(1, math.Abs(x))
+			put(x + h)
+			up := m.ELBO(st, step)
+			put(x - h)
+			dn := m.ELBO(st, step)
+			put(x)
+			return (up - dn) / (2 * h)
+		}
+		gamma := func(r int) {
+			m.Prec[r] = l.shape[r] / l.rate[r]
+			l.elogp[r] = elogGamma(l.shape[r], l.rate[r])
+		}
+		if g := d(func() float64 { return l.k0 }, func(v float64) { l.k0 = v }) * l.k0; math.Abs(g) > 1e-4 {
+			t.Errorf("seed %d: ∂ELBO/∂log κ₀ = %v at κ₀ = %v", seed, g, l.k0)
+		}
+		lam := math.NaN()
+		for r := range R {
+			if n[r] == 0 {
+				continue
+			}
+			gk := d(func() float64 { return l.kap[r] }, func(v float64) { l.kap[r] = v })
+			ga := d(func() float64 { return l.shape[r] }, func(v float64) { l.shape[r] = v; gamma(r) })
+			gb := d(func() float64 { return l.rate[r] }, func(v float64) { l.rate[r] = v; gamma(r) })
+			for _, g := range []struct {
+				name string
+				v    float64
+			}{{"κ_r", gk}, {"a_r", ga}, {"β_r", gb}} {
+				if math.Abs(g.v) > 1e-4 {
+					t.Errorf("seed %d, annotator %d: ∂ELBO/∂%s = %v", seed, r, g.name, g.v)
+				}
+			}
+			gm := d(func() float64 { return m.Bias[r] }, func(v float64) { m.Bias[r] = v }) / n[r]
+			if math.IsNaN(lam) {
+				lam = gm
+			} else if math.Abs(gm-lam) > 1e-4*math.Max(1, math.Abs(lam)) {
+				t.Errorf("seed %d, annotator %d: ∂ELBO/∂μ_r / n_r = %v, annotator 0's %v: not one multiplier", seed, r, gm, lam)
+			}
 		}
 	}
 }
