@@ -26,10 +26,15 @@ type Step struct {
 	Scale float64 // S = D/|B|; 1 for batch
 	Full  bool    // the statistics cover the whole corpus (batch)
 	Iter  int     // the update's number, from 1
+	// EpochEnd: the update ends a pass over the corpus (SVI: the epoch's
+	// last mini-batch; batch: every update). A component may do work
+	// that does not pay at every mini-batch once an epoch, at these
+	// updates (the confusion annotators' communities).
+	EpochEnd bool
 }
 
 // BatchStep is the step of batch variational EM.
-func BatchStep(iter int) Step { return Step{Rho: 1, Scale: 1, Full: true, Iter: iter} }
+func BatchStep(iter int) Step { return Step{Rho: 1, Scale: 1, Full: true, Iter: iter, EpochEnd: true} }
 
 // Check returns an error wrapping ErrBadInput, naming the component what
 // (for example `response class-prior`), unless 0 ≤ ρ ≤ 1 and S is finite

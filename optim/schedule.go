@@ -319,7 +319,8 @@ func (s *SVI) FitFrom(ctx context.Context, m framework.Model, rng *rand.Rand, ob
 				return res, err
 			}
 			t++
-			step := framework.Step{Rho: s.Rho(t), Scale: float64(D) / float64(len(batch)), Full: len(batch) == D, Iter: t}
+			last := lo+bs >= D // the epoch's last update
+			step := framework.Step{Rho: s.Rho(t), Scale: float64(D) / float64(len(batch)), Full: len(batch) == D, Iter: t, EpochEnd: last}
 			if err := m.Update(ctx, st, step); err != nil {
 				return res, err
 			}
@@ -329,7 +330,6 @@ func (s *SVI) FitFrom(ctx context.Context, m framework.Model, rng *rand.Rand, ob
 			res.Iters, res.Epochs, res.ELBO = t, ep, e
 			res.Elapsed = time.Since(start) - evalTime
 			full := math.NaN()
-			last := lo+bs >= D // the epoch's last update
 			if last {
 				done = ep >= max(s.MinEpochs, 2) && converged(prev, sum/float64(n), s.Tol)
 				if ev != nil && (ep%s.EvalEvery == 0 || ep == s.Epochs || done) {

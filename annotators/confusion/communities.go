@@ -189,6 +189,52 @@ func (m *Model) fitCommunities(counts []float64, sc float64) ([]float64, *commun
 	return xi, st
 }
 
+// updateMini is Update with communities under SVI with mini-batches (a
+// step whose statistics do not cover the corpus). Between the ends of
+// epochs the communities (α, w, q, hence every annotator's prior row ᾱ^r)
+// hold, and each ξ takes the step of a fixed prior ᾱ:
+//
+//	ξ ← (1 − ρ)·ξ + ρ·(ᾱ + S·Counts),
+//
+// so that n̂ = ξ − ᾱ, the counts ξ holds above its prior, moves as
+// n̂ ← (1 − ρ)·n̂ + ρ·S·Counts: SVI's running estimate of every
+// annotator's counts over the corpus. At the update that ends an epoch
+// (step.EpochEnd), after that step, the communities are refitted as batch
+// EM's update refits them, from n̂ as the corpus's counts:
+// fitCommunities(n̂, 1), whose ξ = ᾱ_new + n̂ keeps each annotator's
+// counts and moves its prior row, and whose α, w and q replace the
+// communities' (the estimate n̂ is already averaged over the updates; a
+// second blend would slow the communities by the step of one update in
+// an epoch's).
+//
+// Refitting at every mini-batch from its S-scaled counts (each annotator
+// at 0 or S times its answers in the mini-batch, blended with ρ_t) was
+// what SVI did before: 50 rounds of block coordinate ascent over every
+// annotator at every update, 88% of SVI's CPU on the many-annotators
+// shape (docs/performance.md, "The communities under SVI: once an
+// epoch").
+func (m *Model) updateMini(counts []float64, step framework.Step) {
+	rho, sc := step.Rho, step.Scale
+	pri := m.comm.pri
+	for i := range m.xi {
+		m.xi[i] = (1-rho)*m.xi[i] + rho*(pri[i]+sc*counts[i])
+	}
+	if step.EpochEnd {
+		n := make([]float64, len(m.xi))
+		for i, x := range m.xi {
+			n[i] = max(0, x-pri[i])
+		}
+		xi, st := m.fitCommunities(n, 1)
+		copy(m.xi, xi)
+		cm := m.comm
+		copy(cm.alpha, st.alpha)
+		copy(cm.w, st.w)
+		copy(cm.q, st.q)
+		copy(cm.pri, st.pri)
+	}
+	m.refresh()
+}
+
 // profileAlpha raises the bound in row c of community k's prior, α = α_kc,
 // with every ξ^r_c at its maximiser ᾱ^r_c + S·n_rc (xi holds them and is
 // kept so). With ξ profiled out the bound's part in α is

@@ -1065,7 +1065,10 @@ func (m *Model) Accumulate(st framework.Stats, d *framework.DocState) {
 
 // Update sets ξ^r_{c,l} ← (1−ρ)ξ^r_{c,l} + ρ(ω + diagonal·[c = l] +
 // S·Counts^r_{c,l}) for every annotator (MODEL.md §2 "Annotators (batch)",
-// §5) and refreshes E[log π]. A zero step leaves ξ untouched.
+// §5) and refreshes E[log π]. A zero step leaves ξ untouched. With
+// communities the statistics of the whole corpus (step.Full) refit them at
+// every update (fitCommunities); a mini-batch's refit them only at the end
+// of an epoch (updateMini).
 func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.Step) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -1081,6 +1084,10 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	C := m.nc
 	// The prior the intermediate ξ (ρ = 1) is built on: the learned α̂ or
 	// the fixed one.
+	if m.comm != nil && !step.Full {
+		m.updateMini(s.Counts, step)
+		return nil
+	}
 	if m.comm != nil {
 		xi, st := m.fitCommunities(s.Counts, sc)
 		for i := range m.xi {

@@ -37,6 +37,7 @@
 //	prior = "learned": α̂_c = argmax Σ_r log DirMult(n_rc | α)          Model.learnPrior, meanAtPrecision (docs/design.md)
 //	init_labels = "crowd": Bayesian Dawid–Skene of the answers alone    Model.crowdLabels
 //	prior = "communities" (below)                                     Model.fitCommunities, Model.profileAlpha
+//	communities under SVI with mini-batches, refit once an epoch       Model.updateMini
 //
 // The Dirichlet terms, per row, with prior α_c = ω + diagonal·e_c:
 //
@@ -67,9 +68,14 @@
 // agreement. Every entry of α_mc is held at least at prior_floor (default
 // ω: a learned prior adds pseudo-answers to the fixed prior and never says
 // an answer cannot happen); profileAlpha's fixed point is clamped there,
-// where the bound's derivative is ≤ 0 (TestCommunitiesPriorRate). Under SVI
-// α, w and q blend like ξ. annotators.csv gains each annotator's most
-// probable community and its probability.
+// where the bound's derivative is ≤ 0 (TestCommunitiesPriorRate). A step
+// over the whole corpus (batch, or SVI whose mini-batch is the corpus)
+// refits at every update and blends α, w and q like ξ; under SVI with
+// mini-batches the communities hold within an epoch (ξ takes the fixed
+// prior's step with ᾱ) and are refitted at its last update from the
+// counts ξ − ᾱ (Model.updateMini, framework.Step.EpochEnd).
+// annotators.csv gains each annotator's most probable community and its
+// probability.
 //
 // prior = "auto" decides in Init, from the training answers: communities
 // when R ≥ AutoMinAnnotators (8) and N < AutoAnswersPerEntry·R·C² (N

@@ -69,6 +69,14 @@ func TestScheduleMutations(t *testing.T) {
 			st.Full = true
 			return st
 		}, true},
+		{"EpochEnd at every update", func(st framework.Step, _ int) framework.Step {
+			st.EpochEnd = true
+			return st
+		}, true},
+		{"EpochEnd never", func(st framework.Step, _ int) framework.Step {
+			st.EpochEnd = false
+			return st
+		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var rec frameworktest.Recorder

@@ -32,7 +32,8 @@ type Schedule struct {
 //     followed by one Update and one ELBO of its statistics;
 //   - Step.Iter counts updates from 1; Step.Rho is Rho(Iter), in (0, 1];
 //     Step.Scale is D/|B| for the mini-batch B actually used (a short last
-//     mini-batch included); Step.Full is |B| = D;
+//     mini-batch included); Step.Full is |B| = D; Step.EpochEnd is set
+//     exactly at the updates that end a pass over the corpus;
 //   - every document is visited once per pass over the corpus;
 //   - one Progress per update, with its Iter, Rho, Docs and ELBO;
 //   - the same random source gives the same run.
@@ -157,6 +158,9 @@ func runFake(t TB, sc Schedule) [][]int {
 		done := 0
 		for _, b := range m.batches[:it] {
 			done += len(b)
+		}
+		if st.EpochEnd != (done%sc.Docs == 0) {
+			t.Errorf("update %d, after %d document visits of %d documents: EpochEnd = %v, want it exactly at the end of a pass", it, done, sc.Docs, st.EpochEnd)
 		}
 		if done%sc.Docs == 0 {
 			for d, v := range visits {
