@@ -2,6 +2,7 @@ package experiment_test
 
 import (
 	"context"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -57,6 +58,7 @@ func tinyCrowd(t *testing.T, regression bool) *framework.Corpus {
 // block and loses a setting the preset needs fails here, not after hours
 // of a grid).
 func TestShippedModelsTrain(t *testing.T) {
+	race.SkipLong(t)
 	specs, err := filepath.Glob(filepath.Join("..", "..", "..", "experiments", "*.hcl"))
 	if err != nil || len(specs) == 0 {
 		t.Fatalf("shipped specs: %v (%v)", specs, err)
