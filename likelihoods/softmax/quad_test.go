@@ -1,6 +1,7 @@
 package softmax
 
 import (
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -263,6 +264,7 @@ func quadWordObjective(s *Softmax, ds *framework.DocState, j int, n float64, a [
 // restores λ_d and solves for φ_d (framework.TargetRestorer) instead of
 // restoring a stored φ. The ablation without RestoreTarget is logged.
 func TestQuadBatchMonotoneShortDocs(t *testing.T) {
+	race.SkipLong(t)
 	zero := 0.0
 	data := harshData(t)
 	for _, restore := range []bool{true, false} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -152,6 +153,7 @@ var harshTopics = func(c *topics.Config) { c.LocalIters = 3 }
 // (RestorePhi refused) lowers the ELBO (by 8e-6 relative at one iteration
 // with Go 1.26 on amd64); that ablation is logged, not asserted.
 func TestSLDABatchMonotoneShortDocs(t *testing.T) {
+	race.SkipLong(t)
 	zero := 0.0
 	data := harshData(t)
 	m, s := newSLDA(t, data, 5, 3, Params{L2: &zero}, 2, harshTopics)
@@ -208,6 +210,7 @@ func TestExploreMonotonicity(t *testing.T) {
 // L-BFGS iterations per mini-batch blended with ρ_t) reaches a held-out
 // accuracy within 5 points of batch EM's on the same data.
 func TestSLDASVI(t *testing.T) {
+	race.SkipLong(t)
 	f := getMainBatch(t)
 	data, accB := f.data, f.acc
 	m, s := newSLDA(t, data, 5, 3, Params{}, 2, nil)

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -16,6 +17,7 @@ import (
 // (the kind found from the columns, errors in levels) and plot history on
 // ordered levels, with no kind named anywhere but in the configuration.
 func TestOrdinalEndToEnd(t *testing.T) {
+	race.SkipLong(t)
 	f := newFixture(t)
 	d := f.dir
 	var truth strings.Builder

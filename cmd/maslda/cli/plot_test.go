@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"image/png"
 	"io"
 	"os"
@@ -83,6 +84,7 @@ func checkPlotFiles(t *testing.T, prefix string) {
 }
 
 func TestPlotCommand(t *testing.T) {
+	race.SkipLong(t)
 	dir := plotFixtures(t)
 	in := func(n string) string { return filepath.Join(dir, n) }
 	out := t.TempDir()
