@@ -73,7 +73,7 @@ mutations=(
   'constant-evidence-kept|annotators/biasprecision/biasprecision.go|s/\t\tif m\.ignores\(int\(a\.Annotator\)\) \{\n\t\t\tcontinue\n\t\t\}\n\t\tp := m\.Prec\[a\.Annotator\]\n\t\tt\.Prec \+= p/\t\tp := m.Prec[a.Annotator]\n\t\tt.Prec += p/|./annotators/biasprecision'
   'constant-residual-precision|annotators/biasprecision/biasprecision.go|s/m\.Prec\[r\] = \(float64\(m\.Answers\[r\]\) \+ nu\) \/ \(nu \* m\.S0\)/m.Prec[r] = (float64(m.Answers[r]) + nu) \/ m.S0/|./annotators/biasprecision'
   'constant-update-not-skipped|annotators/biasprecision/biasprecision.go|s/\t\tif m\.ignores\(r\) \{\n\t\t\tcontinue \/\/ b_r and p_r fixed by Init\n\t\t\}\n//|./annotators/biasprecision'
-  'almost-constant-bf-sign|annotators/confusion/nearconst.go|s/return m\.priorOf\(r, c, l\) \}\) > 0\)/return m.priorOf(r, c, l) }) < 0)/|./annotators/confusion'
+  'almost-constant-bf-sign|annotators/confusion/nearconst.go|s/m\.cfg\.Omega, m\.startPrior\) > 0\)/m.cfg.Omega, m.startPrior) < 0)/|./annotators/confusion'
   'almost-constant-no-concentration|annotators/confusion/nearconst.go|s/!\(float64\(C\)\*binomialTail\(ni, k, f\[v\]\) < /!(0*binomialTail(ni, k, f[v]) < /|./annotators/confusion'
   'almost-constant-xi-kept|annotators/confusion/confusion.go|s/\t\t\txi\[i\] = prior\[i\]\n//|./annotators/confusion'
   'almost-constant-polya-order|annotators/confusion/nearconst.go|s/return dirNorm\(a\) - dirNorm\(an\)/return dirNorm(an) - dirNorm(a)/|./annotators/confusion'
