@@ -194,6 +194,14 @@ type Config struct {
 	// crowd with many of them collapses onto it. The choice is made in
 	// Init from the training answers and saved with the parameters. ""
 	// means "keep".
+	//
+	// "almost": as "ignore", and at the classifier start (init =
+	// "classifier", which it needs) also every annotator whose answers are
+	// concentrated on one class beyond the crowd's shares and better
+	// explained, by a Bayes factor, as drawn from one distribution whatever
+	// the class than as depending on it, judged against the start's labels
+	// (Model.markAlmostConstant): the near-constant answerers the exact
+	// rule misses (0.9 of their answers one class).
 	Constant string `hcl:"constant,optional"`
 	// Relabel is "agreement" (default) or "none": once training has ended,
 	// the relabelling of the classes under which the documents' labels
@@ -213,6 +221,7 @@ const (
 const (
 	ConstantIgnore = "ignore"
 	ConstantKeep   = "keep"
+	ConstantAlmost = "almost"
 )
 
 // Defaults returns the documented defaults.
@@ -294,8 +303,12 @@ func (c Config) Validate() error {
 	}
 	switch c.Constant {
 	case "", ConstantIgnore, ConstantKeep:
+	case ConstantAlmost:
+		if c.Init != InitClassifier {
+			return fmt.Errorf("%w: annotators.constant = %q needs init = %q (the test judges each annotator's answers against the classifier start's labels); init is %q", framework.ErrBadInput, c.Constant, InitClassifier, c.Init)
+		}
 	default:
-		return fmt.Errorf("%w: annotators.constant = %q; valid: %s (an annotator with one class for everything says nothing about the truth), %s (its answers are read through its confusion matrix)", framework.ErrBadInput, c.Constant, ConstantIgnore, ConstantKeep)
+		return fmt.Errorf("%w: annotators.constant = %q; valid: %s (an annotator with one class for everything says nothing about the truth), %s (as %s, and at the classifier start also an annotator whose answers are almost all one class and do not depend on the class), %s (its answers are read through its confusion matrix)", framework.ErrBadInput, c.Constant, ConstantIgnore, ConstantAlmost, ConstantIgnore, ConstantKeep)
 	}
 	switch c.Relabel {
 	case "", RelabelAgreement, RelabelNone:
@@ -345,14 +358,19 @@ type Model struct {
 	kl    float64      // Σ_{r,c} E[log p(π^r_c | prior)] − E[log q(π^r_c | ξ^r_c)] at the current ξ
 	comm  *communities // prior = "communities": the communities and memberships (else nil)
 	// constant[r] is the one class of an annotator who gives it to every
-	// document (Config.Constant "ignore"), −1 for the others; nil when
-	// none does.
+	// document (Config.Constant "ignore"), or the most frequent class of a
+	// near-constant one (Config.Constant "almost"), −1 for the others; nil
+	// when none is ignored.
 	constant []int32
+	// constCounts[r*C+l] is the number of annotator r's training answers
+	// of class l when the model ignores r (LogPredictive), 0 for the
+	// others; nil with constant.
+	constCounts []float64
 }
 
 // Constant is the class annotator r gives to every document when the model
-// ignores it (Config.Constant "ignore": its answers send no evidence), or
-// −1.
+// ignores it (Config.Constant "ignore": its answers send no evidence; with
+// "almost", the class it gives most often), or −1.
 func (m *Model) Constant(r int) int {
 	if m.constant == nil {
 		return -1
@@ -503,8 +521,8 @@ func (m *Model) Init(s *framework.Setup) error {
 		}
 		byDoc = a.ByDoc
 	}
-	m.constant = nil
-	if m.cfg.Constant == ConstantIgnore && byDoc != nil {
+	m.constant, m.constCounts = nil, nil
+	if (m.cfg.Constant == ConstantIgnore || m.cfg.Constant == ConstantAlmost) && byDoc != nil {
 		flags := s.Corpus.Answers.ConstantAnnotators(R, framework.ConstantChance)
 		for r, f := range flags {
 			if f {
@@ -520,11 +538,13 @@ func (m *Model) Init(s *framework.Setup) error {
 	}
 	allAnswers := byDoc
 	if m.constant != nil {
+		m.constCounts = make([]float64, R*C)
 		kept := make([][]framework.Answer, len(byDoc))
 		for d, as := range byDoc {
 			for _, x := range as {
 				if m.constant[x.Annotator] >= 0 {
 					m.constant[x.Annotator] = x.Class
+					m.constCounts[int(x.Annotator)*C+int(x.Class)]++
 				}
 			}
 			kept[d] = m.answered(as)
@@ -831,7 +851,10 @@ func (m *Model) startDoc(as []framework.Answer, pred framework.Target, base, sco
 }
 
 // startWith ends the start: ξ = xi, unless the classifier gave every
-// document one label.
+// document one label. With constant = "almost" it first marks the
+// near-constant annotators from the start's tallies xi − prior
+// (markAlmostConstant): they are ignored from then on and their ξ is the
+// prior's.
 func (m *Model) startWith(xi []float64, labels []bool) error {
 	n := 0
 	for _, on := range labels {
@@ -847,9 +870,45 @@ func (m *Model) startWith(xi []float64, labels []bool) error {
 		// models.Build.)
 		return nil
 	}
+	if m.cfg.Constant == ConstantAlmost {
+		m.ignoreAlmostConstant(xi)
+	}
 	m.xi = xi
 	m.refresh()
 	return nil
+}
+
+// ignoreAlmostConstant marks the annotators markAlmostConstant finds in
+// the start's ξ (the prior plus the tallies) and sets their rows of xi
+// back to the prior.
+func (m *Model) ignoreAlmostConstant(xi []float64) {
+	C := m.nc
+	prior := m.startXi()
+	counts := make([]float64, len(xi))
+	for i := range xi {
+		counts[i] = xi[i] - prior[i]
+	}
+	marks := m.markAlmostConstant(counts)
+	if marks == nil {
+		return
+	}
+	if m.constant == nil {
+		m.constant = make([]int32, m.nr)
+		for r := range m.constant {
+			m.constant[r] = -1
+		}
+		m.constCounts = make([]float64, m.nr*C)
+	}
+	for r, v := range marks {
+		if v < 0 {
+			continue
+		}
+		m.constant[r] = v
+		for i := r * C * C; i < (r+1)*C*C; i++ {
+			m.constCounts[r*C+i%C] += math.Round(counts[i])
+			xi[i] = prior[i]
+		}
+	}
 }
 
 // StartCounts is the number of start counts (framework.StartCounter): a
@@ -1018,14 +1077,10 @@ func (m *Model) LogPredictive(t framework.Target, a framework.Answer) float64 {
 		return math.NaN()
 	}
 	if m.ignores(a.Annotator) {
-		// Its class with the posterior mean of Dir(ω + n_r at that class),
-		// whatever the document.
-		n := float64(m.answers[a.Annotator])
-		num := m.cfg.Omega
-		if a.Class == m.constant[a.Annotator] {
-			num += n
-		}
-		return math.Log(num / (n + float64(C)*m.cfg.Omega))
+		// The posterior mean of Dir(ω + its answers' counts), whatever the
+		// document.
+		cnt := m.constCounts[int(a.Annotator)*C:][:C]
+		return math.Log((m.cfg.Omega + cnt[a.Class]) / (sumOf(cnt) + float64(C)*m.cfg.Omega))
 	}
 	p := 0.0
 	for c, lam := range cat.P {

@@ -14,7 +14,8 @@
 //	  communities   = 3          # M, with prior = "communities" (or "auto")
 //	  prior_rate    = 0          # b: hyperprior −b·Σα on the communities' priors
 //	  prior_floor   = 0          # least entry of a community's prior (0: ω)
-//	  constant      = "ignore"   # an annotator with one class for every document sends no evidence; or "keep"
+//	  constant      = "ignore"   # an annotator with one class for every document sends no evidence; or "keep",
+//	                             # or "almost": also one whose answers are nearly one class whatever the class
 //	}
 //
 // Annotator r answers y_dr ~ Cat(π^r_{c_d}) about document d of true class

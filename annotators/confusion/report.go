@@ -100,6 +100,11 @@ type paramsFile struct {
 	// Constant is Model.Constant per annotator (its one class, or −1),
 	// absent when no annotator is ignored.
 	Constant []int32 `json:"constant,omitempty"`
+	// ConstantCounts are the ignored annotators' answers per class
+	// ([annotator][class], zeros for the others), absent when none is
+	// ignored; a file with Constant and without them (written before
+	// constant = "almost") gives each its answers at its class.
+	ConstantCounts [][]float64 `json:"constant_counts,omitempty"`
 }
 
 // communitiesFile is the saved form of the communities.
@@ -124,6 +129,12 @@ func (m *Model) SaveParams(w io.Writer) error {
 		Answers: m.answers, Xi: make([][][]float64, m.nr), Constant: m.constant}
 	for r := range p.Xi {
 		p.Xi[r] = m.Xi(r)
+	}
+	if m.constCounts != nil {
+		p.ConstantCounts = make([][]float64, m.nr)
+		for r := range p.ConstantCounts {
+			p.ConstantCounts[r] = m.constCounts[r*m.nc:][:m.nc]
+		}
 	}
 	if m.cfg.Prior == PriorLearned {
 		p.Prior = m.Prior()
@@ -210,6 +221,33 @@ func (m *Model) LoadParams(r io.Reader) error {
 			}
 		}
 	}
+	var constCounts []float64
+	switch {
+	case p.ConstantCounts != nil && p.Constant == nil:
+		return fmt.Errorf("%w: confusion parameters: constant_counts without constant classes", framework.ErrBadInput)
+	case p.ConstantCounts != nil:
+		if len(p.ConstantCounts) != m.nr {
+			return fmt.Errorf("%w: confusion parameters: constant_counts for %d annotators, the model has %d", framework.ErrBadInput, len(p.ConstantCounts), m.nr)
+		}
+		for r, row := range p.ConstantCounts {
+			if len(row) != m.nc {
+				return fmt.Errorf("%w: confusion parameters: annotator %d's constant_counts has %d entries for %d classes", framework.ErrBadInput, r, len(row), m.nc)
+			}
+			for l, x := range row {
+				if !(x >= 0) || math.IsInf(x, 0) {
+					return fmt.Errorf("%w: confusion parameters: annotator %d's constant_counts[%d] is %v, want a finite number ≥ 0", framework.ErrBadInput, r, l, x)
+				}
+			}
+			constCounts = append(constCounts, row...)
+		}
+	case p.Constant != nil:
+		constCounts = make([]float64, m.nr*m.nc)
+		for r, c := range p.Constant {
+			if c >= 0 {
+				constCounts[r*m.nc+int(c)] = float64(p.Answers[r])
+			}
+		}
+	}
 	comm, err := m.loadCommunities(p.Communities)
 	if err != nil {
 		return err
@@ -226,7 +264,7 @@ func (m *Model) LoadParams(r io.Reader) error {
 		return fmt.Errorf("confusion parameters: %w", err)
 	}
 	copy(m.answers, p.Answers)
-	m.constant = p.Constant // the file decides, whatever Init found
+	m.constant, m.constCounts = p.Constant, constCounts // the file decides, whatever Init found
 	return nil
 }
 

@@ -365,10 +365,19 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 			ctx, stop = cp.watch(ctx, e, run, hist)
 			defer stop()
 		}
+		ignoredBefore := -1
+		if p, ok := run.Model.Noise.(interface{ IgnoredAnnotators() []string }); ok {
+			ignoredBefore = len(p.IgnoredAnnotators())
+		}
 		res, err := run.Fit(ctx, obs.observe)
 		obs.finish()
 		if err != nil {
 			return err
+		}
+		if p, ok := run.Model.Noise.(interface{ IgnoredAnnotators() []string }); ok && ignoredBefore >= 0 {
+			if names := p.IgnoredAnnotators(); len(names) > ignoredBefore {
+				e.log.Info("annotators ignored in training (constant = \"almost\": answers nearly one class whatever the class, found at the classifier start)", "count", len(names)-ignoredBefore, "ignored", names[:min(len(names), 10)])
+			}
 		}
 		if err := hist.close(); err != nil {
 			return err
