@@ -422,3 +422,52 @@ func TestLearnBiasAnchored(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnBiasAnchoredBlend: under SVI (0 < ρ < 1, scale S ≠ 1) the
+// anchored update is the batch update of the running statistics
+// R/W = (1−ρ)·B + ρ·S·A: a model stepped that way ends where a fresh model
+// updated once on those statistics does (κ₀ settles to the same maximiser
+// from either start), so anchoredStep reads the running statistics, not
+// one mini-batch's or their unnormalised sums.
+func TestLearnBiasAnchoredBlend(t *testing.T) {
+	const R, rho, S = 12, 0.3, 2.5
+	nb, syb, sqb := crowdStats(R, 4)
+	na, sya, sqa := crowdStats(R, 5)
+	p := Defaults()
+	p.Prior, p.Learn = PriorLearned, LearnBias
+	stepped := modelOf(t, R, p)
+	ctx := context.Background()
+	if err := stepped.Update(ctx, &Stats{N: nb, SY: syb, SQ: sqb}, framework.BatchStep(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := stepped.Update(ctx, &Stats{N: na, SY: sya, SQ: sqa}, framework.Step{Rho: rho, Scale: S, Iter: 2}); err != nil {
+		t.Fatal(err)
+	}
+	n, sy, sq := make([]float64, R), make([]float64, R), make([]float64, R)
+	for r := range R {
+		n[r] = (1-rho)*nb[r] + rho*S*na[r]
+		sy[r] = (1-rho)*syb[r] + rho*S*sya[r]
+		sq[r] = (1-rho)*sqb[r] + rho*S*sqa[r]
+	}
+	fresh := modelOf(t, R, p)
+	for range 50 { // the same statistics: κ₀'s coordinate steps settle from the fresh start too
+		if err := fresh.Update(ctx, &Stats{N: n, SY: sy, SQ: sq}, framework.BatchStep(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zero := &Stats{N: make([]float64, R), SY: make([]float64, R), SQ: make([]float64, R)}
+	for range 50 { // steps that leave R/W as it is (ρ ≈ 0, an empty mini-batch) while κ₀ settles
+		if err := stepped.Update(ctx, zero, framework.Step{Rho: 1e-300, Scale: S, Iter: 3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
+	if !close(stepped.learn.k0, fresh.learn.k0) {
+		t.Errorf("κ₀ %v after the blended step, %v from the blended statistics", stepped.learn.k0, fresh.learn.k0)
+	}
+	for r := range R {
+		if !close(stepped.Bias[r], fresh.Bias[r]) || !close(stepped.Prec[r], fresh.Prec[r]) {
+			t.Errorf("annotator %d: μ, E[p] %v, %v after the blended step; %v, %v from the blended statistics", r, stepped.Bias[r], stepped.Prec[r], fresh.Bias[r], fresh.Prec[r])
+		}
+	}
+}
