@@ -82,7 +82,13 @@ type Params struct {
 	// says how alike its annotators are: annotators with few answers borrow
 	// the crowd's typical noise and bias. The prior's zero bias mean pins
 	// the biases' common offset, in place of bias_anchor (ignored). Needs
-	// precision = "each".
+	// precision = "each". Or "auto": decided in Init from the training
+	// answers (Model.PriorInUse; saved with the parameters, so that a
+	// model loaded without answers keeps it): "fixed" with bias_prior's κ₀
+	// where the annotators who answered average fewer than AutoFewAnswers
+	// answers each, "learned" with learn = "bias" (κ₀ fitted, under
+	// bias_anchor) otherwise; always "fixed" with bias = "none" or
+	// precision = "shared".
 	Prior string `hcl:"prior,optional"`
 	// Learn is what prior = "learned" fits to the crowd: "all" (default:
 	// κ₀, a₀ and β₀) or "bias" (κ₀ alone, by type-II maximum likelihood:
@@ -190,6 +196,11 @@ func AutoKappa(answers []int) float64 {
 func (p Params) noBias() bool  { return p.Bias == None }
 func (p Params) shared() bool  { return p.Precision == Shared }
 func (p Params) learned() bool { return p.Prior == PriorLearned }
+func (p Params) auto() bool    { return p.Prior == PriorAuto }
+
+// learnBiasOnly reports whether a learned prior fits κ₀ alone: learn =
+// "bias", or prior = "auto" (which learns κ₀ alone when it learns).
+func (p Params) learnBiasOnly() bool { return p.Learn == LearnBias || p.auto() }
 
 // Validate checks the settings.
 func (p Params) Validate() error {
@@ -208,8 +219,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: annotators bias-precision: bias = %q; valid: %s (one bias per annotator), %s (every bias 0)", framework.ErrBadInput, p.Bias, Each, None)
 	case p.Precision != "" && p.Precision != Each && p.Precision != Shared:
 		return fmt.Errorf("%w: annotators bias-precision: precision = %q; valid: %s (one precision per annotator), %s (one for all)", framework.ErrBadInput, p.Precision, Each, Shared)
-	case p.Prior != "" && p.Prior != PriorFixed && p.Prior != PriorLearned:
-		return fmt.Errorf("%w: annotators bias-precision: prior = %q; valid: %s, %s", framework.ErrBadInput, p.Prior, PriorFixed, PriorLearned)
+	case p.Prior != "" && p.Prior != PriorFixed && p.Prior != PriorLearned && p.Prior != PriorAuto:
+		return fmt.Errorf("%w: annotators bias-precision: prior = %q; valid: %s, %s, %s", framework.ErrBadInput, p.Prior, PriorFixed, PriorLearned, PriorAuto)
 	case p.Constant != "" && p.Constant != ConstantIgnore && p.Constant != ConstantKeep:
 		return fmt.Errorf("%w: annotators bias-precision: constant = %q; valid: %s (an annotator with one answer for everything says nothing about the truth), %s (read its answers as measurements)", framework.ErrBadInput, p.Constant, ConstantIgnore, ConstantKeep)
 	case p.Learn != "" && p.Learn != LearnAll && p.Learn != LearnBias:
@@ -245,7 +256,7 @@ type Model struct {
 	run  *Stats  // running (blended) statistics of SVI; nil before the first update
 	runW float64 // Σ of the blending weights in run
 
-	learn *learned // prior = "learned": hyperparameters and posteriors (else nil)
+	learn *learned // prior = "learned" (or "auto" resolved to it): hyperparameters and posteriors (else nil)
 }
 
 // New returns a model with the given settings (call Init before use).
@@ -303,10 +314,14 @@ func (m *Model) Init(s *framework.Setup) error {
 		return err
 	}
 	m.Kappa = kappa
-	if auto && !m.Config.learned() {
+	learn := m.Config.learned()
+	if m.Config.auto() {
+		learn = AutoKappa(m.Answers) == 0 && !m.Config.noBias() && !m.Config.shared()
+	}
+	if auto && !learn {
 		m.Kappa = AutoKappa(m.Answers)
 	}
-	if m.Config.learned() {
+	if learn {
 		// The posteriors start at Gamma(a₀, a₀/p_r): E[p_r] the starting
 		// precision, κ_r = κ₀.
 		m.learn = newLearned(m.Config, m.Kappa, m.S0, len(m.Prec))
@@ -444,9 +459,24 @@ func (m *Model) init(s *framework.Setup) error {
 	return nil
 }
 
-// BiasPriorInUse is κ₀, the weight of a zero bias in answers (Kappa):
-// Config.BiasPrior with "auto" resolved.
-func (m *Model) BiasPriorInUse() float64 { return m.Kappa }
+// BiasPriorInUse is κ₀, the weight of a zero bias in answers: Kappa
+// (Config.BiasPrior with "auto" resolved), or the learned κ₀ under a
+// learned prior.
+func (m *Model) BiasPriorInUse() float64 {
+	if m.learn != nil {
+		return m.learn.k0
+	}
+	return m.Kappa
+}
+
+// PriorInUse is the annotators' prior in use: "fixed" or "learned"
+// (Config.Prior with "auto" resolved by Init or LoadParams).
+func (m *Model) PriorInUse() string {
+	if m.learn != nil {
+		return PriorLearned
+	}
+	return PriorFixed
+}
 
 // IgnoredAnnotators are the names of the annotators marked in Ignores, in
 // order (nil when none): those who give one answer to every document.
@@ -920,11 +950,17 @@ func (m *Model) LoadParams(rd io.Reader) error {
 	}
 	var l *learned
 	switch {
+	case m.Config.auto():
+		// prior = "auto": the file decides, as Init did when it was trained.
+		if p.Learned != nil && (m.Config.noBias() || m.Config.shared()) {
+			return fmt.Errorf("%w: bias-precision parameters: the file has a learned prior, which prior = %q never chooses with bias = %q, precision = %q", framework.ErrBadInput, PriorAuto, m.Config.Bias, m.Config.Precision)
+		}
 	case m.Config.learned() && p.Learned == nil:
 		return fmt.Errorf("%w: bias-precision parameters: the configuration learns the prior (prior = %q) but the file has no learned prior", framework.ErrBadInput, PriorLearned)
 	case !m.Config.learned() && p.Learned != nil:
 		return fmt.Errorf("%w: bias-precision parameters: the file has a learned prior but the configuration's prior is %q", framework.ErrBadInput, m.Config.Prior)
-	case p.Learned != nil:
+	}
+	if p.Learned != nil {
 		f := p.Learned
 		pos := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
 		if !pos(f.Kappa0) || !pos(f.Shape0) || !pos(f.Rate0) {
@@ -938,7 +974,7 @@ func (m *Model) LoadParams(rd io.Reader) error {
 				return fmt.Errorf("%w: bias-precision parameters: the learned posterior of %q is κ = %v, a = %v, β = %v, want finite numbers > 0", framework.ErrBadInput, p.Annotators[r], f.Kappa[r], f.Shape[r], f.Rate[r])
 			}
 		}
-		l = &learned{k0: f.Kappa0, a0: f.Shape0, b0: f.Rate0, biasOnly: m.Config.Learn == LearnBias, kap: f.Kappa, shape: f.Shape, rate: f.Rate, elogp: make([]float64, R)}
+		l = &learned{k0: f.Kappa0, a0: f.Shape0, b0: f.Rate0, biasOnly: m.Config.learnBiasOnly(), kap: f.Kappa, shape: f.Shape, rate: f.Rate, elogp: make([]float64, R)}
 		for r := range R {
 			l.elogp[r] = elogGamma(f.Shape[r], f.Rate[r])
 		}

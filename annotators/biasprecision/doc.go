@@ -17,7 +17,8 @@
 //	  bias_anchor   = "mean"  # Σ_r n_r b_r = 0 (the crowd unbiased on average), or "none"
 //	  bias          = "each"  # one b_r per annotator, or "none": every b_r = 0
 //	  precision     = "each"  # one p_r per annotator, or "shared": one p for all
-//	  prior         = "fixed" # or "learned": Normal–Gamma posteriors under a prior fitted to the crowd
+//	  prior         = "fixed" # or "learned": Normal–Gamma posteriors under a prior fitted to the crowd;
+//	                          # or "auto": "fixed" below 5 answers per annotator, else "learned" with learn = "bias"
 //	  learn         = "all"   # with "learned": κ₀, a₀, β₀; or "bias": κ₀ alone (a₀, β₀ from ν₀, s₀²),
 //	                          # under bias_anchor = "mean" by exact coordinate steps (anchoredStep)
 //	  constant      = "ignore" # an annotator with one answer for every document ignores the items; or "keep"
@@ -48,6 +49,8 @@
 //	§7 y = x + b_r + ε, ε ~ N(0, 1/p_r); the paper's five pairs            Sample, PaperBias, PaperPrec
 //	constant = "ignore": y_dr ~ N(b_r, 1/p_r), b_r the one answer,        Model.init, Model.constantPrec,
 //	   p_r = (n_r + ν₀)/(ν₀s₀²); no evidence, statistics or prior term     Model.Ignores
+//	prior = "auto": "fixed" if N/R < 5 (or bias = "none", or precision  Model.Init, Model.PriorInUse
+//	   = "shared"), else "learned" with learn = "bias"; saved
 //	prior = "learned" (below): conjugate posterior                       Model.posterior
 //	   type-II maximum likelihood of (κ₀, a₀, β₀)                         learned.learnHyper, logZ, hyperGrad
 //	   E[log p(b, p)] − E[log q(b, p)]                                    Model.learnedKL

@@ -14,6 +14,12 @@ import (
 const (
 	PriorFixed   = "fixed"   // MAP estimates under the Normal–Gamma prior of ν₀, s₀², κ₀ (default)
 	PriorLearned = "learned" // Normal–Gamma posteriors under one shared prior whose hyperparameters are learned
+	// PriorAuto decides in Init from the training answers (Model.PriorInUse):
+	// "fixed" (κ₀ from bias_prior, "auto": AutoBiasPrior) when the
+	// annotators who answered average fewer than AutoFewAnswers answers
+	// each, "learned" with learn = "bias" (κ₀ fitted under the bias anchor)
+	// otherwise; always "fixed" with bias = "none" or precision = "shared".
+	PriorAuto = "auto"
 )
 
 // What prior = "learned" learns (Params.Learn).
@@ -55,7 +61,7 @@ type learned struct {
 // β₀ ≥ s₀²/2), κ₀ = max(κ₀, 1); and every posterior at the prior.
 func newLearned(p Params, kappa, s0 float64, R int) *learned {
 	nu := max(p.PriorAnswers, 1)
-	l := &learned{k0: max(kappa, 1), a0: 1 + nu/2, b0: nu * s0 / 2, biasOnly: p.Learn == LearnBias,
+	l := &learned{k0: max(kappa, 1), a0: 1 + nu/2, b0: nu * s0 / 2, biasOnly: p.learnBiasOnly(),
 		kap: make([]float64, R), shape: make([]float64, R), rate: make([]float64, R), elogp: make([]float64, R)}
 	for r := range R {
 		l.kap[r], l.shape[r], l.rate[r] = l.k0, l.a0, l.b0

@@ -40,6 +40,8 @@ mutations=(
   'bias-prior-auto-ignored|annotators/biasprecision/biasprecision.go|s/m\.Kappa = AutoKappa\(m\.Answers\)/m.Kappa = 0 * AutoKappa(m.Answers)/|./annotators/biasprecision'
   'learn-bias-ignored|annotators/biasprecision/learned.go|s/if l\.biasOnly \{/if false \&\& l.biasOnly {/|./annotators/biasprecision'
   'learn-bias-anchor-dropped|annotators/biasprecision/learned.go|s/lam := num \/ den/lam := 0 * num \/ den/|./annotators/biasprecision'
+  'prior-auto-never-learns|annotators/biasprecision/biasprecision.go|s/learn = AutoKappa\(m\.Answers\) == 0 \&\&/learn = false \&\& AutoKappa(m.Answers) == 0 \&\&/|./annotators/biasprecision'
+  'prior-auto-load-config|annotators/biasprecision/biasprecision.go|s/biasOnly: m\.Config\.learnBiasOnly\(\), kap: f\.Kappa/biasOnly: m.Config.Learn == LearnBias, kap: f.Kappa/|./annotators/biasprecision'
   'learn-bias-anchor-minibatch|annotators/biasprecision/biasprecision.go|s/m\.anchoredStep\(n, sy, sq\)/m.anchoredStep(s.N, s.SY, s.SQ)/|./annotators/biasprecision'
   'learn-bias-kappa-step|annotators/biasprecision/learned.go|s/k0 := min\(max\(cnt\/ss,/k0 := min(max(1.5*cnt\/ss,/|./annotators/biasprecision'
   'sampler-bias-scale|annotators/biasprecision/sampler.go|s/rng\.NormFloat64\(\) \/ math\.Sqrt\(p\.Kappa\*s\.prec\[r\]\)/rng.NormFloat64() \/ math.Sqrt(p.Kappa)/|./annotators/biasprecision'
