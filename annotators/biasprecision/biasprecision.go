@@ -87,8 +87,8 @@ type Params struct {
 	// model loaded without answers keeps it): "fixed" with bias_prior's κ₀
 	// where the annotators who answered average fewer than AutoFewAnswers
 	// answers each, "learned" with learn = "bias" (κ₀ fitted, under
-	// bias_anchor) otherwise; always "fixed" with bias = "none" or
-	// precision = "shared".
+	// bias_anchor) otherwise; always "fixed" when bias_prior is a number
+	// (the κ₀ asked for), with bias = "none" or with precision = "shared".
 	Prior string `hcl:"prior,optional"`
 	// Learn is what prior = "learned" fits to the crowd: "all" (default:
 	// κ₀, a₀ and β₀) or "bias" (κ₀ alone, by type-II maximum likelihood:
@@ -316,7 +316,7 @@ func (m *Model) Init(s *framework.Setup) error {
 	m.Kappa = kappa
 	learn := m.Config.learned()
 	if m.Config.auto() {
-		learn = AutoKappa(m.Answers) == 0 && !m.Config.noBias() && !m.Config.shared()
+		learn = auto && AutoKappa(m.Answers) == 0 && !m.Config.noBias() && !m.Config.shared()
 	}
 	if auto && !learn {
 		m.Kappa = AutoKappa(m.Answers)

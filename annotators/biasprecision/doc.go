@@ -49,8 +49,8 @@
 //	§7 y = x + b_r + ε, ε ~ N(0, 1/p_r); the paper's five pairs            Sample, PaperBias, PaperPrec
 //	constant = "ignore": y_dr ~ N(b_r, 1/p_r), b_r the one answer,        Model.init, Model.constantPrec,
 //	   p_r = (n_r + ν₀)/(ν₀s₀²); no evidence, statistics or prior term     Model.Ignores
-//	prior = "auto": "fixed" if N/R < 5 (or bias = "none", or precision  Model.Init, Model.PriorInUse
-//	   = "shared"), else "learned" with learn = "bias"; saved
+//	prior = "auto": "fixed" if N/R < 5 (or bias_prior a number, bias =  Model.Init, Model.PriorInUse
+//	   "none", precision = "shared"), else "learned", learn = "bias"; saved
 //	prior = "learned" (below): conjugate posterior                       Model.posterior
 //	   type-II maximum likelihood of (κ₀, a₀, β₀)                         learned.learnHyper, logZ, hyperGrad
 //	   E[log p(b, p)] − E[log q(b, p)]                                    Model.learnedKL

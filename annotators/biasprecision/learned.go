@@ -18,7 +18,8 @@ const (
 	// "fixed" (κ₀ from bias_prior, "auto": AutoBiasPrior) when the
 	// annotators who answered average fewer than AutoFewAnswers answers
 	// each, "learned" with learn = "bias" (κ₀ fitted under the bias anchor)
-	// otherwise; always "fixed" with bias = "none" or precision = "shared".
+	// otherwise; always "fixed" when bias_prior is a number, with bias =
+	// "none" or with precision = "shared".
 	PriorAuto = "auto"
 )
 

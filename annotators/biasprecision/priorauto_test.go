@@ -13,8 +13,8 @@ import (
 // TestPriorAuto: prior = "auto" is, bit for bit, the fixed prior with
 // bias_prior = "auto" (κ₀ = AutoBiasPrior) where the annotators average
 // fewer than AutoFewAnswers answers, and the learned prior with learn =
-// "bias" otherwise (the fixed prior with bias = "none" or precision =
-// "shared"): after Init and three updates both save the same bytes. A model
+// "bias" otherwise (the fixed prior with a number for bias_prior, bias =
+// "none" or precision = "shared"): after Init and three updates both save the same bytes. A model
 // rebuilt without answers takes the prior from the file, and updates and
 // predicts from it as the trained one does.
 func TestPriorAuto(t *testing.T) {
@@ -48,6 +48,8 @@ func TestPriorAuto(t *testing.T) {
 		{name: "1 answer each", D: 1, nb: 1, nc: 1, want: fixed, wantPrior: PriorFixed},
 		{name: "6 answers each", D: 6, nb: 6, nc: 6, want: learnBias, wantPrior: PriorLearned},
 		{name: "5 answers each, unanchored", D: 5, nb: 5, nc: 5, edit: func(p *Params) { p.BiasAnchor = AnchorNone }, want: learnBias, wantPrior: PriorLearned},
+		{name: "6 each, bias_prior 0", D: 6, nb: 6, nc: 6, edit: func(p *Params) { p.BiasPrior = "0" }, want: fixed, wantPrior: PriorFixed},
+		{name: "6 each, bias_prior 2", D: 6, nb: 6, nc: 6, edit: func(p *Params) { p.BiasPrior = "2" }, want: fixed, wantPrior: PriorFixed},
 		{name: "6 each, bias none", D: 6, nb: 6, nc: 6, edit: func(p *Params) { p.Bias = None }, want: fixed, wantPrior: PriorFixed},
 		{name: "6 each, shared precision", D: 6, nb: 6, nc: 6, edit: func(p *Params) { p.Precision = Shared }, want: fixed, wantPrior: PriorFixed},
 	} {
