@@ -96,7 +96,7 @@ func TestAnchorMean(t *testing.T) {
 }
 
 func TestAnchorInvalid(t *testing.T) {
-	p := Defaults()
+	p := fixedDefaults()
 	p.BiasAnchor = "median"
 	if _, err := New(p); err == nil {
 		t.Error("bias_anchor = median accepted")

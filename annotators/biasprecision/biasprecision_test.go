@@ -71,7 +71,7 @@ func randomDocs(rng *rand.Rand, R, n int) []*framework.DocState {
 }
 
 func TestEvidence(t *testing.T) {
-	m := newModel(t, Defaults(), numeric([]string{"a", "b"}, [][]framework.Answer{nil}))
+	m := newModel(t, fixedDefaults(), numeric([]string{"a", "b"}, [][]framework.Answer{nil}))
 	m.Bias = []float64{0.5, -1}
 	m.Prec = []float64{2, 8}
 	ds := docState([]framework.Answer{ans(0, 3), ans(1, 1)}, 0, 0)
@@ -227,7 +227,7 @@ func TestInit(t *testing.T) {
 		{ans(0, 2), ans(1, 2), ans(2, 5)}, // mean 3: e = −1, −1, +2, weight 3/2
 		{ans(2, 7)},                       // a single answer: no deviation
 	})
-	m := newModel(t, Defaults(), c)
+	m := newModel(t, fixedDefaults(), c)
 	// Σw(e − ē)² per annotator: a: e = −1, −1 → 0; b: e = +1 (w 2), −1 (w 1.5),
 	// Σw = 3.5, Σwe = 0.5, Σwe² = 3.5 → 3.5 − 0.25/3.5 = 24/7; c: one → 0.
 	// s₀² = (24/7)/5 answers = 24/35.
@@ -247,13 +247,13 @@ func TestInit(t *testing.T) {
 		t.Errorf("prior_var 4 became %v", m.S0)
 	}
 	// Without a corpus (a saved model being rebuilt).
-	m2 := newModel(t, Defaults(), nil)
+	m2 := newModel(t, fixedDefaults(), nil)
 	if m2.S0 != 1 || len(m2.Prec) != 0 {
 		t.Errorf("no corpus: s₀² %v, %d annotators", m2.S0, len(m2.Prec))
 	}
 	// Errors.
 	bad := numeric([]string{"a"}, [][]framework.Answer{{ans(0, math.NaN())}})
-	m3, _ := New(Defaults())
+	m3, _ := New(fixedDefaults())
 	if err := m3.Init(&framework.Setup{Annotators: []string{"a"}, Corpus: bad}); !errors.Is(err, framework.ErrBadInput) {
 		t.Errorf("NaN answer: err = %v", err)
 	}
@@ -265,7 +265,7 @@ func TestInit(t *testing.T) {
 }
 
 func TestBind(t *testing.T) {
-	m, _ := New(Defaults())
+	m, _ := New(fixedDefaults())
 	if err := m.Accepts(&framework.Gaussian{}); err != nil {
 		t.Errorf("Gaussian target refused: %v", err)
 	}
@@ -276,7 +276,7 @@ func TestBind(t *testing.T) {
 
 func TestPersistRoundTrip(t *testing.T) {
 	c := numeric([]string{"ann", "bob"}, [][]framework.Answer{{ans(0, 1), ans(1, 2)}})
-	m := newModel(t, Defaults(), c)
+	m := newModel(t, fixedDefaults(), c)
 	m.Bias = []float64{0.1, -2.5e-9}
 	m.Prec = []float64{10.000000001, 0.25}
 	var buf bytes.Buffer
@@ -284,7 +284,7 @@ func TestPersistRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	saved := buf.String()
-	q := newModel(t, Defaults(), numeric([]string{"ann", "bob"}, nil))
+	q := newModel(t, fixedDefaults(), numeric([]string{"ann", "bob"}, nil))
 	if err := q.LoadParams(strings.NewReader(saved)); err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestPersistRoundTrip(t *testing.T) {
 		"bad version":       {[]string{"ann", "bob"}, strings.Replace(saved, `"version": 1`, `"version": 2`, 1)},
 		"negative count":    {[]string{"ann", "bob"}, strings.Replace(saved, "\n    1,", "\n    -1,", 1)},
 	} {
-		q := newModel(t, Defaults(), numeric(tc.workers, nil))
+		q := newModel(t, fixedDefaults(), numeric(tc.workers, nil))
 		if err := q.LoadParams(strings.NewReader(tc.text)); !errors.Is(err, framework.ErrBadInput) {
 			t.Errorf("%s: err = %v, want ErrBadInput", name, err)
 		}
@@ -310,7 +310,7 @@ func TestPersistRoundTrip(t *testing.T) {
 }
 
 func TestReport(t *testing.T) {
-	m := newModel(t, Defaults(), numeric([]string{"ann", "bob"}, [][]framework.Answer{{ans(0, 1), ans(1, 2)}, {ans(1, 0)}}))
+	m := newModel(t, fixedDefaults(), numeric([]string{"ann", "bob"}, [][]framework.Answer{{ans(0, 1), ans(1, 2)}, {ans(1, 0)}}))
 	m.Bias = []float64{0.5, -1}
 	m.Prec = []float64{4, 0.25}
 	header, rows, doc := m.Report()
@@ -417,8 +417,17 @@ func TestSample(t *testing.T) {
 
 // unanchored is Defaults with bias_anchor = "none": the tests of the
 // unconstrained M-step (the anchored one is tested in anchor_test.go).
-func unanchored() Params {
+// fixedDefaults are the defaults with the fixed prior (Params.Prior
+// "fixed"): the tests of the MAP estimates' mathematics use them whatever
+// prior the defaults choose.
+func fixedDefaults() Params {
 	p := Defaults()
+	p.Prior = PriorFixed
+	return p
+}
+
+func unanchored() Params {
+	p := fixedDefaults()
 	p.BiasAnchor = AnchorNone
 	return p
 }
@@ -426,7 +435,7 @@ func unanchored() Params {
 // TestLogPredictive: with b = 0.5, p = 2 and q(t) = N(1, 0.25), an answer
 // 2 has density N(2; 1.5, 0.25 + 0.5); outside the model, NaN.
 func TestLogPredictive(t *testing.T) {
-	m := newModel(t, Defaults(), numeric([]string{"a"}, [][]framework.Answer{nil}))
+	m := newModel(t, fixedDefaults(), numeric([]string{"a"}, [][]framework.Answer{nil}))
 	m.Bias, m.Prec = []float64{0.5}, []float64{2}
 	q := &framework.Gaussian{Mean: 1, Var: 0.25}
 	want := -0.5*math.Log(2*math.Pi*0.75) - 0.25/(2*0.75)

@@ -40,13 +40,14 @@ func TestConstantIgnored(t *testing.T) {
 	full, without := constantCrowd(false), constantCrowd(true)
 	for _, tc := range []struct {
 		learned bool
+		learn   string // with learned: Params.Learn
 		nu      float64
-	}{{false, 1}, {true, 1}, {false, 2.5}} {
+	}{{false, "", 1}, {true, "", 1}, {true, LearnBias, 1}, {false, "", 2.5}} {
 		learned := tc.learned
-		p := Defaults()
+		p := fixedDefaults()
 		p.PriorAnswers = tc.nu
 		if learned {
-			p.Prior = PriorLearned
+			p.Prior, p.Learn = PriorLearned, tc.learn
 		}
 		keep := p
 		keep.Constant = ConstantKeep
@@ -141,7 +142,7 @@ func TestConstantIgnored(t *testing.T) {
 // TestConstantPersist: the marks are saved with the parameters and a saved
 // model's marks are the ones used after loading, whatever Init found.
 func TestConstantPersist(t *testing.T) {
-	m := newModel(t, Defaults(), constantCrowd(false))
+	m := newModel(t, fixedDefaults(), constantCrowd(false))
 	var buf bytes.Buffer
 	if err := m.SaveParams(&buf); err != nil {
 		t.Fatal(err)
@@ -150,7 +151,7 @@ func TestConstantPersist(t *testing.T) {
 		t.Fatalf("saved parameters without ignores_items:\n%s", buf.String())
 	}
 	// A model without answers (as predict rebuilds it) takes them from the file.
-	q := newModel(t, Defaults(), numeric([]string{"a", "b", "c"}, nil))
+	q := newModel(t, fixedDefaults(), numeric([]string{"a", "b", "c"}, nil))
 	if q.Ignores != nil {
 		t.Fatalf("a model without answers marks %v", q.Ignores)
 	}
@@ -167,7 +168,7 @@ func TestConstantPersist(t *testing.T) {
 		t.Errorf("loaded model: c sends evidence %v, %v", g.Prec, g.PrecMean)
 	}
 	// A file without marks clears Init's.
-	k := newModel(t, Defaults(), constantCrowd(false))
+	k := newModel(t, fixedDefaults(), constantCrowd(false))
 	keep := newModel(t, Params{PriorAnswers: 1, BiasAnchor: AnchorMean, Constant: ConstantKeep}, constantCrowd(false))
 	buf.Reset()
 	if err := keep.SaveParams(&buf); err != nil {
@@ -184,7 +185,7 @@ func TestConstantPersist(t *testing.T) {
 	}
 	// Marks for the wrong number of annotators are an error.
 	bad := strings.Replace(mustSave(t, m), "\"ignores_items\": [\n    false,", "\"ignores_items\": [", 1)
-	if err := newModel(t, Defaults(), numeric([]string{"a", "b", "c"}, nil)).LoadParams(strings.NewReader(bad)); !errors.Is(err, framework.ErrBadInput) {
+	if err := newModel(t, fixedDefaults(), numeric([]string{"a", "b", "c"}, nil)).LoadParams(strings.NewReader(bad)); !errors.Is(err, framework.ErrBadInput) {
 		t.Errorf("two marks for three annotators: err = %v, want ErrBadInput", err)
 	}
 }

@@ -397,15 +397,6 @@ const anchoredRounds = 100
 func (m *Model) anchoredStep(n, sy, sq []float64) {
 	l := m.learn
 	active := func(r int) bool { return n[r] > 0 && !m.ignores(r) }
-	for r := range m.Prec {
-		if !active(r) { // the prior: no part in the bound; b_r and p_r of an ignored annotator stay Init's
-			l.kap[r], l.shape[r], l.rate[r] = l.k0, l.a0, l.b0
-			l.elogp[r] = elogGamma(l.a0, l.b0)
-			if !m.ignores(r) {
-				m.Bias[r], m.Prec[r] = 0, l.a0/l.b0
-			}
-		}
-	}
 	rate := func(r int) {
 		l.rate[r] = l.b0 + 0.5*math.Max(0, sq[r]-2*m.Bias[r]*sy[r]+l.kap[r]*m.Bias[r]*m.Bias[r])
 		l.elogp[r] = elogGamma(l.shape[r], l.rate[r])
@@ -423,7 +414,7 @@ func (m *Model) anchoredStep(n, sy, sq []float64) {
 			den += n[r] * n[r] / (l.kap[r] * m.Prec[r])
 		}
 		if den == 0 {
-			return // nobody answered
+			break // nobody answered
 		}
 		lam := num / den
 		cnt, ss := 0.0, 0.0
@@ -444,11 +435,18 @@ func (m *Model) anchoredStep(n, sy, sq []float64) {
 		}
 	}
 	// κ_r and a_r at the last κ₀ (the maximiser whatever μ and β), then β_r
-	// at the anchored μ_r.
+	// at the anchored μ_r; the others at the prior of the last κ₀ (no part
+	// in the bound; b_r and p_r of an ignored annotator stay Init's).
 	for r := range m.Prec {
 		if active(r) {
 			l.kap[r], l.shape[r] = l.k0+n[r], l.a0+n[r]/2
 			rate(r)
+			continue
+		}
+		l.kap[r], l.shape[r], l.rate[r] = l.k0, l.a0, l.b0
+		l.elogp[r] = elogGamma(l.a0, l.b0)
+		if !m.ignores(r) {
+			m.Bias[r], m.Prec[r] = 0, l.a0/l.b0
 		}
 	}
 }

@@ -42,6 +42,7 @@ mutations=(
   'learn-bias-anchor-dropped|annotators/biasprecision/learned.go|s/lam := num \/ den/lam := 0 * num \/ den/|./annotators/biasprecision'
   'prior-auto-never-learns|annotators/biasprecision/biasprecision.go|s/learn = AutoKappa\(m\.Answers\) == 0 \&\&/learn = false \&\& AutoKappa(m.Answers) == 0 \&\&/|./annotators/biasprecision'
   'prior-auto-load-config|annotators/biasprecision/biasprecision.go|s/biasOnly: m\.Config\.learnBiasOnly\(\), kap: f\.Kappa/biasOnly: m.Config.Learn == LearnBias, kap: f.Kappa/|./annotators/biasprecision'
+  'anchored-inactive-stale|annotators/biasprecision/learned.go|s/\t\t\tcontinue\n\t\t\}\n\t\tl\.kap\[r\], l\.shape\[r\], l\.rate\[r\] = l\.k0, l\.a0, l\.b0\n/\t\t\tcontinue\n\t\t}\n\t\tif false {\n\t\t\tl.kap[r], l.shape[r], l.rate[r] = l.k0, l.a0, l.b0\n\t\t}\n/|./annotators/biasprecision'
   'learn-bias-anchor-minibatch|annotators/biasprecision/biasprecision.go|s/m\.anchoredStep\(n, sy, sq\)/m.anchoredStep(s.N, s.SY, s.SQ)/|./annotators/biasprecision'
   'learn-bias-kappa-step|annotators/biasprecision/learned.go|s/k0 := min\(max\(cnt\/ss,/k0 := min(max(1.5*cnt\/ss,/|./annotators/biasprecision'
   'sampler-bias-scale|annotators/biasprecision/sampler.go|s/rng\.NormFloat64\(\) \/ math\.Sqrt\(p\.Kappa\*s\.prec\[r\]\)/rng.NormFloat64() \/ math.Sqrt(p.Kappa)/|./annotators/biasprecision'
