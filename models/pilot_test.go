@@ -1,6 +1,7 @@
 package models
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"github.com/maslda/maslda/framework/frameworktest/race"
@@ -44,6 +45,7 @@ func TestMASLDArExactPilotMonotone(t *testing.T) {
 			bp := m.Noise.(*biasprecision.Model)
 			elbos := map[int][]float64{}
 			var s2, bias, prec []float64
+			var ann bytes.Buffer // the pilot's annotators, all of their state (a learned prior's posteriors too)
 			var pilotX []framework.Gaussian
 			n := 12
 			fitRun(t, m, &optim.Batch{MaxIters: n, MinIters: n}, nil, func(p framework.Progress) error {
@@ -55,6 +57,10 @@ func TestMASLDArExactPilotMonotone(t *testing.T) {
 					}
 				} else {
 					bias, prec = append(bias[:0], bp.Bias...), append(prec[:0], bp.Prec...)
+					ann.Reset()
+					if err := bp.SaveParams(&ann); err != nil {
+						return err
+					}
 					pilotX = pilotX[:0]
 					for _, x := range m.targets {
 						pilotX = append(pilotX, *x.(*framework.Gaussian))
@@ -108,8 +114,9 @@ func TestMASLDArExactPilotMonotone(t *testing.T) {
 			f := newRegModel(t, g, gp, biasprecision.Defaults(), 5)
 			fr, fb := f.Response.(*gaussian.Response), f.Noise.(*biasprecision.Model)
 			fr.Sigma2, fr.Held, fr.HeldWeight = resp.Sigma2, true, resp.HeldWeight
-			copy(fb.Bias, bias)
-			copy(fb.Prec, prec)
+			if err := fb.LoadParams(&ann); err != nil {
+				t.Fatal(err)
+			}
 			if truth == gaussian.TruthExact {
 				for d := range pilotX {
 					*f.targets[d].(*framework.Gaussian) = pilotX[d]

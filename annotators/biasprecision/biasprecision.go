@@ -774,9 +774,13 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 	return nil
 }
 
-// LogPrior is Σ_r log p(b_r, p_r) under the Normal–Gamma prior of Params
-// (0 for the flat prior ν₀ = κ₀ = 0).
+// LogPrior is the global term of ELBO: Σ_r log p(b_r, p_r) under the
+// fixed Normal–Gamma prior of Params (0 for the flat prior ν₀ = κ₀ = 0);
+// under a learned prior, E[log p(b, p)] − E[log q(b, p)] (learnedKL).
 func (m *Model) LogPrior() float64 {
+	if m.learn != nil {
+		return m.learnedKL()
+	}
 	nu, kappa := m.Config.PriorAnswers, m.Kappa
 	if m.Config.noBias() {
 		kappa = 0
@@ -828,7 +832,7 @@ func (m *Model) ELBO(st framework.Stats, step framework.Step) float64 {
 				local -= 0.5 * n / l.kap[r]
 			}
 		}
-		return step.Scale*local + m.learnedKL()
+		return step.Scale*local + m.LogPrior()
 	}
 	for r, p := range m.Prec {
 		n := s.N[r]
