@@ -716,14 +716,23 @@ func TestMASLDArConfigErrors(t *testing.T) {
 	}
 	// bias_prior: a number (HCL's numbers convert to the string it is) or
 	// "auto"; anything else names what is valid.
-	for src, want := range map[string]float64{`bias_prior = 2.5`: 2.5, `bias_prior = "auto"`: 0, `bias_prior = "0"`: 0} {
+	// The small corpus's annotators have many answers each: with "auto"
+	// the default prior = "auto" learns κ₀ (from 1), with a number it is
+	// the fixed prior's.
+	for src, want := range map[string]float64{`bias_prior = 2.5`: 2.5, `bias_prior = "auto"`: 1, `bias_prior = "0"`: 0} {
 		r, err := Build(mustConfig(t, strings.Replace(smallRegConfig, "prior_answers = 1", src, 1)), nil, smallRegCorpus(t))
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
-		// The small corpus's annotators have many answers each: "auto" is 0.
 		if got := r.Model.Noise.(interface{ BiasPriorInUse() float64 }).BiasPriorInUse(); got != want {
 			t.Errorf("%s: κ₀ %v, want %v", src, got, want)
+		}
+		wantPrior := "fixed"
+		if strings.Contains(src, "auto") {
+			wantPrior = "learned"
+		}
+		if got := r.Model.Noise.(interface{ PriorInUse() string }).PriorInUse(); got != wantPrior {
+			t.Errorf("%s: prior %q, want %q", src, got, wantPrior)
 		}
 	}
 	for _, src := range []string{`bias_prior = "some"`, `bias_prior = -1`, `bias_prior = true`} {

@@ -73,8 +73,8 @@ type Params struct {
 	// prior: with Bias "none" and a flat response, the truth is the mean
 	// answer).
 	Precision string `hcl:"precision,optional"`
-	// Prior is "fixed" (default: MAP estimates of b_r and p_r under the
-	// prior of ν₀, s₀² and κ₀) or "learned": every annotator gets a
+	// Prior is "fixed" (MAP estimates of b_r and p_r under the prior of
+	// ν₀, s₀² and κ₀) or "learned": every annotator gets a
 	// Normal–Gamma posterior q(b_r, p_r) under one shared prior whose
 	// hyperparameters (κ₀, the Gamma's shape and rate) are fitted to the
 	// whole crowd by type-II maximum likelihood at every update (learned.go),
@@ -82,7 +82,7 @@ type Params struct {
 	// says how alike its annotators are: annotators with few answers borrow
 	// the crowd's typical noise and bias. The prior's zero bias mean pins
 	// the biases' common offset, in place of bias_anchor (ignored). Needs
-	// precision = "each". Or "auto": decided in Init from the training
+	// precision = "each". Or "auto" (default): decided in Init from the training
 	// answers (Model.PriorInUse; saved with the parameters, so that a
 	// model loaded without answers keeps it): "fixed" with bias_prior's κ₀
 	// where the annotators who answered average fewer than AutoFewAnswers
@@ -156,7 +156,7 @@ const AutoBiasPrior = 3
 
 // Defaults returns the documented defaults.
 func Defaults() Params {
-	return Params{PriorAnswers: 1, BiasPrior: BiasPriorAuto, BiasAnchor: AnchorMean, Bias: Each, Precision: Each, Prior: PriorFixed, Constant: ConstantIgnore}
+	return Params{PriorAnswers: 1, BiasPrior: BiasPriorAuto, BiasAnchor: AnchorMean, Bias: Each, Precision: Each, Prior: PriorAuto, Constant: ConstantIgnore}
 }
 
 // biasPrior parses Params.BiasPrior: κ₀ and whether it is "auto".

@@ -341,7 +341,7 @@ func TestRegistryAndParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := n.(*Model).Config; got != (Params{PriorAnswers: 0, PriorVar: 2, BiasPrior: "1", BiasAnchor: AnchorMean, Bias: Each, Precision: Each, Prior: PriorFixed, Constant: ConstantIgnore}) {
+	if got := n.(*Model).Config; got != (Params{PriorAnswers: 0, PriorVar: 2, BiasPrior: "1", BiasAnchor: AnchorMean, Bias: Each, Precision: Each, Prior: PriorAuto, Constant: ConstantIgnore}) {
 		t.Errorf("decoded %+v", got)
 	}
 	for _, p := range []Params{{PriorAnswers: -1}, {PriorVar: -1}, {BiasPrior: "NaN"}, {BiasPrior: "-1"}, {BiasPrior: "Inf"}, {BiasPrior: "some"}, {PriorAnswers: math.Inf(1)}, {Bias: "some"}, {Precision: "pooled"}, {Prior: "hier"}, {Prior: PriorLearned, Precision: Shared}, {Constant: "drop"}} {

@@ -17,8 +17,8 @@
 //	  bias_anchor   = "mean"  # Σ_r n_r b_r = 0 (the crowd unbiased on average), or "none"
 //	  bias          = "each"  # one b_r per annotator, or "none": every b_r = 0
 //	  precision     = "each"  # one p_r per annotator, or "shared": one p for all
-//	  prior         = "fixed" # or "learned": Normal–Gamma posteriors under a prior fitted to the crowd;
-//	                          # or "auto": "fixed" below 5 answers per annotator, else "learned" with learn = "bias"
+//	  prior         = "auto"  # "fixed" below 5 answers per annotator, else "learned" with learn = "bias";
+//	                          # or "fixed"; or "learned": Normal–Gamma posteriors under a prior fitted to the crowd
 //	  learn         = "all"   # with "learned": κ₀, a₀, β₀; or "bias": κ₀ alone (a₀, β₀ from ν₀, s₀²),
 //	                          # under bias_anchor = "mean" by exact coordinate steps (anchoredStep)
 //	  constant      = "ignore" # an annotator with one answer for every document ignores the items; or "keep"

@@ -61,9 +61,9 @@ inference "batch" {
 			bp.Bias[r]-bp.Bias[0], biasprecision.PaperBias[r]-biasprecision.PaperBias[0], bp.Prec[r], biasprecision.PaperPrec[r])
 	}
 	// Output:
-	// a1: bias − bias of a1   0.0 (planted   0.0), precision  9.6 (planted   10)
+	// a1: bias − bias of a1   0.0 (planted   0.0), precision  9.7 (planted   10)
 	// a2: bias − bias of a1  -0.4 (planted  -0.4), precision  3.1 (planted    3)
-	// a3: bias − bias of a1  -2.6 (planted  -2.6), precision  8.6 (planted   10)
+	// a3: bias − bias of a1  -2.6 (planted  -2.6), precision  8.5 (planted   10)
 	// a4: bias − bias of a1   0.0 (planted   0.0), precision 0.49 (planted  0.5)
 	// a5: bias − bias of a1   0.9 (planted   0.9), precision 0.25 (planted 0.25)
 }

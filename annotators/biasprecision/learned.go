@@ -12,9 +12,9 @@ import (
 
 // Priors of the annotators (Params.Prior).
 const (
-	PriorFixed   = "fixed"   // MAP estimates under the Normal–Gamma prior of ν₀, s₀², κ₀ (default)
+	PriorFixed   = "fixed"   // MAP estimates under the Normal–Gamma prior of ν₀, s₀², κ₀
 	PriorLearned = "learned" // Normal–Gamma posteriors under one shared prior whose hyperparameters are learned
-	// PriorAuto decides in Init from the training answers (Model.PriorInUse):
+	// PriorAuto (default) decides in Init from the training answers (Model.PriorInUse):
 	// "fixed" (κ₀ from bias_prior, "auto": AutoBiasPrior) when the
 	// annotators who answered average fewer than AutoFewAnswers answers
 	// each, "learned" with learn = "bias" (κ₀ fitted under the bias anchor)

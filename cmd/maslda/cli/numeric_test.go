@@ -99,8 +99,8 @@ func TestSnowAffect(t *testing.T) {
 		t.Skipf("no ../shared/data/snow2008_affect beside the repository (%v)", err)
 	}
 	want := map[string]map[string]float64{
-		"anger":   {"mean": 0.177, "median": -0.264, "bias-precision": 0.427},
-		"sadness": {"mean": 0.513, "median": 0.440, "bias-precision": 0.620},
+		"anger":   {"mean": 0.177, "median": -0.264, "bias-precision": 0.476},
+		"sadness": {"mean": 0.513, "median": 0.440, "bias-precision": 0.642},
 	}
 	dir := t.TempDir()
 	for emotion, w := range want {
