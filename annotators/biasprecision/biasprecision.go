@@ -223,8 +223,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: annotators bias-precision: prior = %q; valid: %s, %s, %s", framework.ErrBadInput, p.Prior, PriorFixed, PriorLearned, PriorAuto)
 	case p.Constant != "" && p.Constant != ConstantIgnore && p.Constant != ConstantKeep:
 		return fmt.Errorf("%w: annotators bias-precision: constant = %q; valid: %s (an annotator with one answer for everything says nothing about the truth), %s (read its answers as measurements)", framework.ErrBadInput, p.Constant, ConstantIgnore, ConstantKeep)
-	case p.Learn != "" && p.Learn != LearnAll && p.Learn != LearnBias:
-		return fmt.Errorf("%w: annotators bias-precision: learn = %q; valid: %s (κ₀, a₀, β₀), %s (κ₀ alone)", framework.ErrBadInput, p.Learn, LearnAll, LearnBias)
+	case p.Learn != "" && p.Learn != LearnAll && p.Learn != LearnBias && p.Learn != LearnPrecision:
+		return fmt.Errorf("%w: annotators bias-precision: learn = %q; valid: %s (κ₀, a₀, β₀), %s (κ₀ alone), %s (a₀, β₀ alone)", framework.ErrBadInput, p.Learn, LearnAll, LearnBias, LearnPrecision)
 	case p.Learn != "" && !p.learned():
 		return fmt.Errorf("%w: annotators bias-precision: learn = %q needs prior = %q", framework.ErrBadInput, p.Learn, PriorLearned)
 	case p.learned() && p.shared():
@@ -318,7 +318,7 @@ func (m *Model) Init(s *framework.Setup) error {
 	if m.Config.auto() {
 		learn = auto && AutoKappa(m.Answers) == 0 && !m.Config.noBias() && !m.Config.shared()
 	}
-	if auto && !learn {
+	if auto && (!learn || m.Config.Learn == LearnPrecision) {
 		m.Kappa = AutoKappa(m.Answers)
 	}
 	if learn {
@@ -978,7 +978,7 @@ func (m *Model) LoadParams(rd io.Reader) error {
 				return fmt.Errorf("%w: bias-precision parameters: the learned posterior of %q is κ = %v, a = %v, β = %v, want finite numbers > 0", framework.ErrBadInput, p.Annotators[r], f.Kappa[r], f.Shape[r], f.Rate[r])
 			}
 		}
-		l = &learned{k0: f.Kappa0, a0: f.Shape0, b0: f.Rate0, biasOnly: m.Config.learnBiasOnly(), kap: f.Kappa, shape: f.Shape, rate: f.Rate, elogp: make([]float64, R)}
+		l = &learned{k0: f.Kappa0, a0: f.Shape0, b0: f.Rate0, biasOnly: m.Config.learnBiasOnly(), gammaOnly: m.Config.Learn == LearnPrecision, kap: f.Kappa, shape: f.Shape, rate: f.Rate, elogp: make([]float64, R)}
 		for r := range R {
 			l.elogp[r] = elogGamma(f.Shape[r], f.Rate[r])
 		}

@@ -31,6 +31,12 @@ func TestKit(t *testing.T) {
 		{"learned prior, no bias", func() Params { p := Defaults(); p.Prior, p.Bias = PriorLearned, None; return p }(), nil},
 		{"learned κ₀, mean anchor", func() Params { p := Defaults(); p.Prior, p.Learn = PriorLearned, LearnBias; return p }(), map[string]string{"Maximises": "the mean anchor is a constraint that depends on the statistics (as for the defaults); TestLearnBiasAnchored checks the constrained maximum by central differences"}},
 		{"learned κ₀, unanchored", func() Params { p := unanchored(); p.Prior, p.Learn = PriorLearned, LearnBias; return p }(), nil},
+		{"learned precision, mean anchor", func() Params {
+			p := Defaults()
+			p.Prior, p.Learn, p.BiasPrior = PriorLearned, LearnPrecision, "3"
+			return p
+		}(), map[string]string{"Maximises": "the mean anchor is a constraint that depends on the statistics (as for the defaults); TestLearnPrecisionAnchored checks the constrained maximum by central differences"}},
+		{"learned precision, unanchored", func() Params { p := unanchored(); p.Prior, p.Learn = PriorLearned, LearnPrecision; return p }(), nil},
 		{"prior auto, unanchored", func() Params { p := unanchored(); p.Prior = PriorAuto; return p }(), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

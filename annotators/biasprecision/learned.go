@@ -27,6 +27,9 @@ const (
 const (
 	LearnAll  = "all"  // κ₀, a₀ and β₀ (default)
 	LearnBias = "bias" // κ₀ only: a₀, β₀ stay the fixed prior's (ν₀, s₀²)
+	// LearnPrecision learns a₀ and β₀ only (how alike the annotators'
+	// precisions are); κ₀ stays bias_prior's (under "auto": AutoKappa).
+	LearnPrecision = "precision"
 )
 
 // learned is the state of prior = "learned": the shared prior's
@@ -51,6 +54,7 @@ const (
 type learned struct {
 	k0, a0, b0 float64   // κ₀, a₀, β₀
 	biasOnly   bool      // learn = "bias": learnHyper moves κ₀ only
+	gammaOnly  bool      // learn = "precision": a₀ and β₀ only, κ₀ held
 	kap        []float64 // κ_r (unused with bias = "none")
 	shape      []float64 // a_r
 	rate       []float64 // β_r
@@ -62,7 +66,11 @@ type learned struct {
 // β₀ ≥ s₀²/2), κ₀ = max(κ₀, 1); and every posterior at the prior.
 func newLearned(p Params, kappa, s0 float64, R int) *learned {
 	nu := max(p.PriorAnswers, 1)
-	l := &learned{k0: max(kappa, 1), a0: 1 + nu/2, b0: nu * s0 / 2, biasOnly: p.learnBiasOnly(),
+	k0 := max(kappa, 1)
+	if p.Learn == LearnPrecision {
+		k0 = max(kappa, hyperK[0]) // held where it is: 0 is nearly flat
+	}
+	l := &learned{k0: k0, a0: 1 + nu/2, b0: nu * s0 / 2, biasOnly: p.learnBiasOnly(), gammaOnly: p.Learn == LearnPrecision,
 		kap: make([]float64, R), shape: make([]float64, R), rate: make([]float64, R), elogp: make([]float64, R)}
 	for r := range R {
 		l.kap[r], l.shape[r], l.rate[r] = l.k0, l.a0, l.b0
@@ -137,9 +145,12 @@ func (l *learned) learnHyper(n, sy, sq []float64, bias bool, s0 float64) {
 	if l.biasOnly { // a₀ and β₀ held: their range is their value
 		lo[0], hi[0], lo[1], hi[1] = u[0], u[0], u[1], u[1]
 	}
+	if l.gammaOnly && bias { // κ₀ held
+		lo[2], hi[2] = u[2], u[2]
+	}
 	set := func(u []float64) {
 		l.a0, l.b0 = math.Exp(u[0]), math.Exp(u[1])
-		if bias {
+		if bias && !l.gammaOnly { // held: kept exactly, not through exp(log κ₀)
 			l.k0 = math.Exp(u[2])
 		}
 	}
@@ -370,7 +381,7 @@ func elogGamma(a, rate float64) float64 { return mathext.Digamma(a) - math.Log(r
 // anchoredLearn reports whether the learned prior keeps the mean anchor:
 // learn = "bias" with bias_anchor = "mean" and a bias per annotator.
 func (m *Model) anchoredLearn() bool {
-	return m.learn != nil && m.learn.biasOnly && m.Config.BiasAnchor == AnchorMean && !m.Config.noBias()
+	return m.learn != nil && (m.learn.biasOnly || m.learn.gammaOnly) && m.Config.BiasAnchor == AnchorMean && !m.Config.noBias()
 }
 
 // anchoredRounds bounds anchoredStep's rounds of coordinate steps; each
@@ -427,6 +438,22 @@ func (m *Model) anchoredStep(n, sy, sq []float64) {
 			cnt++
 			ss += m.Prec[r]*m.Bias[r]*m.Bias[r] + 1/l.kap[r]
 		}
+		if l.gammaOnly {
+			s1, s2 := 0.0, 0.0
+			for r := range m.Prec {
+				if active(r) {
+					s1 += m.Prec[r] / cnt
+					s2 += l.elogp[r] / cnt
+				}
+			}
+			a0, b0 := gammaStep(s1, s2, hyperB[0]*m.S0)
+			done := math.Abs(a0-l.a0) <= 1e-12*l.a0 && math.Abs(b0-l.b0) <= 1e-12*l.b0
+			l.a0, l.b0 = a0, b0
+			if done {
+				break
+			}
+			continue
+		}
 		k0 := min(max(cnt/ss, hyperK[0]), hyperK[1])
 		done := math.Abs(k0-l.k0) <= 1e-12*l.k0
 		l.k0 = k0
@@ -449,4 +476,62 @@ func (m *Model) anchoredStep(n, sy, sq []float64) {
 			m.Bias[r], m.Prec[r] = 0, l.a0/l.b0
 		}
 	}
+}
+
+// gammaStep is learn = "precision"'s step of the shared Gamma(a₀, β₀):
+// the maximiser of Σ_r E_q[log Gamma(p_r | a₀, β₀)] over the R₊
+// annotators with answers, given s1 = mean E[p_r] and s2 = mean E[log p_r]
+// (the only part of the bound that depends on a₀ and β₀; jointly concave
+// in them, the Hessian's determinant being R₊²(a₀ψ'(a₀) − 1)/β₀² > 0):
+//
+//	β₀ = a₀/s1,  ln a₀ − ψ(a₀) = ln s1 − s2                 (Minka's Gamma MLE)
+//
+// and where that β₀ is below the floor (hyperB, relative to s₀², as for
+// the learned prior) the maximum on the floor: β₀ = floor, ψ(a₀) = ln β₀ +
+// s2. a₀ is kept within hyperA (at its upper bound, one precision shared by
+// the crowd).
+func gammaStep(s1, s2, floor float64) (a0, b0 float64) {
+	c := math.Log(s1) - s2 // ≥ 0 by Jensen
+	if !(c > 0) {
+		a0 = hyperA[1]
+	} else {
+		a0 = (3 - c + math.Sqrt((c-3)*(c-3)+24*c)) / (12 * c)
+		for range 50 {
+			g := math.Log(a0) - special.Digamma(a0) - c
+			d := 1/a0 - special.Trigamma(a0)
+			next := a0 - g/d
+			if !(next > 0) {
+				next = a0 / 2
+			}
+			stop := math.Abs(next-a0) <= 1e-14*a0
+			a0 = next
+			if stop {
+				break
+			}
+		}
+	}
+	a0 = min(max(a0, hyperA[0]), hyperA[1])
+	b0 = a0 / s1
+	if b0 >= floor {
+		return a0, b0
+	}
+	b0 = floor
+	y := math.Log(b0) + s2 // ψ(a₀) = y
+	if y >= -2.22 {
+		a0 = math.Exp(y) + 0.5
+	} else {
+		a0 = -1 / (y + 0.5772156649015329)
+	}
+	for range 50 {
+		next := a0 - (special.Digamma(a0)-y)/special.Trigamma(a0)
+		if !(next > 0) {
+			next = a0 / 2
+		}
+		stop := math.Abs(next-a0) <= 1e-14*a0
+		a0 = next
+		if stop {
+			break
+		}
+	}
+	return min(max(a0, hyperA[0]), hyperA[1]), b0
 }
