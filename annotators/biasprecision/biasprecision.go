@@ -97,7 +97,11 @@ type Params struct {
 	// answers of variance s₀², ν₀ at least 1). With "bias" and BiasAnchor
 	// "mean" the anchor is kept and κ₀ is the bound's maximiser under it
 	// (anchoredStep); with "none" the zero-mean prior pins the offset and κ₀
-	// is type-II maximum likelihood (learnHyper). "" means "all".
+	// is type-II maximum likelihood (learnHyper). Or "precision": a₀ and
+	// β₀ alone (how alike the annotators' precisions are), κ₀ held at
+	// bias_prior's (under "auto", AutoKappa's); with bias_anchor "mean" by
+	// the variational EM step of the Gamma (gammaStep), with "none" by
+	// learnHyper. "" means "all".
 	Learn string `hcl:"learn,optional"`
 	// Constant is "ignore" (default) or "keep": what to do with an
 	// annotator who gave one and the same answer to every document, at

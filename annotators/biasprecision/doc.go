@@ -21,6 +21,7 @@
 //	                          # or "fixed"; or "learned": Normal–Gamma posteriors under a prior fitted to the crowd
 //	  learn         = "all"   # with "learned": κ₀, a₀, β₀; or "bias": κ₀ alone (a₀, β₀ from ν₀, s₀²),
 //	                          # under bias_anchor = "mean" by exact coordinate steps (anchoredStep)
+//	                          # or "precision": a₀, β₀ alone, κ₀ held (gammaStep under the anchor)
 //	  constant      = "ignore" # an annotator with one answer for every document ignores the items; or "keep"
 //	}
 //
@@ -54,6 +55,9 @@
 //	prior = "learned" (below): conjugate posterior                       Model.posterior
 //	   type-II maximum likelihood of (κ₀, a₀, β₀)                         learned.learnHyper, logZ, hyperGrad
 //	   E[log p(b, p)] − E[log q(b, p)]                                    Model.learnedKL
+//	learn = "precision", anchored: β₀ = a₀/mean E[p_r],                gammaStep, Model.anchoredStep
+//	   ln a₀ − ψ(a₀) = ln mean E[p_r] − mean E[log p_r]; on the floor
+//	   of β₀, ψ(a₀) = ln β₀ + mean E[log p_r]
 //
 // The statistics are, per annotator, n_r = |D_r|, Σ(y − m) and
 // Σ((y − m)² + v); the bound's annotator terms expand into them:
