@@ -76,7 +76,11 @@ func TestRewarmIsBuildWithMarks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.rewarm(marks, framework.Progress{}); err != nil {
+	// Built as Build builds, with the marks: the seed's random source, the
+	// marks in the setup.
+	w.src.Seed(cfg.Seed, randStream)
+	w.marks = marks
+	if w.Model, w.Schedule, err = w.assemble(); err != nil {
 		t.Fatal(err)
 	}
 	wps, wres, wpost := fit(w)

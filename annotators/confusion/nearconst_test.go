@@ -455,3 +455,52 @@ func TestRewarm(t *testing.T) {
 		t.Errorf(`marks with constant = "ignore": err = %v, want ErrBadInput naming it`, err)
 	}
 }
+
+// TestAlmostConstantMinorityMode: an annotator near chance whose barely
+// modal class is its documents' minority label (class 1 with probability
+// 0.55 whatever the class, on documents two thirds of class 0) gives that
+// class beyond its documents' share of it and looks independent of them,
+// but no more often than the labels' largest class: not marked. One who
+// gives class 1 to 0.9 of them is.
+func TestAlmostConstantMinorityMode(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	var byDoc [][]framework.Answer
+	var truth []int
+	for d := range 450 {
+		c := 0
+		if d%3 == 2 {
+			c = 1
+		}
+		truth = append(truth, c)
+		near := func(p float64) int {
+			if rng.Float64() < p {
+				return 1
+			}
+			return 0
+		}
+		good := c
+		if rng.Float64() < 0.1 {
+			good = 1 - c
+		}
+		byDoc = append(byDoc, []framework.Answer{ans(0, good), ans(1, near(0.55)), ans(2, near(0.9))})
+	}
+	cfg := Defaults()
+	cfg.StartLabels, cfg.Constant = StartClassifier, ConstantAlmost
+	m := newModel(t, cfg, 3, 2, byDoc)
+	if err := m.StartFrom(truthPreds(truth, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if got := []int{m.Constant(0), m.Constant(1), m.Constant(2)}; !cmp.Equal(got, []int{-1, -1, 1}) {
+		t.Errorf("Constant = %v, want [-1 -1 1]", got)
+	}
+	// Without the largest-share condition a1 would be marked: its tests alone.
+	counts := make([]float64, 2*2)
+	for d, as := range byDoc {
+		counts[truth[d]*2+int(as[1].Class)]++
+	}
+	k, n := counts[1]+counts[3], 450.0
+	f1 := (counts[2] + counts[3] + 1) / (n + 2)
+	if !(2*binomialTail(450, int(k), f1) < framework.ConstantChance) || !(independenceLogBF(counts, 2, cfg.Omega, m.startPrior) > 0) {
+		t.Fatalf("a1 (%v of 450 class 1, its documents' share %.3f) passes neither test alone: the case does not test the share", k, f1)
+	}
+}
