@@ -441,6 +441,18 @@ func TestRewarm(t *testing.T) {
 		if diff := cmp.Diff(m.constant, h.constant); diff != "" {
 			t.Errorf("%s: ignored after the start, handed (+) and marked (-):\n%s", prior, diff)
 		}
+		// The handed marks are final: handed none, a2 is not marked at
+		// the start either.
+		n, err := newModelMarks(cfg, 4, 3, byDoc, []int32{-1, -1, -1, -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.StartFrom(pred); err != nil {
+			t.Fatal(err)
+		}
+		if n.Constant(2) != -1 || n.Rewarm() != nil {
+			t.Errorf("%s: handed no marks, the start marked a2 (Constant %d, Rewarm %v)", prior, n.Constant(2), n.Rewarm())
+		}
 	}
 	byDoc, _ := almostCrowd(30, false)
 	cfg := Defaults()
