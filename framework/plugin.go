@@ -73,6 +73,12 @@ type Setup struct {
 	Corpus     *Corpus    // the training corpus (nil when rebuilding a saved model; without Docs when the run holds no document, models.BuildGlobals)
 	Docs       int        // the number of training documents (0 when rebuilding a saved model): read it, not len(Corpus.Docs)
 	Rand       *rand.Rand // the run's random source; never the global one
+	// Marks, when not nil, are what a Rewarmer's start found in an
+	// earlier pass of this run (Rewarmer.Rewarm): per annotator a class
+	// (≥ 0) for one the start marked, −1 for the others. Only a noise model
+	// that is a Rewarmer is handed them, on the pass models.Run.Fit builds
+	// again from the configuration; nil otherwise.
+	Marks []int32
 }
 
 // NumDocs is the number of training documents: Docs, or when it is 0
@@ -565,6 +571,21 @@ type Progress struct {
 type Starter interface {
 	StartIters() int
 	StartFrom(pred []Target) error
+}
+
+// Rewarmer is an optional capability of a Starter whose start can mark
+// annotators that its warm-up should not have read (the confusion model's
+// near-constant answerers, constant = "almost"). Rewarm, asked right after
+// each start, returns the start's marks (per annotator a class, or −1), or
+// nil when it marked none. When not nil, models.Run.Fit does not go on:
+// it builds the run again from the configuration and the seed, hands the
+// marks to the new noise model's Init (Setup.Marks) and fits from the
+// beginning (restarts, pilot, warm-up, start), numbering the progress on.
+// A noise model handed marks must treat them from Init on and return nil
+// from Rewarm: there is no third pass.
+type Rewarmer interface {
+	Starter
+	Rewarm() []int32
 }
 
 // Relabeler is an optional capability of a NoiseModel of a categorical

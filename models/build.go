@@ -54,6 +54,12 @@ type Run struct {
 	piloted bool      // the response's pilot ran (framework.Piloted): the schedule's progress is Stage 2
 	corpus  *framework.Corpus
 	warm    bool // WarmStart: no classifier start
+	// marks: the annotators' start marked these in the run's first pass
+	// (framework.Rewarmer): the run was built again with them handed to
+	// the annotators' Init (Setup.Marks), and pass is where the first
+	// pass ended (rewarm). nil: the first pass.
+	marks []int32
+	pass  passOffset
 
 	// globals: built by BuildGlobals, without the documents (corpus has
 	// none; docs is their number, fetch reads the seeded start's).
@@ -82,7 +88,9 @@ func components(cfg *Config, reg *framework.Registry, setup *framework.Setup) (f
 		if resp, err = reg.Likelihood(cfg.Response.Name, cfg.Response.Params); err != nil {
 			return nil, nil, nil, at(cfg.Response, err)
 		}
-		if err = resp.Init(setup); err != nil {
+		rs := *setup
+		rs.Marks = nil // the annotators' (framework.Rewarmer)
+		if err = resp.Init(&rs); err != nil {
 			return nil, nil, nil, at(cfg.Response, fmt.Errorf("response %q: %w", cfg.Response.Name, err))
 		}
 	}
@@ -264,7 +272,7 @@ func (r *Run) assemble() (*Model, framework.Schedule, error) {
 	} else {
 		layer.Init(c, r.Rand)
 	}
-	setup := &framework.Setup{K: cfg.Topics.K, V: c.V, Corpus: c, Docs: D, Rand: r.Rand, Classes: r.Classes, Annotators: r.Annotators}
+	setup := &framework.Setup{K: cfg.Topics.K, V: c.V, Corpus: c, Docs: D, Rand: r.Rand, Classes: r.Classes, Annotators: r.Annotators, Marks: r.marks}
 	resp, noise, sched, err := components(cfg, r.reg, setup)
 	if err != nil {
 		return nil, nil, err
@@ -392,7 +400,15 @@ func (s *starting) start(ctx context.Context) error {
 	for i, q := range preds {
 		targets[i] = q.Target
 	}
-	return s.st.StartFrom(targets)
+	if err := s.st.StartFrom(targets); err != nil {
+		return err
+	}
+	if rw, ok := s.st.(framework.Rewarmer); ok {
+		if marks := rw.Rewarm(); marks != nil {
+			return &rewarmed{marks: marks}
+		}
+	}
+	return nil
 }
 
 // started2 runs the schedule with the start in its observer. If the schedule
@@ -519,7 +535,7 @@ func (s *starting) after(second bool) func(Position) error {
 		p.Pilot = s.r.piloted
 		p.Iter += s.iter
 		p.Second, p.Started, p.Seen, p.IterOffset, p.EpochOffset, p.Tuned = second, s.started, s.seen, s.iter, s.epoch, s.tuned
-		return s.r.AfterIter(p)
+		return s.r.AfterIter(s.r.position(p))
 	}
 }
 
@@ -811,6 +827,40 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 			return nil, err
 		}
 	}
+	var (
+		res  *framework.Result
+		err  error
+		last framework.Progress
+	)
+	for {
+		res, err = r.fitPass(ctx, r.pass.observer(obs, &last))
+		var rw *rewarmed
+		if !errors.As(err, &rw) {
+			break
+		}
+		// The start marked annotators (framework.Rewarmer): the second
+		// pass, from the beginning (rewarm.go).
+		if err = r.rewarm(rw.marks, last); err != nil {
+			res = nil
+			break
+		}
+	}
+	if res != nil && r.marks != nil {
+		res.Iters += r.pass.Iter
+		res.Epochs += r.pass.Epoch
+		res.Elapsed += r.pass.Elapsed
+	}
+	r.resume = nil
+	r.Result = res
+	r.Model.exactBufs = nil // the exact E-step's buffers (K×V sums per worker) are not kept after training
+	return res, err
+}
+
+// fitPass is one pass of Fit (see there): from r.resume, or the restarts
+// and the pilot and then the schedule, with the annotators' start and
+// the relabelled twin. It ends early with a *rewarmed error when the
+// start marked annotators (framework.Rewarmer).
+func (r *Run) fitPass(ctx context.Context, obs framework.Observer) (*framework.Result, error) {
 	if r.resume == nil {
 		var err error
 		if obs, err = r.prepare(ctx, obs, nil, nil); err != nil {
@@ -820,27 +870,23 @@ func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Resul
 		r.piloted = true
 		obs = stage2(obs)
 	}
-	var (
-		res *framework.Result
-		err error
-	)
 	if s := r.newStarting(obs); s != nil {
-		res, err = s.fit(ctx, r.resume)
+		from := r.resume
+		r.resume = nil
+		res, err := s.fit(ctx, from)
 		if err == nil {
 			res, err = s.relabel(ctx, res)
 		}
-	} else {
-		var after func(Position) error
-		if r.AfterIter != nil {
-			after = func(p Position) error {
-				p.Pilot = r.piloted
-				return r.AfterIter(p)
-			}
-		}
-		res, err = r.schedule(ctx, obs, r.resume, after)
+		return res, err
 	}
+	var after func(Position) error
+	if r.AfterIter != nil {
+		after = func(p Position) error {
+			p.Pilot = r.piloted
+			return r.AfterIter(r.position(p))
+		}
+	}
+	from := r.resume
 	r.resume = nil
-	r.Result = res
-	r.Model.exactBufs = nil // the exact E-step's buffers (K×V sums per worker) are not kept after training
-	return res, err
+	return r.schedule(ctx, obs, from, after)
 }

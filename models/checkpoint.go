@@ -68,6 +68,16 @@ type Position struct {
 	// The response's pilot (framework.Piloted) ran before the schedule:
 	// a resumed run skips it and reports Stage 2.
 	Pilot bool `json:"pilot,omitempty"`
+
+	// The annotators' start marked annotators in the run's first pass
+	// (framework.Rewarmer) and this is the second: Marks (per annotator a
+	// class, −1 for the others) were handed to the annotators' Init, and
+	// the first pass ended after PassIter updates (numbered as in
+	// history.csv, Iter includes them), PassEpoch epochs and PassElapsed.
+	Marks       []int32       `json:"marks,omitempty"`
+	PassIter    int           `json:"pass_iter,omitempty"`
+	PassEpoch   int           `json:"pass_epoch,omitempty"`
+	PassElapsed time.Duration `json:"pass_elapsed_ns,omitempty"`
 }
 
 func newPosition(bs optim.BatchState) Position {
@@ -130,6 +140,10 @@ func (p *Position) check(D int, svi *sviManifest) error {
 		return fmt.Errorf("position: iter_offset and epoch_offset are set but second is false")
 	case p.Stage < 0 || p.Stage > 2 || p.StageDone < 0 || p.StageDone > p.Iter:
 		return fmt.Errorf("position: stage %d, stage_done %d: want stage 0, 1 or 2 and 0 ≤ stage_done ≤ iter", p.Stage, p.StageDone)
+	case p.PassIter < 0 || p.PassEpoch < 0 || p.PassElapsed < 0 || p.PassIter+p.BatchIter > p.Iter:
+		return fmt.Errorf("position: pass_iter %d, pass_epoch %d, pass_elapsed_ns %d: want ≥ 0 and pass_iter + batch_iter ≤ iter", p.PassIter, p.PassEpoch, int64(p.PassElapsed))
+	case (p.PassIter != 0 || p.PassEpoch != 0 || p.PassElapsed != 0) && p.Marks == nil:
+		return fmt.Errorf("position: pass_iter, pass_epoch or pass_elapsed_ns set without marks")
 	}
 	if svi != nil {
 		switch {
@@ -410,6 +424,15 @@ func (r *Run) LoadCheckpoint(dir, fingerprint string) (*Position, error) {
 	}
 	if err := verifyFiles(dir, "checkpoint.json", man.Files); err != nil {
 		return nil, err
+	}
+	if p := man.Position; p.Marks != nil {
+		// The second pass (rewarm.go): the run built again with the first
+		// pass's marks handed to the annotators' Init, as Fit built it; the
+		// random source is the checkpoint's (below).
+		r.marks = nil
+		if err := r.rewarm(p.Marks, framework.Progress{Iter: p.PassIter, Epoch: p.PassEpoch, Elapsed: p.PassElapsed}); err != nil {
+			return nil, framework.Errorf(mpath, 0, "marks: %v", err)
+		}
 	}
 	m := r.Model
 	if err := readFileWith(filepath.Join(dir, "topics.bin"), func(rd io.Reader, name string) error { return readZeta(rd, name, m.Topics) }); err != nil {

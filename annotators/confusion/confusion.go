@@ -201,7 +201,10 @@ type Config struct {
 	// explained, by a Bayes factor, as drawn from one distribution whatever
 	// the class than as depending on it, judged against the start's labels
 	// (Model.markAlmostConstant): the near-constant answerers the exact
-	// rule misses (0.9 of their answers one class).
+	// rule misses (0.9 of their answers one class). When the start marks
+	// any, models.Run.Fit trains again from the beginning with them
+	// ignored from Init on (framework.Rewarmer: the second warm-up; Rewarm,
+	// Setup.Marks).
 	Constant string `hcl:"constant,optional"`
 	// Relabel is "agreement" (default) or "none": once training has ended,
 	// the relabelling of the classes under which the documents' labels
@@ -366,6 +369,25 @@ type Model struct {
 	// of class l when the model ignores r (LogPredictive), 0 for the
 	// others; nil with constant.
 	constCounts []float64
+	// handed: Init was handed the marks of an earlier start of the run
+	// (framework.Setup.Marks): they are in constant, and the start marks
+	// no more. marks: what the last start marked (Rewarm), nil when none.
+	handed bool
+	marks  []int32
+}
+
+// Rewarm returns the near-constant answerers the last start marked
+// (framework.Rewarmer; constant = "almost"): per annotator its most
+// frequent class, −1 for the others; nil when it marked none, and always
+// after Init was handed marks (Setup.Marks). models.Run.Fit then builds
+// the run again with the marks handed to Init, which treats them as exact
+// constants from the beginning: the warm-up's topics and softmax no longer
+// learn from them.
+func (m *Model) Rewarm() []int32 {
+	if m.handed || m.marks == nil {
+		return nil
+	}
+	return append([]int32(nil), m.marks...)
 }
 
 // Constant is the class annotator r gives to every document when the model
@@ -521,18 +543,33 @@ func (m *Model) Init(s *framework.Setup) error {
 		}
 		byDoc = a.ByDoc
 	}
-	m.constant, m.constCounts = nil, nil
+	if s.Marks != nil {
+		if m.cfg.Constant != ConstantAlmost {
+			return fmt.Errorf("%w: confusion annotators: marks of an earlier start handed to a model with constant = %q (only %q marks)", framework.ErrBadInput, m.cfg.Constant, ConstantAlmost)
+		}
+		if len(s.Marks) != R {
+			return fmt.Errorf("%w: confusion annotators: marks of an earlier start for %d annotators, the setup has %d", framework.ErrBadInput, len(s.Marks), R)
+		}
+		for r, v := range s.Marks {
+			if v < -1 || int(v) >= C {
+				return fmt.Errorf("%w: confusion annotators: annotator %d's mark is class %d, want −1 or a class in [0, %d)", framework.ErrBadInput, r, v, C)
+			}
+		}
+	}
+	m.constant, m.constCounts, m.handed, m.marks = nil, nil, s.Marks != nil, nil
+	var exact []bool
 	if (m.cfg.Constant == ConstantIgnore || m.cfg.Constant == ConstantAlmost) && byDoc != nil {
-		flags := s.Corpus.Answers.ConstantAnnotators(R, framework.ConstantChance)
-		for r, f := range flags {
+		exact = s.Corpus.Answers.ConstantAnnotators(R, framework.ConstantChance)
+		for r, f := range exact {
 			if f {
-				if m.constant == nil {
-					m.constant = make([]int32, R)
-					for i := range m.constant {
-						m.constant[i] = -1
-					}
-				}
-				m.constant[r] = 0 // its class, below
+				m.setConstant(R, r, 0) // its class, below
+			}
+		}
+		// The near-constant answerers an earlier start of the run marked
+		// (Rewarm): ignored from the beginning, as the exact ones.
+		for r, v := range s.Marks {
+			if v >= 0 && !exact[r] {
+				m.setConstant(R, r, v)
 			}
 		}
 	}
@@ -543,7 +580,9 @@ func (m *Model) Init(s *framework.Setup) error {
 		for d, as := range byDoc {
 			for _, x := range as {
 				if m.constant[x.Annotator] >= 0 {
-					m.constant[x.Annotator] = x.Class
+					if exact[x.Annotator] {
+						m.constant[x.Annotator] = x.Class
+					}
 					m.constCounts[int(x.Annotator)*C+int(x.Class)]++
 				}
 			}
@@ -601,6 +640,18 @@ func (m *Model) Init(s *framework.Setup) error {
 	}
 	m.refresh()
 	return nil
+}
+
+// setConstant marks annotator r of R as ignored with class v, making
+// m.constant (all −1) first when there is none.
+func (m *Model) setConstant(R, r int, v int32) {
+	if m.constant == nil {
+		m.constant = make([]int32, R)
+		for i := range m.constant {
+			m.constant[i] = -1
+		}
+	}
+	m.constant[r] = v
 }
 
 // autoCommunities is prior = "auto"'s choice from the training answers:
@@ -870,7 +921,7 @@ func (m *Model) startWith(xi []float64, labels []bool) error {
 		// models.Build.)
 		return nil
 	}
-	if m.cfg.Constant == ConstantAlmost {
+	if m.cfg.Constant == ConstantAlmost && !m.handed {
 		m.ignoreAlmostConstant(xi)
 	}
 	m.xi = xi
@@ -889,6 +940,7 @@ func (m *Model) ignoreAlmostConstant(xi []float64) {
 		counts[i] = xi[i] - prior[i]
 	}
 	marks := m.markAlmostConstant(counts)
+	m.marks = marks
 	if marks == nil {
 		return
 	}

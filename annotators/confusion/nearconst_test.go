@@ -353,3 +353,166 @@ func TestAlmostConstantPersist(t *testing.T) {
 		t.Errorf(`constant = "almost" with init = "majority": %v, want ErrBadInput naming init = "classifier"`, err)
 	}
 }
+
+// newModelMarks is newModel with marks handed to Init (Setup.Marks).
+func newModelMarks(cfg Config, R, C int, byDoc [][]framework.Answer, marks []int32) (*Model, error) {
+	m, err := NewModel(cfg)
+	if err != nil {
+		return nil, err
+	}
+	setup := &framework.Setup{Annotators: names("a", R), Classes: names("c", C), Marks: marks,
+		Corpus: &framework.Corpus{Docs: make([]framework.Doc, len(byDoc)), V: 1,
+			Answers: &framework.Answers{Annotators: names("a", R), Classes: names("c", C), ByDoc: byDoc}}}
+	return m, m.Init(setup)
+}
+
+// TestRewarm: the start's marks (Rewarm: a2 with its class 1, nil when
+// nobody is marked) handed to a new model's Init are ignored from the
+// beginning as exact constants are: the same Constant before any start,
+// the majority start's ξ that of the crowd without a2's answers (a2's rows
+// the prior), no evidence, the predictive of its answers as after the
+// first pass's start; that model's start marks no more (Rewarm nil) and,
+// judged against the same labels, ends with the first pass's ξ. Bad marks
+// are errors.
+func TestRewarm(t *testing.T) {
+	for _, prior := range []string{PriorFixed, PriorCommunities} {
+		byDoc, truth := almostCrowd(300, false)
+		cfg := Defaults()
+		cfg.Prior, cfg.StartLabels, cfg.Constant = prior, StartClassifier, ConstantAlmost
+		m := newModel(t, cfg, 4, 3, byDoc)
+		if m.Rewarm() != nil {
+			t.Fatalf("%s: marks before the start: %v", prior, m.Rewarm())
+		}
+		pred := truthPreds(truth, 3)
+		if err := m.StartFrom(pred); err != nil {
+			t.Fatal(err)
+		}
+		marks := m.Rewarm()
+		if !cmp.Equal(marks, []int32{-1, -1, 1, -1}) {
+			t.Fatalf("%s: Rewarm = %v, want a2's class 1", prior, marks)
+		}
+		h, err := newModelMarks(cfg, 4, 3, byDoc, marks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r, v := range marks {
+			if h.Constant(r) != int(v) {
+				t.Errorf("%s: handed the marks, Constant(%d) = %d, want %d", prior, r, h.Constant(r), v)
+			}
+		}
+		// Init as over the crowd without a2's answers.
+		var without [][]framework.Answer
+		for _, as := range byDoc {
+			var kept []framework.Answer
+			for _, a := range as {
+				if a.Annotator != 2 {
+					kept = append(kept, a)
+				}
+			}
+			without = append(without, kept)
+		}
+		ref := newModel(t, cfg, 4, 3, without)
+		if prior == PriorFixed { // the communities' choice of "auto" aside, ξ at Init
+			if diff := cmp.Diff(ref.xi, h.xi); diff != "" {
+				t.Errorf("%s: ξ at Init with the marks (+), without a2's answers (-):\n%s", prior, diff)
+			}
+		}
+		st := docState([]framework.Answer{ans(0, 2), ans(2, 1)}, []float64{0.2, 0.3, 0.5})
+		st0 := docState([]framework.Answer{ans(0, 2)}, []float64{0.2, 0.3, 0.5})
+		h.Evidence(st)
+		h.Evidence(st0)
+		if diff := cmp.Diff(st0.Target.(*framework.Categorical).Log, st.Target.(*framework.Categorical).Log); diff != "" {
+			t.Errorf("%s: the handed a2 sends evidence:\n%s", prior, diff)
+		}
+		for l := range 3 {
+			if a, b := m.LogPredictive(catTarget(0.2, 0.3, 0.5), ans(2, l)), h.LogPredictive(catTarget(0.2, 0.3, 0.5), ans(2, l)); a != b {
+				t.Errorf("%s: a2's log predictive of class %d: %v handed, %v after the start", prior, l, b, a)
+			}
+		}
+		if err := h.StartFrom(pred); err != nil {
+			t.Fatal(err)
+		}
+		if h.Rewarm() != nil {
+			t.Errorf("%s: a model handed marks marked %v at its start (a third pass)", prior, h.Rewarm())
+		}
+		if diff := cmp.Diff(m.xi, h.xi); diff != "" {
+			t.Errorf("%s: ξ after the start, handed (+) and marked at the start (-):\n%s", prior, diff)
+		}
+		if diff := cmp.Diff(m.constant, h.constant); diff != "" {
+			t.Errorf("%s: ignored after the start, handed (+) and marked (-):\n%s", prior, diff)
+		}
+		// The handed marks are final: handed none, a2 is not marked at
+		// the start either.
+		n, err := newModelMarks(cfg, 4, 3, byDoc, []int32{-1, -1, -1, -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.StartFrom(pred); err != nil {
+			t.Fatal(err)
+		}
+		if n.Constant(2) != -1 || n.Rewarm() != nil {
+			t.Errorf("%s: handed no marks, the start marked a2 (Constant %d, Rewarm %v)", prior, n.Constant(2), n.Rewarm())
+		}
+	}
+	byDoc, _ := almostCrowd(30, false)
+	cfg := Defaults()
+	cfg.Constant = ConstantAlmost
+	for _, bad := range [][]int32{{-1, -1, 1}, {-1, -1, 3, -1}, {-2, -1, 1, -1}} {
+		if _, err := newModelMarks(cfg, 4, 3, byDoc, bad); !errors.Is(err, framework.ErrBadInput) || !strings.Contains(err.Error(), "mark") {
+			t.Errorf("marks %v: err = %v, want ErrBadInput about the marks", bad, err)
+		}
+	}
+	ign := Defaults()
+	if _, err := newModelMarks(ign, 4, 3, byDoc, []int32{-1, -1, 1, -1}); !errors.Is(err, framework.ErrBadInput) || !strings.Contains(err.Error(), `constant = "ignore"`) {
+		t.Errorf(`marks with constant = "ignore": err = %v, want ErrBadInput naming it`, err)
+	}
+}
+
+// TestAlmostConstantMinorityMode: an annotator near chance whose barely
+// modal class is its documents' minority label (class 1 with probability
+// 0.55 whatever the class, on documents two thirds of class 0) gives that
+// class beyond its documents' share of it and looks independent of them,
+// but no more often than the labels' largest class: not marked. One who
+// gives class 1 to 0.9 of them is.
+func TestAlmostConstantMinorityMode(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	var byDoc [][]framework.Answer
+	var truth []int
+	for d := range 450 {
+		c := 0
+		if d%3 == 2 {
+			c = 1
+		}
+		truth = append(truth, c)
+		near := func(p float64) int {
+			if rng.Float64() < p {
+				return 1
+			}
+			return 0
+		}
+		good := c
+		if rng.Float64() < 0.1 {
+			good = 1 - c
+		}
+		byDoc = append(byDoc, []framework.Answer{ans(0, good), ans(1, near(0.55)), ans(2, near(0.9))})
+	}
+	cfg := Defaults()
+	cfg.StartLabels, cfg.Constant = StartClassifier, ConstantAlmost
+	m := newModel(t, cfg, 3, 2, byDoc)
+	if err := m.StartFrom(truthPreds(truth, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if got := []int{m.Constant(0), m.Constant(1), m.Constant(2)}; !cmp.Equal(got, []int{-1, -1, 1}) {
+		t.Errorf("Constant = %v, want [-1 -1 1]", got)
+	}
+	// Without the largest-share condition a1 would be marked: its tests alone.
+	counts := make([]float64, 2*2)
+	for d, as := range byDoc {
+		counts[truth[d]*2+int(as[1].Class)]++
+	}
+	k, n := counts[1]+counts[3], 450.0
+	f1 := (counts[2] + counts[3] + 1) / (n + 2)
+	if !(2*binomialTail(450, int(k), f1) < framework.ConstantChance) || !(independenceLogBF(counts, 2, cfg.Omega, m.startPrior) > 0) {
+		t.Fatalf("a1 (%v of 450 class 1, its documents' share %.3f) passes neither test alone: the case does not test the share", k, f1)
+	}
+}

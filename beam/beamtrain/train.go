@@ -998,6 +998,11 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 				return fmt.Errorf("annotators: %w", err)
 			}
 		}
+		if rw, ok := starter.(framework.Rewarmer); ok && rw.Rewarm() != nil {
+			// maslda train builds the run again with the marks
+			// (models.Run.Fit, the second warm-up); the driver does not.
+			return fmt.Errorf("%w: annotators: the start marked annotators, and a run built again with them (the second warm-up of constant = \"almost\") is not supported on Beam: train it with maslda train", framework.ErrIncompatible)
+		}
 		for sh := range nShards {
 			os.Remove(predPath(opt.Dir, sh))
 		}

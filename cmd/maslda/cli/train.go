@@ -376,7 +376,7 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 		}
 		if p, ok := run.Model.Noise.(interface{ IgnoredAnnotators() []string }); ok && ignoredBefore >= 0 {
 			if names := p.IgnoredAnnotators(); len(names) > ignoredBefore {
-				e.log.Info("annotators ignored in training (constant = \"almost\": answers nearly one class whatever the class, found at the classifier start)", "count", len(names)-ignoredBefore, "ignored", names[:min(len(names), 10)])
+				e.log.Info("annotators ignored in training (constant = \"almost\": answers nearly one class whatever the class, found at the classifier start; the run was then trained again from the beginning with them ignored)", "count", len(names)-ignoredBefore, "ignored", names[:min(len(names), 10)])
 			}
 		}
 		if err := hist.close(); err != nil {
