@@ -495,20 +495,9 @@ func gammaStep(s1, s2, floor float64) (a0, b0 float64) {
 	if !(c > 0) {
 		a0 = hyperA[1]
 	} else {
-		a0 = (3 - c + math.Sqrt((c-3)*(c-3)+24*c)) / (12 * c)
-		for range 50 {
-			g := math.Log(a0) - special.Digamma(a0) - c
-			d := 1/a0 - special.Trigamma(a0)
-			next := a0 - g/d
-			if !(next > 0) {
-				next = a0 / 2
-			}
-			stop := math.Abs(next-a0) <= 1e-14*a0
-			a0 = next
-			if stop {
-				break
-			}
-		}
+		a0 = positiveNewton((3-c+math.Sqrt((c-3)*(c-3)+24*c))/(12*c), func(a float64) float64 {
+			return (math.Log(a) - special.Digamma(a) - c) / (1/a - special.Trigamma(a))
+		})
 	}
 	a0 = min(max(a0, hyperA[0]), hyperA[1])
 	b0 = a0 / s1
@@ -522,16 +511,24 @@ func gammaStep(s1, s2, floor float64) (a0, b0 float64) {
 	} else {
 		a0 = -1 / (y + 0.5772156649015329)
 	}
+	a0 = positiveNewton(a0, func(a float64) float64 { return (special.Digamma(a) - y) / special.Trigamma(a) })
+	return min(max(a0, hyperA[0]), hyperA[1]), b0
+}
+
+// positiveNewton runs Newton's steps x − step(x) from x > 0 (at most 50),
+// halving x instead of a step that would leave x ≤ 0, until a step moves x
+// by at most 1e-14 of itself.
+func positiveNewton(x float64, step func(float64) float64) float64 {
 	for range 50 {
-		next := a0 - (special.Digamma(a0)-y)/special.Trigamma(a0)
+		next := x - step(x)
 		if !(next > 0) {
-			next = a0 / 2
+			next = x / 2
 		}
-		stop := math.Abs(next-a0) <= 1e-14*a0
-		a0 = next
+		stop := math.Abs(next-x) <= 1e-14*x
+		x = next
 		if stop {
 			break
 		}
 	}
-	return min(max(a0, hyperA[0]), hyperA[1]), b0
+	return x
 }

@@ -354,46 +354,13 @@ func TestLearnBiasAnchored(t *testing.T) {
 		p.Prior, p.Learn = PriorLearned, LearnBias
 		m := modelOf(t, R, p)
 		st := &Stats{N: n, SY: sy, SQ: sq}
-		step := framework.BatchStep(1)
-		prev := m.ELBO(st, step)
-		for it := range 300 {
-			if err := m.Update(context.Background(), st, step); err != nil {
-				t.Fatal(err)
-			}
-			e := m.ELBO(st, step)
-			if e < prev-1e-9*math.Abs(prev) {
-				t.Fatalf("seed %d, update %d: the bound fell from %v to %v", seed, it, prev, e)
-			}
-			sum, abs := 0.0, 0.0
-			for r := range R {
-				sum += n[r] * m.Bias[r]
-				abs += n[r] * math.Abs(m.Bias[r])
-			}
-			if math.Abs(sum) > 1e-12*abs {
-				t.Fatalf("seed %d, update %d: Σ n_r μ_r = %v", seed, it, sum)
-			}
-			prev = e
-		}
+		anchoredRun(t, m, st, fmt.Sprint("seed ", seed))
 		l := m.learn
 		if l.kap[3] != l.k0 || l.shape[3] != l.a0 || l.rate[3] != l.b0 || m.Bias[3] != 0 {
 			t.Errorf("seed %d: the annotator without answers has κ %v, a %v, β %v, μ %v; want the prior's %v, %v, %v, 0", seed, l.kap[3], l.shape[3], l.rate[3], m.Bias[3], l.k0, l.a0, l.b0)
 		}
-		// d is the central difference of ELBO in one coordinate, set by
-		// put (which keeps E[p_r] and E[log p_r] consistent with a_r, β_r).
-		d := func(get func() float64, put func(float64)) float64 {
-			x := get()
-			h := 1e-6 * math.Max(1, math.Abs(x))
-			put(x + h)
-			up := m.ELBO(st, step)
-			put(x - h)
-			dn := m.ELBO(st, step)
-			put(x)
-			return (up - dn) / (2 * h)
-		}
-		gamma := func(r int) {
-			m.Prec[r] = l.shape[r] / l.rate[r]
-			l.elogp[r] = elogGamma(l.shape[r], l.rate[r])
-		}
+		d := func(get func() float64, put func(float64)) float64 { return elboDiff(m, st, get, put) }
+		gamma := func(r int) { setGamma(m, r) }
 		if g := d(func() float64 { return l.k0 }, func(v float64) { l.k0 = v }) * l.k0; math.Abs(g) > 1e-4 {
 			t.Errorf("seed %d: ∂ELBO/∂log κ₀ = %v at κ₀ = %v", seed, g, l.k0)
 		}
@@ -421,6 +388,54 @@ func TestLearnBiasAnchored(t *testing.T) {
 			}
 		}
 	}
+}
+
+// anchoredRun applies 300 batch updates of st to m and fails if the bound
+// (ELBO, the schedule's function) falls or the mean anchor Σ_r n_r μ_r = 0
+// breaks after any of them.
+func anchoredRun(t *testing.T, m *Model, st *Stats, label string) {
+	t.Helper()
+	step := framework.BatchStep(1)
+	prev := m.ELBO(st, step)
+	for it := range 300 {
+		if err := m.Update(context.Background(), st, step); err != nil {
+			t.Fatal(err)
+		}
+		e := m.ELBO(st, step)
+		if e < prev-1e-9*math.Abs(prev) {
+			t.Fatalf("%s, update %d: the bound fell from %v to %v", label, it, prev, e)
+		}
+		sum, abs := 0.0, 0.0
+		for r, nr := range st.N {
+			sum += nr * m.Bias[r]
+			abs += nr * math.Abs(m.Bias[r])
+		}
+		if math.Abs(sum) > 1e-12*abs {
+			t.Fatalf("%s, update %d: Σ n_r μ_r = %v", label, it, sum)
+		}
+		prev = e
+	}
+}
+
+// elboDiff is the central difference of m's ELBO on st in one coordinate,
+// read by get and set by put (which keeps what depends on it consistent).
+func elboDiff(m *Model, st *Stats, get func() float64, put func(float64)) float64 {
+	step := framework.BatchStep(1)
+	x := get()
+	h := 1e-6 * math.Max(1, math.Abs(x))
+	put(x + h)
+	up := m.ELBO(st, step)
+	put(x - h)
+	dn := m.ELBO(st, step)
+	put(x)
+	return (up - dn) / (2 * h)
+}
+
+// setGamma makes E[p_r] and E[log p_r] follow the posterior's a_r, β_r.
+func setGamma(m *Model, r int) {
+	l := m.learn
+	m.Prec[r] = l.shape[r] / l.rate[r]
+	l.elogp[r] = elogGamma(l.shape[r], l.rate[r])
 }
 
 // TestLearnBiasAnchoredBlend: under SVI (0 < ρ < 1, scale S ≠ 1) the

@@ -2,6 +2,7 @@ package biasprecision
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -69,26 +70,7 @@ func TestLearnPrecisionAnchored(t *testing.T) {
 		p.Prior, p.Learn, p.BiasPrior = PriorLearned, LearnPrecision, "3"
 		m := modelOf(t, R, p)
 		st := &Stats{N: n, SY: sy, SQ: sq}
-		step := framework.BatchStep(1)
-		prev := m.ELBO(st, step)
-		for it := range 300 {
-			if err := m.Update(context.Background(), st, step); err != nil {
-				t.Fatal(err)
-			}
-			e := m.ELBO(st, step)
-			if e < prev-1e-9*math.Abs(prev) {
-				t.Fatalf("seed %d, update %d: the bound fell from %v to %v", seed, it, prev, e)
-			}
-			sum, abs := 0.0, 0.0
-			for r := range R {
-				sum += n[r] * m.Bias[r]
-				abs += n[r] * math.Abs(m.Bias[r])
-			}
-			if math.Abs(sum) > 1e-12*abs {
-				t.Fatalf("seed %d, update %d: Σ n_r μ_r = %v", seed, it, sum)
-			}
-			prev = e
-		}
+		anchoredRun(t, m, st, fmt.Sprint("seed ", seed))
 		l := m.learn
 		if l.k0 != 3 {
 			t.Fatalf("seed %d: κ₀ moved to %v", seed, l.k0)
@@ -96,25 +78,13 @@ func TestLearnPrecisionAnchored(t *testing.T) {
 		if l.kap[3] != l.k0 || l.shape[3] != l.a0 || l.rate[3] != l.b0 {
 			t.Errorf("seed %d: the annotator without answers is not at the prior", seed)
 		}
-		d := func(get func() float64, put func(float64)) float64 {
-			x := get()
-			h := 1e-6 * math.Max(1, math.Abs(x))
-			put(x + h)
-			up := m.ELBO(st, step)
-			put(x - h)
-			dn := m.ELBO(st, step)
-			put(x)
-			return (up - dn) / (2 * h)
-		}
+		d := func(get func() float64, put func(float64)) float64 { return elboDiff(m, st, get, put) }
 		ga := d(func() float64 { return l.a0 }, func(v float64) { l.a0 = v }) * l.a0
 		gb := d(func() float64 { return l.b0 }, func(v float64) { l.b0 = v }) * l.b0
 		if math.Abs(ga) > 1e-4 || l.b0 > hyperB[0]*m.S0 && math.Abs(gb) > 1e-4 || gb > 1e-4 {
 			t.Errorf("seed %d: ∂ELBO/∂log a₀ = %v, ∂/∂log β₀ = %v at a₀ %v, β₀ %v (floor %v)", seed, ga, gb, l.a0, l.b0, hyperB[0]*m.S0)
 		}
-		gamma := func(r int) {
-			m.Prec[r] = l.shape[r] / l.rate[r]
-			l.elogp[r] = elogGamma(l.shape[r], l.rate[r])
-		}
+		gamma := func(r int) { setGamma(m, r) }
 		for r := range R {
 			if n[r] == 0 {
 				continue
