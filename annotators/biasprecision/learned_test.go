@@ -439,17 +439,23 @@ func setGamma(m *Model, r int) {
 }
 
 // TestLearnBiasAnchoredBlend: under SVI (0 < ρ < 1, scale S ≠ 1) the
-// anchored update is the batch update of the running statistics
+// anchored update (learn = "bias" and learn = "precision") is the batch update of the running statistics
 // R/W = (1−ρ)·B + ρ·S·A: a model stepped that way ends where a fresh model
 // updated once on those statistics does (κ₀ settles to the same maximiser
 // from either start), so anchoredStep reads the running statistics, not
 // one mini-batch's or their unnormalised sums.
 func TestLearnBiasAnchoredBlend(t *testing.T) {
+	for _, learn := range []string{LearnBias, LearnPrecision} {
+		t.Run(learn, func(t *testing.T) { anchoredBlend(t, learn) })
+	}
+}
+
+func anchoredBlend(t *testing.T, learn string) {
 	const R, rho, S = 12, 0.3, 2.5
 	nb, syb, sqb := crowdStats(R, 4)
 	na, sya, sqa := crowdStats(R, 5)
 	p := Defaults()
-	p.Prior, p.Learn = PriorLearned, LearnBias
+	p.Prior, p.Learn, p.BiasPrior = PriorLearned, learn, "3"
 	stepped := modelOf(t, R, p)
 	ctx := context.Background()
 	if err := stepped.Update(ctx, &Stats{N: nb, SY: syb, SQ: sqb}, framework.BatchStep(1)); err != nil {
@@ -477,8 +483,8 @@ func TestLearnBiasAnchoredBlend(t *testing.T) {
 		}
 	}
 	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
-	if !close(stepped.learn.k0, fresh.learn.k0) {
-		t.Errorf("κ₀ %v after the blended step, %v from the blended statistics", stepped.learn.k0, fresh.learn.k0)
+	if ls, lf := stepped.learn, fresh.learn; !close(ls.k0, lf.k0) || !close(ls.a0, lf.a0) || !close(ls.b0, lf.b0) {
+		t.Errorf("(κ₀, a₀, β₀) %v, %v, %v after the blended step; %v, %v, %v from the blended statistics", ls.k0, ls.a0, ls.b0, lf.k0, lf.a0, lf.b0)
 	}
 	for r := range R {
 		if !close(stepped.Bias[r], fresh.Bias[r]) || !close(stepped.Prec[r], fresh.Prec[r]) {
