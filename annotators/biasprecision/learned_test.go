@@ -360,32 +360,41 @@ func TestLearnBiasAnchored(t *testing.T) {
 			t.Errorf("seed %d: the annotator without answers has κ %v, a %v, β %v, μ %v; want the prior's %v, %v, %v, 0", seed, l.kap[3], l.shape[3], l.rate[3], m.Bias[3], l.k0, l.a0, l.b0)
 		}
 		d := func(get func() float64, put func(float64)) float64 { return elboDiff(m, st, get, put) }
-		gamma := func(r int) { setGamma(m, r) }
 		if g := d(func() float64 { return l.k0 }, func(v float64) { l.k0 = v }) * l.k0; math.Abs(g) > 1e-4 {
 			t.Errorf("seed %d: ∂ELBO/∂log κ₀ = %v at κ₀ = %v", seed, g, l.k0)
 		}
-		lam := math.NaN()
-		for r := range R {
-			if n[r] == 0 {
-				continue
+		posteriorsStationary(t, m, st, fmt.Sprint("seed ", seed))
+	}
+}
+
+// posteriorsStationary fails unless m's ELBO on st is stationary, by
+// central differences, in every answering annotator's κ_r, a_r and β_r,
+// and in μ_r up to one multiplier λ·n_r (the mean anchor's).
+func posteriorsStationary(t *testing.T, m *Model, st *Stats, label string) {
+	t.Helper()
+	l := m.learn
+	d := func(get func() float64, put func(float64)) float64 { return elboDiff(m, st, get, put) }
+	lam := math.NaN()
+	for r, nr := range st.N {
+		if nr == 0 {
+			continue
+		}
+		gk := d(func() float64 { return l.kap[r] }, func(v float64) { l.kap[r] = v })
+		ga := d(func() float64 { return l.shape[r] }, func(v float64) { l.shape[r] = v; setGamma(m, r) })
+		gb := d(func() float64 { return l.rate[r] }, func(v float64) { l.rate[r] = v; setGamma(m, r) })
+		for _, g := range []struct {
+			name string
+			v    float64
+		}{{"κ_r", gk}, {"a_r", ga}, {"β_r", gb}} {
+			if math.Abs(g.v) > 1e-4 {
+				t.Errorf("%s, annotator %d: ∂ELBO/∂%s = %v", label, r, g.name, g.v)
 			}
-			gk := d(func() float64 { return l.kap[r] }, func(v float64) { l.kap[r] = v })
-			ga := d(func() float64 { return l.shape[r] }, func(v float64) { l.shape[r] = v; gamma(r) })
-			gb := d(func() float64 { return l.rate[r] }, func(v float64) { l.rate[r] = v; gamma(r) })
-			for _, g := range []struct {
-				name string
-				v    float64
-			}{{"κ_r", gk}, {"a_r", ga}, {"β_r", gb}} {
-				if math.Abs(g.v) > 1e-4 {
-					t.Errorf("seed %d, annotator %d: ∂ELBO/∂%s = %v", seed, r, g.name, g.v)
-				}
-			}
-			gm := d(func() float64 { return m.Bias[r] }, func(v float64) { m.Bias[r] = v }) / n[r]
-			if math.IsNaN(lam) {
-				lam = gm
-			} else if math.Abs(gm-lam) > 1e-4*math.Max(1, math.Abs(lam)) {
-				t.Errorf("seed %d, annotator %d: ∂ELBO/∂μ_r / n_r = %v, annotator 0's %v: not one multiplier", seed, r, gm, lam)
-			}
+		}
+		gm := d(func() float64 { return m.Bias[r] }, func(v float64) { m.Bias[r] = v }) / nr
+		if math.IsNaN(lam) {
+			lam = gm
+		} else if math.Abs(gm-lam) > 1e-4*math.Max(1, math.Abs(lam)) {
+			t.Errorf("%s, annotator %d: ∂ELBO/∂μ_r / n_r = %v, the first annotator's %v: not one multiplier", label, r, gm, lam)
 		}
 	}
 }
