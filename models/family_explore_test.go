@@ -107,25 +107,32 @@ func fitScored(cr *synth.Crowd, src string, kept *framework.Answers, held [][]fr
 // buildFitted builds and fits cfg on train; a configuration with a select
 // block chooses (models.Choose) and refits as maslda train does.
 func buildFitted(ctx context.Context, cfg *models.Config, train *framework.Corpus) (*models.Run, error) {
+	r, _, err := buildFittedChoice(ctx, cfg, train)
+	return r, err
+}
+
+// buildFittedChoice is buildFitted that also returns the choice of a
+// select block (nil without one).
+func buildFittedChoice(ctx context.Context, cfg *models.Config, train *framework.Corpus) (*models.Run, *models.Choice, error) {
 	var ch *models.Choice
 	if cfg.Unresolved() {
 		var err error
 		if ch, err = models.Choose(ctx, cfg, nil, train, nil); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cfg = ch.Config
 	}
 	r, err := models.Build(cfg, nil, train)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if ch != nil {
 		if err := ch.Start(r); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	_, err = r.Fit(ctx, nil)
-	return r, err
+	return r, ch, err
 }
 
 // TestRandomFamily measures configurations (the shipped MA-sLDAc by

@@ -55,9 +55,16 @@ func fitValue(fc *synth.ValueFamilyCrowd, src string) (valueFit, error) {
 		return out, err
 	}
 	ctx := context.Background()
-	r, err := buildFitted(ctx, cfg, fc.Train)
+	r, ch, err := buildFittedChoice(ctx, cfg, fc.Train)
 	if err != nil {
 		return out, err
+	}
+	if ch != nil && os.Getenv("MASLDA_SHOW_CHOICE") != "" {
+		var sc []string
+		for _, c := range ch.Candidates {
+			sc = append(sc, fmt.Sprintf("%s %.5g", c.Name, c.MeanLogPredictive))
+		}
+		fmt.Printf("choice: %s seed %d: %s (%s)\n", fc.Family.Name, cfg.Seed, ch.Chosen, strings.Join(sc, ", "))
 	}
 	means := func(ps []models.Prediction) ([]float64, error) {
 		m := make([]float64, len(ps))
