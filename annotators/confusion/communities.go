@@ -224,7 +224,7 @@ func (m *Model) updateMini(counts []float64, step framework.Step) {
 		for i, x := range m.xi {
 			n[i] = max(0, x-pri[i])
 		}
-		xi, st := m.fitCommunities(n, 1)
+		xi, st := m.fitComm(n, 1)
 		copy(m.xi, xi)
 		cm := m.comm
 		copy(cm.alpha, st.alpha)

@@ -178,6 +178,17 @@ type Config struct {
 	// relabelled twin (Relabel) is tried under communities too. Only with
 	// prior = "communities" or "auto".
 	PriorDiagonal float64 `hcl:"prior_diagonal,optional"`
+	// Membership is the variational family of the communities (prior =
+	// "communities" or "auto"): "mean-field" (q(z_r)·q(π^r), the model
+	// before; "" means it) or "structured" (q(z_r)·q(π^r | z_r), whose
+	// membership update weighs each community by the marginal likelihood of
+	// the annotator's own answers, Π_c Pólya(n_rc | α_mc); communities.go,
+	// fitStructured). Under the mean-field family the rows an annotator
+	// never answered on sit at its mixed prior row and vote for the
+	// community it is in already, so annotators with a few answers cannot
+	// leave the largest community (docs/results-classification.md,
+	// "Structured memberships").
+	Membership string `hcl:"membership,optional"`
 	// Estimate is "variational" (default: the Dirichlet posterior of
 	// MODEL.md §2) or "point": MAP point estimates π̂^r_{c,l} ∝ ξ^r_{c,l} − 1
 	// of the same ξ (the EM of Dawid–Skene and of Raykar et al. 2010 when
@@ -282,6 +293,15 @@ func (c Config) Validate() error {
 	}
 	if c.PriorDiagonal > 0 && c.Prior != PriorCommunities && c.Prior != PriorAuto {
 		return fmt.Errorf("%w: annotators.prior_diagonal = %v needs prior = %q or %q", framework.ErrBadInput, c.PriorDiagonal, PriorCommunities, PriorAuto)
+	}
+	switch c.Membership {
+	case "", MembershipMeanField:
+	case MembershipStructured:
+		if c.Prior != PriorCommunities && c.Prior != PriorAuto {
+			return fmt.Errorf("%w: annotators.membership = %q needs prior = %q or %q", framework.ErrBadInput, c.Membership, PriorCommunities, PriorAuto)
+		}
+	default:
+		return fmt.Errorf("%w: annotators.membership = %q; valid: %s (q(z)·q(π)), %s (q(z)·q(π | z))", framework.ErrBadInput, c.Membership, MembershipMeanField, MembershipStructured)
 	}
 	switch c.Prior {
 	case PriorFixed:
@@ -1144,6 +1164,12 @@ func (m *Model) LogPredictive(t framework.Target, a framework.Answer) float64 {
 			p += lam * math.Exp(m.elogT[(int(a.Annotator)*C+int(a.Class))*C+c])
 			continue
 		}
+		if m.structured() {
+			mean := make([]float64, C)
+			m.meanRow(int(a.Annotator), c, mean)
+			p += lam * mean[a.Class]
+			continue
+		}
 		sum := 0.0
 		for _, x := range row {
 			sum += x
@@ -1196,7 +1222,7 @@ func (m *Model) Update(ctx context.Context, st framework.Stats, step framework.S
 		return nil
 	}
 	if m.comm != nil {
-		xi, st := m.fitCommunities(s.Counts, sc)
+		xi, st := m.fitComm(s.Counts, sc)
 		for i := range m.xi {
 			m.xi[i] = (1-rho)*m.xi[i] + rho*xi[i]
 		}
@@ -1358,6 +1384,10 @@ func sumOf(x []float64) float64 {
 // numerator is floored): MAP-EM, whose objective is monotone like the
 // variational bound.
 func (m *Model) refresh() {
+	if m.structured() {
+		m.refreshStructured()
+		return
+	}
 	C := m.nc
 	lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
 	// lnΓ(Σ_l α_l) − Σ_l lnΓ(α_l) for a prior row (the same for every c).
@@ -1470,6 +1500,12 @@ func (m *Model) Xi(r int) [][]float64 {
 // MAP estimate π̂^r_{c,l}.
 func (m *Model) Mean(r int) [][]float64 {
 	out := m.Xi(r)
+	if m.structured() {
+		for c, row := range out {
+			m.meanRow(r, c, row)
+		}
+		return out
+	}
 	if m.cfg.Estimate == EstimatePoint {
 		for c, row := range out {
 			for l := range row {

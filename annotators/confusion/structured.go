@@ -1,0 +1,328 @@
+package confusion
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mathext"
+)
+
+// The variational families of the communities (Config.Membership).
+const (
+	MembershipMeanField  = "mean-field"
+	MembershipStructured = "structured"
+)
+
+// structured reports whether the communities use the structured family.
+func (m *Model) structured() bool {
+	return m.comm != nil && m.cfg.Membership == MembershipStructured
+}
+
+// fitComm is the communities' update with ρ = 1 in the configured family.
+func (m *Model) fitComm(counts []float64, sc float64) ([]float64, *communities) {
+	if m.structured() {
+		return m.fitStructured(counts, sc)
+	}
+	return m.fitCommunities(counts, sc)
+}
+
+// fitStructured is fitCommunities for membership = "structured": the
+// communities' model (the communities type) with the variational family
+//
+//	q(z_r, π^r) = Cat(z_r | q_r) · Π_c Dir(π^r_c | α_{z_r c} + n_rc),
+//
+// the posterior of π^r given the community exact (Dirichlet–multinomial
+// conjugacy), n_rc = S·Counts^r_c. With π profiled out the bound's part in
+// (q, w, α) is
+//
+//	Σ_r Σ_m q_rm [log w_m − log q_rm + Σ_c (N(α_mc) − N(α_mc + n_rc))]
+//	  − b·Σ α + δ·Σ_{m,c} log(α_mcc/Σ_l α_mcl),
+//
+// N(α_mc) − N(α_mc + n_rc) the log Pólya probability of the counts (a row
+// without counts gives 0 for every community, where the mean-field family
+// scores it by its mixed prior). Block coordinate ascent, each block never
+// lowering the bound:
+//
+//	q_rm ∝ w_m exp(Σ_c [N(α_mc) − N(α_mc + n_rc)])      (exact)
+//	w_m  = Σ_r q_rm / R                                   (exact)
+//	α_mc: Minka's (2000) fixed point for the Pólya distribution weighted by
+//	      q_rm (polyaRow; a result that lowers the bound is discarded)
+//
+// until no membership moves by more than 1e-10 and no α entry by more than
+// 1e-10 of itself, or communitiesMaxIter rounds. It returns ξ = ᾱ^r + n
+// (stored as under the mean-field family: n = ξ − ᾱ recovers the counts)
+// and the new state, without touching m.
+func (m *Model) fitStructured(counts []float64, sc float64) ([]float64, *communities) {
+	R, C := m.nr, m.nc
+	cm := m.comm
+	M := cm.m
+	st := &communities{m: M, alpha: slices.Clone(cm.alpha), w: slices.Clone(cm.w), q: slices.Clone(cm.q), pri: slices.Clone(cm.pri)}
+	n := make([]float64, len(counts))
+	for i, x := range counts {
+		n[i] = sc * x
+	}
+	// rows[r]: the classes c of annotator r's rows with counts.
+	rows := make([][]int, R)
+	for r := range R {
+		for c := range C {
+			if sumOf(n[(r*C+c)*C:][:C]) > 0 {
+				rows[r] = append(rows[r], c)
+			}
+		}
+	}
+	norms := make([]float64, M*C)
+	score := make([]float64, M)
+	buf := make([]float64, C)
+	prevQ := make([]float64, len(st.q))
+	prevA := make([]float64, len(st.alpha))
+	for it := 0; ; it++ {
+		copy(prevQ, st.q)
+		copy(prevA, st.alpha)
+		for k := range M {
+			for c := range C {
+				norms[k*C+c] = dirNorm(st.alpha[(k*C+c)*C:][:C])
+			}
+		}
+		for r := range R {
+			top := math.Inf(-1)
+			for k := range M {
+				s := math.Log(st.w[k])
+				for _, c := range rows[r] {
+					a, x := st.alpha[(k*C+c)*C:][:C], n[(r*C+c)*C:][:C]
+					for l := range buf {
+						buf[l] = a[l] + x[l]
+					}
+					s += norms[k*C+c] - dirNorm(buf)
+				}
+				score[k] = s
+				top = max(top, s)
+			}
+			z := 0.0
+			for k, s := range score {
+				score[k] = math.Exp(s - top)
+				z += score[k]
+			}
+			for k := range M {
+				st.q[r*M+k] = score[k] / z
+			}
+		}
+		for k := range M {
+			s := 0.0
+			for r := range R {
+				s += st.q[r*M+k]
+			}
+			st.w[k] = max(s/float64(R), 1e-300)
+		}
+		for k := range M {
+			for c := range C {
+				m.polyaRow(st, n, rows, k, c)
+			}
+		}
+		moved := 0.0
+		for i, x := range st.q {
+			moved = max(moved, math.Abs(x-prevQ[i]))
+		}
+		for i, x := range st.alpha {
+			moved = max(moved, math.Abs(x-prevA[i])/prevA[i])
+		}
+		if moved < 1e-10 || it+1 >= communitiesMaxIter {
+			break
+		}
+	}
+	st.mix(R, C)
+	xi := make([]float64, len(n))
+	for i := range xi {
+		xi[i] = st.pri[i] + n[i]
+	}
+	return xi, st
+}
+
+// polyaRow raises the structured bound in row c of community k's prior,
+// α = α_kc: the maximiser of
+//
+//	F(α) = Σ_r q_rk [N(α) − N(α + n_rc)] − b·Σ_l α_l + δ·log(α_c/Σ_l α_l)
+//
+// (the annotators with counts in row c; the others add 0), by profileIters
+// steps of Minka's fixed point (as profileAlpha's, with the members' exact
+// Pólya terms), each entry at least the prior floor and Σ_l α_l at most
+// maxPriorPrecision. A result that lowers F is discarded.
+func (m *Model) polyaRow(st *communities, n []float64, rows [][]int, k, c int) {
+	R, C, M := m.nr, m.nc, st.m
+	b, dl, floor := m.cfg.PriorRate, m.cfg.PriorDiagonal, m.priorFloor()
+	a := st.alpha[(k*C+c)*C:][:C]
+	var rs []int
+	for r := range R {
+		if st.q[r*M+k] > 0 && slices.Contains(rows[r], c) {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 && dl == 0 && b == 0 {
+		return
+	}
+	buf := make([]float64, C)
+	F := func(alpha []float64) float64 {
+		na := dirNorm(alpha)
+		f := 0.0
+		for _, r := range rs {
+			x := n[(r*C+c)*C:][:C]
+			for l := range buf {
+				buf[l] = alpha[l] + x[l]
+			}
+			f += st.q[r*M+k] * (na - dirNorm(buf))
+		}
+		f -= b * sumOf(alpha)
+		if dl > 0 {
+			f += dl * (math.Log(alpha[c]) - math.Log(sumOf(alpha)))
+		}
+		return f
+	}
+	f0 := F(a)
+	next := slices.Clone(a)
+	num := make([]float64, C)
+	for range profileIters {
+		clear(num)
+		sa := sumOf(next)
+		psa := mathext.Digamma(sa)
+		den := 0.0
+		for _, r := range rs {
+			p := st.q[r*M+k]
+			x := n[(r*C+c)*C:][:C]
+			den += p * (mathext.Digamma(sa+sumOf(x)) - psa)
+			for l, v := range x {
+				if v > 0 {
+					num[l] += p * (mathext.Digamma(next[l]+v) - mathext.Digamma(next[l]))
+				}
+			}
+		}
+		den += dl / sa
+		if !(den+b > 0) {
+			break
+		}
+		moved := 0.0
+		for l := range next {
+			nl := next[l] * num[l]
+			if l == c {
+				nl += dl
+			}
+			v := max(nl/(den+b), floor)
+			moved = max(moved, math.Abs(v-next[l])/next[l])
+			next[l] = v
+		}
+		if s := sumOf(next); s > maxPriorPrecision {
+			for l := range next {
+				next[l] *= maxPriorPrecision / s
+			}
+		}
+		if moved < 1e-12 {
+			break
+		}
+	}
+	if F(next) >= f0 {
+		copy(a, next)
+	}
+}
+
+// refreshStructured is refresh under membership = "structured": with n̂ =
+// ξ − ᾱ^r (the counts ξ holds above the mixed prior),
+//
+//	E[log π^r_cl] = Σ_m q_rm [ψ(α_mcl + n̂_rcl) − ψ(Σ_t α_mct + n̂_rct)]
+//
+// and the global part of the bound
+//
+//	Σ_r Σ_m q_rm [log w_m − log q_rm + Σ_c (N(α_mc) − N(α_mc + n̂_rc) − Σ_l n̂_rcl E_m[log π_cl])]
+//	  − b·Σ α + δ·Σ_{m,c} log(α_mcc/Σ_l α_mcl),
+//
+// so that adding S·Σ Counts·E[log π] (ELBO) gives fitStructured's bound
+// when n̂ = S·Counts.
+func (m *Model) refreshStructured() {
+	R, C := m.nr, m.nc
+	cm := m.comm
+	M := cm.m
+	kl := -m.cfg.PriorRate*sumOf(cm.alpha) + m.diagHyper(cm)
+	for r := range R {
+		for k := range M {
+			if p := cm.q[r*M+k]; p > 0 {
+				kl += p * (math.Log(cm.w[k]) - math.Log(p))
+			}
+		}
+	}
+	// E[log π] under each community's prior row alone (a row without
+	// counts), and its norm.
+	el0 := make([]float64, M*C*C)
+	for i := 0; i < len(el0); i += C {
+		a := cm.alpha[i : i+C]
+		ps := mathext.Digamma(sumOf(a))
+		for l, x := range a {
+			el0[i+l] = mathext.Digamma(x) - ps
+		}
+	}
+	e := make([]float64, C)
+	buf := make([]float64, C)
+	nh := make([]float64, C)
+	for r := range R {
+		for c := range C {
+			clear(e)
+			i := (r*C + c) * C
+			empty := true
+			for l := range nh {
+				nh[l] = max(0, m.xi[i+l]-cm.pri[i+l])
+				if nh[l] > 0 {
+					empty = false
+				}
+			}
+			for k := range M {
+				p := cm.q[r*M+k]
+				if p == 0 {
+					continue
+				}
+				a := cm.alpha[(k*C+c)*C:][:C]
+				if empty {
+					for l, x := range el0[(k*C+c)*C:][:C] {
+						e[l] += p * x
+					}
+					continue
+				}
+				for l := range buf {
+					buf[l] = a[l] + nh[l]
+				}
+				ps := mathext.Digamma(sumOf(buf))
+				t := dirNorm(a) - dirNorm(buf)
+				for l, x := range buf {
+					el := mathext.Digamma(x) - ps
+					e[l] += p * el
+					t -= nh[l] * el
+				}
+				kl += p * t
+			}
+			for l, x := range e {
+				m.elogT[(r*C+l)*C+c] = x
+			}
+		}
+	}
+	m.kl = kl
+}
+
+// meanRow sets dst to E[π^r_c] under membership = "structured":
+// Σ_m q_rm (α_mc + n̂_rc)/Σ_l (α_mcl + n̂_rcl).
+func (m *Model) meanRow(r, c int, dst []float64) {
+	C := m.nc
+	cm := m.comm
+	M := cm.m
+	clear(dst)
+	i := (r*C + c) * C
+	nh := make([]float64, C)
+	for l := range nh {
+		nh[l] = max(0, m.xi[i+l]-cm.pri[i+l])
+	}
+	for k := range M {
+		p := cm.q[r*M+k]
+		if p == 0 {
+			continue
+		}
+		a := cm.alpha[(k*C+c)*C:][:C]
+		s := sumOf(a) + sumOf(nh)
+		for l := range dst {
+			dst[l] += p * (a[l] + nh[l]) / s
+		}
+	}
+}
