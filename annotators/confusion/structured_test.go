@@ -283,3 +283,39 @@ func TestMembershipConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestStructuredMean: under membership = "structured" Mean(r) is the
+// mixture's E[π^r_c] = Σ_m q_rm (α_mc + n_rc)/Σ_l (α_mcl + n_rcl), and
+// LogPredictive of an answer is the log of Σ_c λ_c Mean(r)[c][y].
+func TestStructuredMean(t *testing.T) {
+	const R, C, M = 5, 3, 3
+	m, counts := structuredState(t, R, C, M, 11)
+	cm := m.comm
+	lam := []float64{0.2, 0.5, 0.3}
+	cat := framework.NewCategorical(C)
+	copy(cat.P, lam)
+	for r := range R {
+		got := m.Mean(r)
+		for c := range C {
+			for l := range C {
+				want := 0.0
+				for k := range M {
+					a, x := cm.alpha[(k*C+c)*C:][:C], counts[(r*C+c)*C:][:C]
+					want += cm.q[r*M+k] * (a[l] + x[l]) / (sumOf(a) + sumOf(x))
+				}
+				if math.Abs(got[c][l]-want) > 1e-12 {
+					t.Errorf("Mean(%d)[%d][%d] = %.15g, by hand %.15g", r, c, l, got[c][l], want)
+				}
+			}
+		}
+		for y := range C {
+			p := 0.0
+			for c := range C {
+				p += lam[c] * got[c][y]
+			}
+			if lp := m.LogPredictive(cat, framework.Answer{Annotator: int32(r), Class: int32(y)}); math.Abs(lp-math.Log(p)) > 1e-12 {
+				t.Errorf("LogPredictive(annotator %d, answer %d) = %.15g, want log Σ_c λ_c Mean = %.15g", r, y, lp, math.Log(p))
+			}
+		}
+	}
+}
