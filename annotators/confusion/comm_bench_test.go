@@ -43,12 +43,22 @@ func BenchmarkCommunitiesUpdate(b *testing.B) { benchCommunities(b, 100, 4, 60, 
 // the state after 3 updates.
 func BenchmarkCommunitiesBig(b *testing.B) { benchCommunities(b, 300, 6, 8, 3) }
 
+// BenchmarkCommunitiesStructured*: the same under membership = "structured".
+func BenchmarkCommunitiesStructuredUpdate(b *testing.B) {
+	benchCommunitiesIn(b, 100, 4, 60, 0, MembershipStructured)
+}
+func BenchmarkCommunitiesStructuredBig(b *testing.B) {
+	benchCommunitiesIn(b, 300, 6, 8, 3, MembershipStructured)
+}
+
 // benchCommunities times one batch update of R annotators with n answers
 // each (spamCounts) over C classes, after warm updates.
-func benchCommunities(b *testing.B, R, C, n, warm int) {
+func benchCommunities(b *testing.B, R, C, n, warm int) { benchCommunitiesIn(b, R, C, n, warm, "") }
+
+func benchCommunitiesIn(b *testing.B, R, C, n, warm int, membership string) {
 	counts := spamCounts(R, C, n, 1)
 	cfg := Defaults()
-	cfg.Init, cfg.Prior = InitUniform, PriorCommunities
+	cfg.Init, cfg.Prior, cfg.Membership = InitUniform, PriorCommunities, membership
 	m := newModel(b, cfg, R, C, nil)
 	s := statsOf(m, counts)
 	for range warm {
