@@ -179,15 +179,17 @@ type Config struct {
 	// prior = "communities" or "auto".
 	PriorDiagonal float64 `hcl:"prior_diagonal,optional"`
 	// Membership is the variational family of the communities (prior =
-	// "communities" or "auto"): "mean-field" (q(z_r)·q(π^r), the model
-	// before; "" means it) or "structured" (q(z_r)·q(π^r | z_r), whose
-	// membership update weighs each community by the marginal likelihood of
-	// the annotator's own answers, Π_c Pólya(n_rc | α_mc); communities.go,
-	// fitStructured). Under the mean-field family the rows an annotator
-	// never answered on sit at its mixed prior row and vote for the
-	// community it is in already, so annotators with a few answers cannot
-	// leave the largest community (docs/results-classification.md,
-	// "Structured memberships").
+	// "communities" or "auto"): "structured" (default; "" means it:
+	// q(z_r)·q(π^r | z_r), whose membership update weighs each community
+	// by the marginal likelihood of the annotator's own answers, Π_c
+	// Pólya(n_rc | α_mc); structured.go, fitStructured) or "mean-field"
+	// (q(z_r)·q(π^r), the model before 2026-11-28). Under the mean-field
+	// family the rows an annotator never answered on sit at its mixed prior
+	// row and vote for the community it is in already, so annotators with a
+	// few answers cannot leave the largest community
+	// (docs/results-classification.md, "Structured memberships"). A saved
+	// model's file decides on loading (files written before have no family
+	// and are mean-field).
 	Membership string `hcl:"membership,optional"`
 	// Estimate is "variational" (default: the Dirichlet posterior of
 	// MODEL.md §2) or "point": MAP point estimates π̂^r_{c,l} ∝ ξ^r_{c,l} − 1
@@ -295,8 +297,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: annotators.prior_diagonal = %v needs prior = %q or %q", framework.ErrBadInput, c.PriorDiagonal, PriorCommunities, PriorAuto)
 	}
 	switch c.Membership {
-	case "", MembershipMeanField:
-	case MembershipStructured:
+	case "":
+	case MembershipStructured, MembershipMeanField:
 		if c.Prior != PriorCommunities && c.Prior != PriorAuto {
 			return fmt.Errorf("%w: annotators.membership = %q needs prior = %q or %q", framework.ErrBadInput, c.Membership, PriorCommunities, PriorAuto)
 		}
@@ -380,6 +382,9 @@ type Model struct {
 	elogT []float64    // E[log π], answer-major: elogT[(r*C+l)*C+c] = E[log π^r_{c,l}]
 	kl    float64      // Σ_{r,c} E[log p(π^r_c | prior)] − E[log q(π^r_c | ξ^r_c)] at the current ξ
 	comm  *communities // prior = "communities": the communities and memberships (else nil)
+	// family is the communities' variational family in use
+	// (Config.Membership resolved; a loaded file's overrides it).
+	family string
 	// constant[r] is the one class of an annotator who gives it to every
 	// document (Config.Constant "ignore"), or the most frequent class of a
 	// near-constant one (Config.Constant "almost"), −1 for the others; nil
@@ -624,6 +629,7 @@ func (m *Model) Init(s *framework.Setup) error {
 	m.comm = nil
 	if m.cfg.Prior == PriorCommunities || m.cfg.Prior == PriorAuto && autoCommunities(allAnswers, C) {
 		m.comm = newCommunities(m.cfg, R, C)
+		m.family = m.cfg.family()
 	}
 	m.xi = make([]float64, R*C*C)
 	m.elogT = make([]float64, R*C*C)
@@ -672,6 +678,14 @@ func (m *Model) setConstant(R, r int, v int32) {
 		}
 	}
 	m.constant[r] = v
+}
+
+// family is Membership with "" resolved.
+func (c Config) family() string {
+	if c.Membership == "" {
+		return MembershipStructured
+	}
+	return c.Membership
 }
 
 // autoCommunities is prior = "auto"'s choice from the training answers:

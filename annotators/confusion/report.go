@@ -112,6 +112,10 @@ type communitiesFile struct {
 	Prior      [][][]float64 `json:"prior"`      // α [community][true class][answer]
 	Weights    []float64     `json:"weights"`    // w [community]
 	Membership [][]float64   `json:"membership"` // q(z_r) [annotator][community]
+	// Family is the variational family (Config.Membership): "structured"
+	// or "mean-field"; absent in files written before it existed, which
+	// are mean-field.
+	Family string `json:"family,omitempty"`
 }
 
 const (
@@ -141,7 +145,7 @@ func (m *Model) SaveParams(w io.Writer) error {
 	}
 	if cm := m.comm; cm != nil {
 		C, M := m.nc, cm.m
-		f := &communitiesFile{Weights: cm.w, Membership: make([][]float64, m.nr)}
+		f := &communitiesFile{Weights: cm.w, Membership: make([][]float64, m.nr), Family: m.family}
 		for k := range M {
 			rows := make([][]float64, C)
 			for c := range rows {
@@ -252,15 +256,26 @@ func (m *Model) LoadParams(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	old, oldComm := slices.Clone(m.alpha), m.comm
+	family := m.family
+	if comm != nil {
+		switch family = p.Communities.Family; family {
+		case "":
+			family = MembershipMeanField // written before the family was saved
+		case MembershipStructured, MembershipMeanField:
+		default:
+			return fmt.Errorf("%w: confusion parameters: communities of family %q; valid: %s, %s", framework.ErrBadInput, family, MembershipStructured, MembershipMeanField)
+		}
+	}
+	old, oldComm, oldFamily := slices.Clone(m.alpha), m.comm, m.family
 	if alpha != nil {
 		m.alpha = alpha
 	}
 	if comm != nil || m.cfg.Prior == PriorAuto {
 		m.comm = comm // with prior = "auto" the file decides
 	}
+	m.family = family // the file decides: its ξ and memberships are that family's
 	if err := m.SetXi(p.Xi); err != nil {
-		m.alpha, m.comm = old, oldComm
+		m.alpha, m.comm, m.family = old, oldComm, oldFamily
 		return fmt.Errorf("confusion parameters: %w", err)
 	}
 	copy(m.answers, p.Answers)

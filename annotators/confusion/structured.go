@@ -15,7 +15,7 @@ const (
 
 // structured reports whether the communities use the structured family.
 func (m *Model) structured() bool {
-	return m.comm != nil && m.cfg.Membership == MembershipStructured
+	return m.comm != nil && m.family == MembershipStructured
 }
 
 // fitComm is the communities' update with ρ = 1 in the configured family.

@@ -1,10 +1,12 @@
 package confusion
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -268,7 +270,9 @@ func TestMembershipConfig(t *testing.T) {
 	}{
 		{PriorCommunities, MembershipStructured, ""},
 		{PriorAuto, MembershipStructured, ""},
-		{PriorFixed, MembershipMeanField, ""},
+		{PriorFixed, "", ""},
+		{PriorAuto, MembershipMeanField, ""},
+		{PriorFixed, MembershipMeanField, `membership = "mean-field" needs prior = "communities" or "auto"`},
 		{PriorFixed, MembershipStructured, `membership = "structured" needs prior = "communities" or "auto"`},
 		{PriorCommunities, "structure", `membership = "structure"; valid: mean-field (q(z)·q(π)), structured (q(z)·q(π | z))`},
 	} {
@@ -317,5 +321,52 @@ func TestStructuredMean(t *testing.T) {
 				t.Errorf("LogPredictive(annotator %d, answer %d) = %.15g, want log Σ_c λ_c Mean = %.15g", r, y, lp, math.Log(p))
 			}
 		}
+	}
+}
+
+// TestMembershipPersist: the family is saved with the communities and the
+// file decides on loading: a structured fit loaded into a model
+// configured mean-field has the fit's E[log π] and bound bit for bit; a
+// file without the family (written before it was saved) is mean-field.
+func TestMembershipPersist(t *testing.T) {
+	m, counts := structuredState(t, 6, 3, 3, 21)
+	if err := m.Update(context.Background(), statsOf(m, counts), framework.BatchStep(1)); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := m.SaveParams(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"family":"structured"`) {
+		t.Fatalf("the saved communities do not name their family: %s", buf.String())
+	}
+	load := func(file string, membership string) *Model {
+		cfg := m.cfg
+		cfg.Membership = membership
+		h := newModel(t, cfg, 6, 3, nil)
+		if err := h.LoadParams(strings.NewReader(file)); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	h := load(buf.String(), MembershipMeanField)
+	if h.family != MembershipStructured || !slices.Equal(h.elogT, m.elogT) || h.GlobalELBO() != m.GlobalELBO() {
+		t.Errorf("loaded into a mean-field configuration: family %q, E[log π] equal %v, bound %v against %v", h.family, slices.Equal(h.elogT, m.elogT), h.GlobalELBO(), m.GlobalELBO())
+	}
+	old := strings.Replace(buf.String(), `,"family":"structured"`, "", 1)
+	o := load(old, "")
+	if o.family != MembershipMeanField {
+		t.Errorf("a file without the family loaded as %q, want %q", o.family, MembershipMeanField)
+	}
+	mf := load(buf.String(), "")
+	mf.family = MembershipMeanField
+	mf.refresh()
+	if !slices.Equal(o.elogT, mf.elogT) {
+		t.Errorf("a file without the family: E[log π] is not the mean-field family's of the same ξ")
+	}
+	bad := strings.Replace(buf.String(), `"family":"structured"`, `"family":"structure"`, 1)
+	cfg := m.cfg
+	if err := newModel(t, cfg, 6, 3, nil).LoadParams(strings.NewReader(bad)); !errors.Is(err, framework.ErrBadInput) || !strings.Contains(err.Error(), `family "structure"`) {
+		t.Errorf("a bad family: %v, want ErrBadInput naming it", err)
 	}
 }

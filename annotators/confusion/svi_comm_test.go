@@ -17,7 +17,7 @@ func sviCommState(t *testing.T, seed uint64, membership string) *Model {
 	t.Helper()
 	const R, C, M = 7, 3, 2
 	m := communitiesState(t, R, C, M, seed)
-	m.cfg.Membership = membership
+	m.cfg.Membership, m.family = membership, membership
 	rng := rand.New(rand.NewPCG(seed, 23))
 	for i := range m.xi {
 		m.xi[i] = m.comm.pri[i] + 6*rng.Float64()
