@@ -37,7 +37,8 @@
 //	log Σ_c λ_c E[π^r_{c,y}], a held-out answer's predictive           Model.LogPredictive (framework.AnswerPredictor)
 //	prior = "learned": α̂_c = argmax Σ_r log DirMult(n_rc | α)          Model.learnPrior, meanAtPrecision (docs/design.md)
 //	init_labels = "crowd": Bayesian Dawid–Skene of the answers alone    Model.crowdLabels
-//	prior = "communities" (below)                                     Model.fitCommunities, Model.profileAlpha
+//	prior = "communities", membership = "mean-field" (below)          Model.fitCommunities, Model.profileAlpha
+//	prior = "communities", membership = "structured" (default; below) Model.fitStructured, polyaRow, refreshStructured
 //	communities under SVI with mini-batches, refit once an epoch       Model.updateMini
 //
 // The Dirichlet terms, per row, with prior α_c = ω + diagonal·e_c:
@@ -77,6 +78,17 @@
 // counts ξ − ᾱ (Model.updateMini, framework.Step.EpochEnd).
 // annotators.csv gains each annotator's most probable community and its
 // probability.
+//
+// That is membership = "mean-field". The default, membership =
+// "structured" (structured.go), keeps the posterior of π given the
+// community exact, q(z_r, π^r) = Cat(q_r) Π_c Dir(α_{z_r c} + n_rc), so the
+// bound is Σ_{r,m} q_rm [log w_m − log q_rm + Σ_c (N(α_mc) − N(α_mc +
+// n_rc))] (minus b·Σα, plus the diagonal hyperprior), a row without counts
+// adds 0 for every community, and q_rm ∝ w_m exp(Σ_c [N(α_mc) − N(α_mc +
+// n_rc)]): under the mean-field family an annotator's empty rows sit at its
+// mixed prior and vote for the community it is in, so annotators with a few
+// answers never leave the largest one. E[log π^r_cl] = Σ_m q_rm [ψ(α_mcl +
+// n_rcl) − ψ(Σ_t α_mct + n_rct)]; ξ = ᾱ + n is stored as before.
 //
 // prior = "auto" decides in Init, from the training answers: communities
 // when R ≥ AutoMinAnnotators (8) and N < AutoAnswersPerEntry·R·C² (N
