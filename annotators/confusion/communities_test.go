@@ -219,11 +219,32 @@ func TestCommunitiesReport(t *testing.T) {
 // b·Σ α vanishes (central differences on one row); rates are refused
 // without communities.
 func TestCommunitiesPriorRate(t *testing.T) {
+	for _, family := range []string{MembershipMeanField, MembershipStructured} {
+		t.Run(family, func(t *testing.T) { priorRate(t, family) })
+	}
+	cfg := Defaults()
+	cfg.PriorRate = 0.1
+	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("prior_rate without communities: %v, want ErrBadInput", err)
+	}
+	cfg = Defaults()
+	cfg.PriorFloor = 0.5
+	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("prior_floor without communities: %v, want ErrBadInput", err)
+	}
+	cfg.Prior, cfg.PriorFloor = PriorCommunities, -1
+	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
+		t.Errorf("prior_floor = -1: %v, want ErrBadInput", err)
+	}
+}
+
+// priorRate is TestCommunitiesPriorRate's fits under one family.
+func priorRate(t *testing.T, family string) {
 	const R, C = 30, 3
 	counts := overdispersed(R, C, 5)
 	prec := func(rate, floor float64) (float64, *Model) {
 		cfg := Defaults()
-		cfg.Init, cfg.Prior, cfg.Communities, cfg.PriorRate, cfg.PriorFloor = InitUniform, PriorCommunities, 1, rate, floor
+		cfg.Init, cfg.Prior, cfg.Communities, cfg.PriorRate, cfg.PriorFloor, cfg.Membership = InitUniform, PriorCommunities, 1, rate, floor, family
 		m := newModel(t, cfg, R, C, nil)
 		for range 30 {
 			if err := m.Update(context.Background(), statsOf(m, counts), framework.BatchStep(1)); err != nil {
@@ -255,20 +276,6 @@ func TestCommunitiesPriorRate(t *testing.T) {
 		t.Fatalf("no entry of row 0 on the floor: the check below needs one (row 0 %v)", m.comm.alpha[:C])
 	}
 	checkStationary(t, m, counts, "floor ω")
-	cfg := Defaults()
-	cfg.PriorRate = 0.1
-	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
-		t.Errorf("prior_rate without communities: %v, want ErrBadInput", err)
-	}
-	cfg = Defaults()
-	cfg.PriorFloor = 0.5
-	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
-		t.Errorf("prior_floor without communities: %v, want ErrBadInput", err)
-	}
-	cfg.Prior, cfg.PriorFloor = PriorCommunities, -1
-	if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
-		t.Errorf("prior_floor = -1: %v, want ErrBadInput", err)
-	}
 }
 
 // checkStationary checks the Karush–Kuhn–Tucker conditions of row 0 of a
@@ -605,9 +612,9 @@ func TestCommunitiesPriorDiagonal(t *testing.T) {
 	// monotone bound over batch updates.
 	const R2, C2 = 30, 3
 	counts := overdispersed(R2, C2, 5)
-	fit := func(dl float64) *Model {
+	fit := func(dl float64, family string) *Model {
 		cfg := Defaults()
-		cfg.Init, cfg.Prior, cfg.Communities, cfg.PriorRate, cfg.PriorDiagonal = InitUniform, PriorCommunities, 1, 0.1, dl
+		cfg.Init, cfg.Prior, cfg.Communities, cfg.PriorRate, cfg.PriorDiagonal, cfg.Membership = InitUniform, PriorCommunities, 1, 0.1, dl, family
 		m := newModel(t, cfg, R2, C2, nil)
 		prev := math.Inf(-1)
 		for it := range 30 {
@@ -623,14 +630,16 @@ func TestCommunitiesPriorDiagonal(t *testing.T) {
 		}
 		return m
 	}
-	m0, m1 := fit(0), fit(5)
-	checkStationary(t, m1, counts, "prior_diagonal 5")
 	mean := func(m *Model) float64 {
 		a := m.comm.alpha[:C2]
 		return a[0] / (a[0] + a[1] + a[2])
 	}
-	if !(mean(m1) > mean(m0)) {
-		t.Errorf("row 0's diagonal mean %v with δ 5, %v without: want it larger", mean(m1), mean(m0))
+	for _, family := range []string{MembershipMeanField, MembershipStructured} {
+		m0, m1 := fit(0, family), fit(5, family)
+		checkStationary(t, m1, counts, "prior_diagonal 5, "+family)
+		if !(mean(m1) > mean(m0)) {
+			t.Errorf("%s: row 0's diagonal mean %v with δ 5, %v without: want it larger", family, mean(m1), mean(m0))
+		}
 	}
 
 	// A relabelling moves the global bound by the hyperprior's difference.
