@@ -179,11 +179,11 @@ type Config struct {
 	// prior = "communities" or "auto".
 	PriorDiagonal float64 `hcl:"prior_diagonal,optional"`
 	// Membership is the variational family of the communities (prior =
-	// "communities" or "auto"): "structured" (default; "" means it:
-	// q(z_r)·q(π^r | z_r), whose membership update weighs each community
-	// by the marginal likelihood of the annotator's own answers, Π_c
-	// Pólya(n_rc | α_mc); structured.go, fitStructured) or "mean-field"
-	// (q(z_r)·q(π^r), the model before 2026-11-28). Under the mean-field
+	// "communities" or "auto"): "mean-field" (default; "" means it:
+	// q(z_r)·q(π^r)) or "structured" (q(z_r)·q(π^r | z_r), whose
+	// membership update weighs each community by the marginal likelihood
+	// of the annotator's own answers, Π_c Pólya(n_rc | α_mc);
+	// structured.go, fitStructured). Under the mean-field
 	// family the rows an annotator never answered on sit at its mixed prior
 	// row and vote for the community it is in already, so annotators with a
 	// few answers cannot leave the largest community
@@ -683,7 +683,7 @@ func (m *Model) setConstant(R, r int, v int32) {
 // family is Membership with "" resolved.
 func (c Config) family() string {
 	if c.Membership == "" {
-		return MembershipStructured
+		return MembershipMeanField
 	}
 	return c.Membership
 }

@@ -37,8 +37,8 @@
 //	log Σ_c λ_c E[π^r_{c,y}], a held-out answer's predictive           Model.LogPredictive (framework.AnswerPredictor)
 //	prior = "learned": α̂_c = argmax Σ_r log DirMult(n_rc | α)          Model.learnPrior, meanAtPrecision (docs/design.md)
 //	init_labels = "crowd": Bayesian Dawid–Skene of the answers alone    Model.crowdLabels
-//	prior = "communities", membership = "mean-field" (below)          Model.fitCommunities, Model.profileAlpha
-//	prior = "communities", membership = "structured" (default; below) Model.fitStructured, polyaRow, refreshStructured
+//	prior = "communities", membership = "mean-field" (default; below) Model.fitCommunities, Model.profileAlpha
+//	prior = "communities", membership = "structured" (below)          Model.fitStructured, polyaRow, refreshStructured
 //	communities under SVI with mini-batches, refit once an epoch       Model.updateMini
 //
 // The Dirichlet terms, per row, with prior α_c = ω + diagonal·e_c:
@@ -79,8 +79,8 @@
 // annotators.csv gains each annotator's most probable community and its
 // probability.
 //
-// That is membership = "mean-field". The default, membership =
-// "structured" (structured.go), keeps the posterior of π given the
+// That is membership = "mean-field", the default. The option membership =
+// "structured" (structured.go) keeps the posterior of π given the
 // community exact, q(z_r, π^r) = Cat(q_r) Π_c Dir(α_{z_r c} + n_rc), so the
 // bound is Σ_{r,m} q_rm [log w_m − log q_rm + Σ_c (N(α_mc) − N(α_mc +
 // n_rc))] (minus b·Σα, plus the diagonal hyperprior), a row without counts
