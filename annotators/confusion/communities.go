@@ -377,22 +377,7 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 		if !(den > 0) {
 			break
 		}
-		moved := 0.0
-		for l := range next {
-			nl := next[l] * num[l]
-			if l == c {
-				nl += dl
-			}
-			v := max(nl/(den+b), floor)
-			moved = max(moved, math.Abs(v-next[l])/next[l])
-			next[l] = v
-		}
-		if s := sumOf(next); s > maxPriorPrecision {
-			for l := range next {
-				next[l] *= maxPriorPrecision / s
-			}
-		}
-		if moved < 1e-12 {
+		if polyaStep(next, num, den, b, dl, c, floor) < 1e-12 {
 			break
 		}
 	}
@@ -414,6 +399,32 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 			xi[(r*C+c)*C+l] = base[i*C+l] + p*a[l]
 		}
 	}
+}
+
+// polyaStep is one step of the membership-weighted Pólya fixed point of
+// row c (profileAlpha, polyaRow) from next, in place, given num_l = Σ_r q
+// [ψ(α_l + n_rl) − ψ(α_l)] and den = Σ_r q [ψ(Σα + N_r) − ψ(Σα)] + δ/Σα:
+//
+//	α_l ← max((α_l·num_l + δ·[l = c]) / (den + b), floor),   Σ_l α_l at most maxPriorPrecision.
+//
+// It returns the largest move relative to the entry.
+func polyaStep(next, num []float64, den, b, dl float64, c int, floor float64) float64 {
+	moved := 0.0
+	for l := range next {
+		nl := next[l] * num[l]
+		if l == c {
+			nl += dl
+		}
+		v := max(nl/(den+b), floor)
+		moved = max(moved, math.Abs(v-next[l])/next[l])
+		next[l] = v
+	}
+	if s := sumOf(next); s > maxPriorPrecision {
+		for l := range next {
+			next[l] *= maxPriorPrecision / s
+		}
+	}
+	return moved
 }
 
 // profileLinear bounds the membership of the annotators profileAlpha

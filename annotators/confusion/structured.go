@@ -224,22 +224,7 @@ func (m *Model) polyaRow(st *communities, n []float64, rows [][]int, k, c int) {
 		if !(den+b > 0) {
 			break
 		}
-		moved := 0.0
-		for l := range next {
-			nl := next[l] * num[l]
-			if l == c {
-				nl += dl
-			}
-			v := max(nl/(den+b), floor)
-			moved = max(moved, math.Abs(v-next[l])/next[l])
-			next[l] = v
-		}
-		if s := sumOf(next); s > maxPriorPrecision {
-			for l := range next {
-				next[l] *= maxPriorPrecision / s
-			}
-		}
-		if moved < 1e-12 {
+		if polyaStep(next, num, den, b, dl, c, floor) < 1e-12 {
 			break
 		}
 	}

@@ -74,7 +74,6 @@ mutations=(
   'structured-mean-prior-only|annotators/confusion/structured.go|s/dst\[l\] \+= p \* \(a\[l\] \+ nh\[l\]\) \/ s/dst[l] += p * a[l] \/ s/|./annotators/confusion'
   'structured-update-meanfield|annotators/confusion/confusion.go|s/xi, st := m\.fitComm\(s\.Counts, sc\)/xi, st := m.fitCommunities(s.Counts, sc)/|./annotators/confusion'
   'structured-svi-meanfield|annotators/confusion/communities.go|s/xi, st := m\.fitComm\(n, 1\)/xi, st := m.fitCommunities(n, 1)/|./annotators/confusion'
-  'structured-polya-floor|annotators/confusion/structured.go|s/v := max\(nl\/\(den\+b\), floor\)/v := max(nl\/(den+b), 1e-9*floor)/|./annotators/confusion'
   'structured-polya-diagonal|annotators/confusion/structured.go|s/\t\tden \+= dl \/ sa\n\t\tif !\(den\+b > 0\)/\t\tden += 0 * dl \/ sa\n\t\tif !(den+b > 0)/|./annotators/confusion'
   'auto-min-annotators|annotators/confusion/confusion.go|s/len\(seen\) >= AutoMinAnnotators/len(seen) > AutoMinAnnotators/|./annotators/confusion'
   'softmax-resume-other-doc|likelihoods/softmax/local.go|s/if lc\.doc != doc /if false \&\& lc.doc != doc /|./likelihoods/softmax'
