@@ -522,13 +522,22 @@ func (m *Model) memberships(st *communities, elog []float64) {
 			score[k] = s
 			top = max(top, s)
 		}
-		z := 0.0
-		for k, s := range score {
-			score[k] = math.Exp(s - top)
-			z += score[k]
-		}
-		for k := range M {
-			st.q[r*M+k] = score[k] / z
-		}
+		softmaxInto(st.q[r*M:][:M], score, top)
 	}
+}
+
+// softmaxInto sets dst to the normalised exp(score) (top: the largest
+// score, subtracted before exponentiating) and returns log Σ_k exp(score_k),
+// the value of max over q of Σ_k q_k (score_k − log q_k). score is
+// overwritten.
+func softmaxInto(dst, score []float64, top float64) float64 {
+	z := 0.0
+	for k, s := range score {
+		score[k] = math.Exp(s - top)
+		z += score[k]
+	}
+	for k := range dst {
+		dst[k] = score[k] / z
+	}
+	return top + math.Log(z)
 }

@@ -99,15 +99,7 @@ func (m *Model) fitStructured(counts []float64, sc float64) ([]float64, *communi
 				score[k] = s
 				top = max(top, s)
 			}
-			z := 0.0
-			for k, s := range score {
-				score[k] = math.Exp(s - top)
-				z += score[k]
-			}
-			for k := range M {
-				st.q[r*M+k] = score[k] / z
-			}
-			bound += top + math.Log(z)
+			bound += softmaxInto(st.q[r*M:][:M], score, top)
 		}
 		// The bound at the new memberships (the maximum over q_r of
 		// Σ_k q_rk (score_rk − log q_rk) is log Σ_k exp(score_rk)): the

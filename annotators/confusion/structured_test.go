@@ -370,3 +370,21 @@ func TestMembershipPersist(t *testing.T) {
 		t.Errorf("a bad family: %v, want ErrBadInput naming it", err)
 	}
 }
+
+// TestSoftmaxInto: the memberships' normalisation and the value it returns,
+// log Σ_k exp(score_k) (the structured update's stopping rule reads the
+// bound from it), on a fixture checked by hand.
+func TestSoftmaxInto(t *testing.T) {
+	score := []float64{1, 2, 3}
+	dst := make([]float64, 3)
+	z := math.E + math.E*math.E + math.E*math.E*math.E
+	got := softmaxInto(dst, score, 3)
+	if want := math.Log(z); math.Abs(got-want) > 1e-14 {
+		t.Errorf("log Σ exp = %.16g, want %.16g", got, want)
+	}
+	for k, p := range dst {
+		if want := math.Exp(float64(k+1)) / z; math.Abs(p-want) > 1e-15 {
+			t.Errorf("dst[%d] = %.16g, want %.16g", k, p, want)
+		}
+	}
+}

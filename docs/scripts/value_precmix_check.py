@@ -6,7 +6,9 @@
 # never a runtime dependency:
 #   MASLDA_FAMILY_BASE=B MASLDA_VALUE_FAMILY_DUMP=/tmp/vd/B MASLDA_VALUE_FAMILY_DRAWS=... \
 #     go test ./models -run '^TestValueFamilyDump$'
-#   /usr/bin/python3 docs/scripts/value_precmix_check.py /tmp/vd/*/*
+#   /usr/bin/python3 docs/scripts/value_precmix_check.py /tmp/vd/*/*          # answers alone
+#   TEXT=1 /usr/bin/python3 docs/scripts/value_precmix_check.py /tmp/vd/*/*   # with a stand-in for the words:
+#       x_d ~ N(t_d, (1 − share)·var x), t_d the planted text share's predictor of the truth
 import csv, sys, os, numpy as np
 from scipy.special import digamma, gammaln, polygamma
 
