@@ -155,7 +155,9 @@ const shapeIters = 15
 //
 // MASLDA_SHAPE_ITERS overrides the 15 iterations, MASLDA_SHAPE_WORKERS the
 // one worker (wall-s: the run's wall-clock seconds, for the speed-up of
-// two workers on a quiet machine).
+// two workers on a quiet machine); MASLDA_SHAPE_CONFIG is added to every
+// supervised model's configuration (an option measured against plain LDA,
+// for example `annotators "confusion" { membership = "structured" }`).
 func BenchmarkShapes(b *testing.B) {
 	iters, workers := shapeIters, 1
 	for name, p := range map[string]*int{"MASLDA_SHAPE_ITERS": &iters, "MASLDA_SHAPE_WORKERS": &workers} {
@@ -176,7 +178,11 @@ func BenchmarkShapes(b *testing.B) {
 				if strings.Contains(mod.src, "ma-sldar") {
 					corpus = cc.reg
 				}
-				src := mod.src + fmt.Sprintf("seed = 1\nworkers = %d\ntopics {\n  k = %d\n  alpha = 0.1\n  tau = 0.1\n}\ninference \"batch\" {\n  max_iters = %d\n  min_iters = %d\n  tol = 0\n}\n", workers, sh.spec.K, iters, iters)
+				src := mod.src
+				if extra := os.Getenv("MASLDA_SHAPE_CONFIG"); extra != "" && mod.src != "" {
+					src += extra + "\n"
+				}
+				src += fmt.Sprintf("seed = 1\nworkers = %d\ntopics {\n  k = %d\n  alpha = 0.1\n  tau = 0.1\n}\ninference \"batch\" {\n  max_iters = %d\n  min_iters = %d\n  tol = 0\n}\n", workers, sh.spec.K, iters, iters)
 				cfg, err := models.ParseConfig([]byte(src), mod.name+".hcl")
 				if err != nil {
 					b.Fatal(err)
