@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/maslda/maslda/framework"
@@ -86,6 +87,18 @@ func (r *Run) rewarm(marks []int32, at framework.Progress) error {
 	}
 	r.Model, r.Schedule = m, sched
 	return nil
+}
+
+// Rewarm builds the run again for its second pass, as Fit does when the
+// annotators' start marks annotators (framework.Rewarmer), for an engine
+// that runs the passes itself (the Beam driver): from the configuration
+// and the seed, with marks handed to the annotators' Init, the random
+// source reseeded, the restarts' bounds cleared; at is the first pass's
+// last update (where the second pass's positions are numbered on from).
+// It fails for annotators that cannot be handed marks and on a run that
+// was already built with marks.
+func (r *Run) Rewarm(marks []int32, at framework.Progress) error {
+	return r.rewarm(slices.Clone(marks), at)
 }
 
 // Marks are the annotators the run's first pass marked at its start and

@@ -439,6 +439,9 @@ type checkpoint struct {
 	Started bool `json:"started,omitempty"`
 	Second  bool `json:"second,omitempty"`
 	Offset  int  `json:"iter_offset,omitempty"`
+	// Pass is 2 in the run's second pass (rewarm.json), omitted in the
+	// first.
+	Pass int `json:"pass,omitempty"`
 }
 
 const checkpointFormat = "maslda-beam-checkpoint-2"
@@ -454,6 +457,7 @@ type preludeCheckpoint struct {
 	Best     int      `json:"best"`              // the best of them (from 1)
 	Sum      string   `json:"globals_sha256"`    // its globals after its batch EM
 	State    int      `json:"state_iter"`        // its last state's number
+	Pass     int      `json:"pass,omitempty"`    // as checkpoint.Pass
 }
 
 const (
@@ -470,6 +474,9 @@ type Result struct {
 	Reruns    int // pipelines run again after a failure
 	// RestartELBOs is each restart candidate's bound (models.Run's).
 	RestartELBOs []float64
+	// Marks are the annotators the first pass's start marked and the
+	// second pass was built with (models.Run.Marks); nil: one pass.
+	Marks []int32
 }
 
 // engineModel is the run's model whose E-step is a Beam pipeline over the
@@ -505,7 +512,148 @@ func (e *engineModel) EStep(ctx context.Context, docs []int) (framework.Stats, e
 // models.Run.Fit does (models.Run.Prepare, every iteration a pipeline),
 // so that the result is Fit's with the batch schedule; so is the
 // annotators' classifier start (framework.Starter), during the schedule.
+//
+// When the annotators' start marks annotators (framework.Rewarmer: the
+// confusion model's constant = "almost"), Train builds the run again with
+// the marks (models.Run.Rewarm) and trains it from the beginning, as Fit
+// does: the second pass's restarts, pilot, start and schedule, its
+// iterations numbered on from the first pass's. rewarm.json in the work
+// directory holds the marks and the first pass's bounds, so that a driver
+// stopped in the second pass resumes in it (a driver stopped before the
+// second pass's first checkpoint starts the second pass again).
 func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
+	rpath := filepath.Join(opt.Dir, rewarmFile)
+	var pass *rewarmCheckpoint
+	if opt.Resume {
+		b, err := os.ReadFile(rpath)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			return nil, fmt.Errorf("resume: %w", err)
+		default:
+			pass = new(rewarmCheckpoint)
+			if err := json.Unmarshal(b, pass); err != nil || pass.Format != rewarmFormat || len(pass.Trace) != pass.Iter {
+				return nil, fmt.Errorf("%w: resume: %s is not of this format (%q)", framework.ErrBadInput, rpath, rewarmFormat)
+			}
+			if err := run.Rewarm(pass.Marks, framework.Progress{Iter: pass.Iter}); err != nil {
+				return nil, fmt.Errorf("resume: %s: %w", rpath, err)
+			}
+			if !secondPassSaved(opt.Dir) {
+				// Stopped before the second pass's first checkpoint:
+				// the first pass's files (if any are left) go, and the
+				// second pass starts from its beginning.
+				cleanPass(opt.Dir)
+				opt.Resume = false
+			}
+		}
+	} else if err := os.Remove(rpath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	res, err := trainPass(ctx, run, opt, pass)
+	var rw *rewarmedError
+	if pass == nil && errors.As(err, &rw) {
+		pass = &rewarmCheckpoint{Format: rewarmFormat, Marks: rw.marks, Iter: rw.iter, Reruns: res.Reruns}
+		for _, e := range res.Trace {
+			pass.Trace = append(pass.Trace, math.Float64bits(e))
+		}
+		b, jerr := json.MarshalIndent(pass, "", "  ")
+		if jerr != nil {
+			return nil, jerr
+		}
+		if err := writeAtomic(rpath, append(b, '\n')); err != nil {
+			return nil, err
+		}
+		cleanPass(opt.Dir)
+		if err := run.Rewarm(pass.Marks, framework.Progress{Iter: pass.Iter}); err != nil {
+			return nil, err
+		}
+		opt.Resume = false
+		res, err = trainPass(ctx, run, opt, pass)
+		if res == nil {
+			return res, err
+		}
+	}
+	if res != nil && pass != nil {
+		trace := make([]float64, 0, len(pass.Trace)+len(res.Trace))
+		for _, b := range pass.Trace {
+			trace = append(trace, math.Float64frombits(b))
+		}
+		res.Trace = append(trace, res.Trace...)
+		res.Iters += pass.Iter
+		res.Reruns += pass.Reruns
+		res.Marks = slices.Clone(pass.Marks)
+	}
+	return res, err
+}
+
+// rewarmedError ends the first pass at a start that marked annotators
+// (framework.Rewarmer), after iter iterations of its schedule.
+type rewarmedError struct {
+	marks []int32
+	iter  int
+}
+
+func (e *rewarmedError) Error() string {
+	return "the annotators' start marked annotators: the run starts again with them"
+}
+
+// rewarmCheckpoint is rewarm.json: the first pass ended at an annotators'
+// start that marked annotators; the run is in its second pass.
+type rewarmCheckpoint struct {
+	Format string  `json:"format"`
+	Marks  []int32 `json:"marks"` // per annotator its class, −1 for the others
+	// Iter is the first pass's iterations (the second pass's progress is
+	// numbered on from it), Trace their bounds, Reruns its pipelines run
+	// again.
+	Iter   int      `json:"iter"`
+	Trace  []uint64 `json:"trace_bits"`
+	Reruns int      `json:"reruns,omitempty"`
+}
+
+const (
+	rewarmFormat = "maslda-beam-rewarm-1"
+	rewarmFile   = "rewarm.json"
+)
+
+// secondPassSaved reports whether the work directory holds a checkpoint
+// or a prelude checkpoint of the second pass.
+func secondPassSaved(dir string) bool {
+	for _, f := range []string{"checkpoint.json", preludeFile} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			continue
+		}
+		var p struct {
+			Pass int `json:"pass"`
+		}
+		if json.Unmarshal(b, &p) == nil && p.Pass == 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanPass removes a pass's files from the work directory (checkpoints,
+// globals, the documents' states, the restarts' and the pilot's, the
+// start's predictions), leaving the shards, their layout and rewarm.json.
+func cleanPass(dir string) {
+	os.Remove(filepath.Join(dir, "checkpoint.json"))
+	os.Remove(filepath.Join(dir, preludeFile))
+	for _, pat := range []string{"globals-*.bin", "state-*.bin", "sums.i*.bin", "pred-*.bin", "restart-*", "pilot"} {
+		ms, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, p := range ms {
+			os.RemoveAll(p)
+		}
+	}
+}
+
+// trainPass is a pass of Train: pass is nil in the first, rewarm.json's
+// in the second.
+func trainPass(ctx context.Context, run *models.Run, opt Options, pass *rewarmCheckpoint) (*Result, error) {
+	passNo := 0 // checkpoint.json's and prelude.json's "pass": 0 the first (omitted), 2 the second
+	if pass != nil {
+		passNo = 2
+	}
 	m := run.Model
 	if _, err := m.SumLayout(); err != nil {
 		return nil, err
@@ -594,7 +742,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 				return nil, fmt.Errorf("resume: %w", perr)
 			}
 			pre = new(preludeCheckpoint)
-			if err := json.Unmarshal(pb, pre); err != nil || pre.Format != preludeFormat || pre.Docs != D || !slices.Equal(pre.Shards, shardDocs) || pre.Best < 1 || pre.Best > len(pre.Restarts) {
+			if err := json.Unmarshal(pb, pre); err != nil || pre.Format != preludeFormat || pre.Docs != D || !slices.Equal(pre.Shards, shardDocs) || pre.Best < 1 || pre.Best > len(pre.Restarts) || pre.Pass != passNo {
 				return nil, fmt.Errorf("%w: resume: %s is not of this format (%q) or of another corpus", framework.ErrBadInput, filepath.Join(opt.Dir, preludeFile), preludeFormat)
 			}
 		case err != nil:
@@ -602,6 +750,9 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		default:
 			if err := json.Unmarshal(b, &ck); err != nil || ck.Format != checkpointFormat {
 				return nil, fmt.Errorf("%w: resume: %s is not a checkpoint of this format (%q)", framework.ErrBadInput, filepath.Join(opt.Dir, "checkpoint.json"), checkpointFormat)
+			}
+			if ck.Pass != passNo {
+				return nil, fmt.Errorf("%w: resume: %s is of pass %d of the run, and %s says it is in pass %d", framework.ErrBadInput, filepath.Join(opt.Dir, "checkpoint.json"), max(1, ck.Pass), rewarmFile, max(1, passNo))
 			}
 			if ck.Docs != D || !slices.Equal(ck.Shards, shardDocs) || len(ck.Trace) != ck.Offset+ck.Iter || ck.Iter < 1 {
 				return nil, fmt.Errorf("%w: resume: the checkpoint is of %d documents in %d shards after %d iterations, this run has %d in %d shards (or shards of other sizes)", framework.ErrBadInput, ck.Docs, len(ck.Shards), ck.Iter, D, nShards)
@@ -718,6 +869,13 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		os.Remove(filepath.Join(opt.Dir, preludeFile))
 	}
 	main := &phase{run: run, dir: opt.Dir, iter: offset + from.Iter}
+	// passIter numbers the second pass's progress on from the first's (as
+	// models.Run.Fit does); lastIter is the schedule's last iteration
+	// (where a start that marks annotators ends the pass).
+	passIter, lastIter := 0, offset+from.Iter
+	if pass != nil {
+		passIter = pass.Iter
+	}
 	if !opt.Resume || pre != nil {
 		if pre == nil {
 			removePrelude() // a run started again in the same directory
@@ -795,7 +953,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 				return err
 			}
 			old := pre
-			pre = &preludeCheckpoint{Format: preludeFormat, Docs: D, Shards: shardDocs, Best: i, Sum: snap.Sum, State: last.iter + 1}
+			pre = &preludeCheckpoint{Format: preludeFormat, Docs: D, Shards: shardDocs, Best: i, Sum: snap.Sum, State: last.iter + 1, Pass: passNo}
 			for _, e := range elbos {
 				pre.Restarts = append(pre.Restarts, math.Float64bits(e))
 			}
@@ -847,6 +1005,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		}
 		prog := func(p framework.Progress) error {
 			if opt.Prelude != nil {
+				p.Iter += passIter
 				return opt.Prelude(p)
 			}
 			return nil
@@ -899,7 +1058,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 		}
 		ck := checkpoint{Format: checkpointFormat, Iter: bs.Iter, Docs: D, Shards: shardDocs, Sum: next.Sum,
 			Prev: math.Float64bits(bs.Prev), PrevScale: math.Float64bits(bs.PrevScale), PrevPart: math.Float64bits(bs.PrevPart), ElapsedNS: int64(bs.Elapsed),
-			Started: started, Second: second, Offset: offset}
+			Started: started, Second: second, Offset: offset, Pass: passNo}
 		for _, e := range res.Trace {
 			ck.Trace = append(ck.Trace, math.Float64bits(e))
 		}
@@ -998,10 +1157,11 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 				return fmt.Errorf("annotators: %w", err)
 			}
 		}
-		if rw, ok := starter.(framework.Rewarmer); ok && rw.Rewarm() != nil {
-			// maslda train builds the run again with the marks
-			// (models.Run.Fit, the second warm-up); the driver does not.
-			return fmt.Errorf("%w: annotators: the start marked annotators, and a run built again with them (the second warm-up of constant = \"almost\") is not supported on Beam: train it with maslda train", framework.ErrIncompatible)
+		if rw, ok := starter.(framework.Rewarmer); ok {
+			if marks := rw.Rewarm(); marks != nil {
+				// The second warm-up (Train): the pass ends here.
+				return &rewarmedError{marks: marks, iter: lastIter}
+			}
 		}
 		for sh := range nShards {
 			os.Remove(predPath(opt.Dir, sh))
@@ -1013,9 +1173,10 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	}
 	obs := func(p framework.Progress) error {
 		p.Iter += offset
+		lastIter = p.Iter
 		res.Trace = append(res.Trace, p.ELBO)
 		if opt.Progress != nil {
-			if err := opt.Progress(p.Iter, p.ELBO); err != nil {
+			if err := opt.Progress(p.Iter+passIter, p.ELBO); err != nil {
 				return err
 			}
 		}

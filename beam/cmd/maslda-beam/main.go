@@ -185,6 +185,17 @@ func train(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if res.Marks != nil {
+		n := 0
+		for _, v := range res.Marks {
+			if v >= 0 {
+				n++
+			}
+		}
+		if _, err := fmt.Fprintf(stdout, "the annotators' start marked %d near-constant annotators: trained again from the beginning with them ignored (the second warm-up)\n", n); err != nil {
+			return err
+		}
+	}
 	r.Result = &framework.Result{Iters: res.Iters, Epochs: res.Iters, ELBO: res.ELBO, Converged: res.Converged}
 	r.RestartELBOs = res.RestartELBOs
 	if err := r.SaveAtomic(*out, nil); err != nil {

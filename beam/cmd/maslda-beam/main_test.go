@@ -252,3 +252,65 @@ func valueCorpus(t *testing.T, stream uint64, spec synth.LDASpec) *framework.Cor
 	c.Answers = &framework.Answers{Annotators: []string{"a", "b", "c", "d", "e"}, ByDoc: biasprecision.Sample(x, biasprecision.PaperBias, biasprecision.PaperPrec, 3, rng)}
 	return c
 }
+
+// TestTrainSecondWarmUp: `maslda-beam train` with constant = "almost" on
+// a crowd with one near-constant answerer (a2: class 1 nine times in ten,
+// whatever the class) says that the start marked it, trains again from
+// the beginning, and writes maslda train's model (Run.Fit's two passes):
+// the bound, the topics and the annotators' parameters, bit for bit.
+func TestTrainSecondWarmUp(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(41, 42))
+	c, pl, err := synth.LDA(synth.LDASpec{D: 120, V: 60, K: 3, DocLen: 60, Alpha: 0.1, TopicConc: 0.05}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := synth.Classes(pl.ZBar, synth.PlantedEta(3, 3, 6, rng), rng)
+	byDoc := make([][]framework.Answer, len(classes))
+	for d, k := range classes {
+		for r, acc := range []float64{0.8, 0.8, 0.8, 0.7} {
+			y := k
+			if rng.Float64() > acc {
+				y = (k + 1 + rng.IntN(2)) % 3
+			}
+			if r == 2 {
+				y = 1
+				if rng.Float64() < 0.1 {
+					y = 2 * rng.IntN(2)
+				}
+			}
+			byDoc[d] = append(byDoc[d], framework.Answer{Annotator: int32(r), Class: int32(y)})
+		}
+	}
+	c.Answers = &framework.Answers{Annotators: []string{"a0", "a1", "a2", "a3"}, Classes: []string{"c0", "c1", "c2"}, ByDoc: byDoc}
+	writeRun(t, dir, c, "seed = 3\nrestarts = 2\nrestart_iters = 2\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\n"+
+		"annotators \"confusion\" {\n  start_iters = 2\n  constant = \"almost\"\n}\ninference \"batch\" {\n  max_iters = 6\n  tol = 0\n}\n")
+	out := filepath.Join(dir, "model")
+	var stdout, stderr bytes.Buffer
+	args := []string{"train", "--config", filepath.Join(dir, "config.hcl"), "--docs", filepath.Join(dir, "docs.ldac"),
+		"--answers", filepath.Join(dir, "answers.csv"), "--out", out, "--work", filepath.Join(dir, "work"), "--shard-size", "16"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, s := range []string{"marked 1 near-constant annotators", "iteration 8:", "trained: 8 iterations"} {
+		if !strings.Contains(stdout.String(), s) {
+			t.Errorf("no %q in %q", s, stdout.String())
+		}
+	}
+	saved, err := models.Load(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := sameAsFit(t, dir, saved)
+	if m := want.Marks(); len(m) != 4 || m[2] != 1 {
+		t.Fatalf("in process: marks %v, want a2's class 1", m)
+	}
+	var buf bytes.Buffer
+	if err := want.Model.Noise.(framework.Persister).SaveParams(&buf); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "annotators.params"))
+	if err != nil || !bytes.Equal(b, buf.Bytes()) {
+		t.Errorf("annotators.params differs from the in-process annotators' parameters (%v)", err)
+	}
+}

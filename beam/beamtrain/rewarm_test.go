@@ -1,0 +1,187 @@
+package beamtrain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/synth"
+	"github.com/maslda/maslda/models"
+)
+
+// nearConstantCorpus: 120 planted documents of 3 classes answered by four
+// annotators, a0, a1, a3 right with probability 0.8, 0.8, 0.7 and a2 a
+// near-constant answerer (class 1 with probability 0.9 whatever the
+// class), whom constant = "almost" marks at the classifier start (the
+// corpus of the models package's second warm-up tests).
+func nearConstantCorpus(t *testing.T) *framework.Corpus {
+	t.Helper()
+	const D = 120
+	rng := rand.New(rand.NewPCG(41, 42))
+	all, pl, err := synth.LDA(synth.LDASpec{D: D, V: 60, K: 3, DocLen: 60, Alpha: 0.1, TopicConc: 0.05}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := synth.Classes(pl.ZBar, synth.PlantedEta(3, 3, 6, rng), rng)
+	byDoc := make([][]framework.Answer, D)
+	for d, c := range classes {
+		for r, acc := range []float64{0.8, 0.8, 0.8, 0.7} {
+			y := c
+			if rng.Float64() > acc {
+				y = (c + 1 + rng.IntN(2)) % 3
+			}
+			if r == 2 {
+				y = 1
+				if rng.Float64() < 0.1 {
+					y = 2 * rng.IntN(2)
+				}
+			}
+			byDoc[d] = append(byDoc[d], framework.Answer{Annotator: int32(r), Class: int32(y)})
+		}
+	}
+	return &framework.Corpus{V: 60, Docs: all.Docs, Answers: &framework.Answers{Annotators: []string{"a0", "a1", "a2", "a3"}, Classes: []string{"c0", "c1", "c2"}, ByDoc: byDoc}}
+}
+
+// TestRewarm: with constant = "almost" the first pass's classifier start
+// (after 2 iterations) marks a2; the driver builds the run again with the
+// marks and trains it from the beginning (restarts and schedule), as
+// models.Run.Fit does: the same marks, iterations, bounds (the first
+// pass's then the second's, numbered on) and globals, bit for bit. A
+// driver stopped anywhere (in the first pass; in the second pass's first
+// restart candidate, before anything of the second pass was saved; in its
+// second candidate; in its schedule) and resumed from a run built anew
+// ends the same, and leaves no file of the first pass behind.
+func TestRewarm(t *testing.T) {
+	src := "seed = 3\nrestarts = 2\nrestart_iters = 2\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\n" +
+		"annotators \"confusion\" {\n  start_iters = 2\n  constant = \"almost\"\n}\ninference \"batch\" {\n  max_iters = 6\n  tol = 0\n}\n"
+	ctx := context.Background()
+	c := nearConstantCorpus(t)
+	build := func() *models.Run {
+		t.Helper()
+		cfg, err := models.ParseConfig([]byte(src), "rewarm.hcl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := models.Build(cfg, nil, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	want := build()
+	var wantMain []float64
+	wres, err := want.Fit(ctx, func(p framework.Progress) error {
+		if p.Restart == 0 {
+			wantMain = append(wantMain, p.ELBO)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSnap, err := want.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMarks := want.Marks()
+	if diff := cmp.Diff([]int32{-1, -1, 1, -1}, wantMarks); diff != "" {
+		t.Fatalf("in process: marks (-want +got):\n%s", diff)
+	}
+	if wres.Iters != 2+6 || len(wantMain) != 8 {
+		t.Fatalf("in process: %d iterations, %d bounds; want 2 + 6", wres.Iters, len(wantMain))
+	}
+	check := func(what string, r *models.Run, res *Result, dir string) {
+		t.Helper()
+		if res.Iters != wres.Iters || res.Converged != wres.Converged || len(res.Trace) != len(wantMain) {
+			t.Fatalf("%s: %d iterations (converged %v, %d bounds), in process %d (%v, %d)", what, res.Iters, res.Converged, len(res.Trace), wres.Iters, wres.Converged, len(wantMain))
+		}
+		sameAsInProcess(t, what, res.Trace, wantMain, r, wantSnap.Sum)
+		if diff := cmp.Diff(wantMarks, res.Marks); diff != "" {
+			t.Errorf("%s: Result.Marks (-in process +Beam):\n%s", what, diff)
+		}
+		if diff := cmp.Diff(wantMarks, r.Marks()); diff != "" {
+			t.Errorf("%s: the run's marks (-in process +Beam):\n%s", what, diff)
+		}
+		left, _ := filepath.Glob(filepath.Join(dir, "restart-*"))
+		for _, f := range []string{"prelude.json", "pilot"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				left = append(left, f)
+			}
+		}
+		if len(left) > 0 {
+			t.Errorf("%s: left after the run: %v", what, left)
+		}
+	}
+	opts := func(dir string) Options {
+		return Options{Dir: dir, ShardSize: 16, MaxIters: 6, Tol: 0, Run: prismRun}
+	}
+	r := build()
+	var seen []int
+	o := opts(t.TempDir())
+	o.Progress = func(it int, _ float64) error { seen = append(seen, it); return nil }
+	res, err := Train(ctx, r, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("uninterrupted", r, res, o.Dir)
+	if diff := cmp.Diff([]int{1, 2, 3, 4, 5, 6, 7, 8}, seen); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+	type stop struct{ iter, restart, restartIter int }
+	for _, st := range []stop{{iter: 1}, {iter: 2}, {restart: 1, restartIter: 3}, {restart: 2, restartIter: 4}, {iter: 5}} {
+		t.Run(fmt.Sprintf("%+v", st), func(t *testing.T) {
+			dir := t.TempDir()
+			halt := errors.New("stopped")
+			o := opts(dir)
+			o.Progress = func(it int, _ float64) error {
+				if it == st.iter {
+					return halt
+				}
+				return nil
+			}
+			o.Prelude = func(p framework.Progress) error {
+				if st.restart > 0 && p.Restart == st.restart && p.Iter == st.restartIter {
+					return halt
+				}
+				return nil
+			}
+			if _, err := Train(ctx, build(), o); !errors.Is(err, halt) {
+				t.Fatalf("%v, want stopped", err)
+			}
+			r := build()
+			o = opts(dir)
+			o.Resume = true
+			first, firstRestart := 0, 0
+			o.Progress = func(it int, _ float64) error {
+				if first == 0 {
+					first = it
+				}
+				return nil
+			}
+			o.Prelude = func(p framework.Progress) error {
+				if firstRestart == 0 && first == 0 {
+					firstRestart = p.Restart
+				}
+				return nil
+			}
+			res, err := Train(ctx, r, o)
+			if err != nil {
+				t.Fatalf("resumed: %v", err)
+			}
+			check("stopped and resumed", r, res, dir)
+			// Where it went on: at the iteration stopped in, or the
+			// restart candidate (the second pass's first when nothing of
+			// that pass was saved).
+			if st.iter > 0 && (first != st.iter || firstRestart != 0) || st.restart > 0 && firstRestart != st.restart {
+				t.Errorf("resumed at iteration %d (restart candidate %d first)", first, firstRestart)
+			}
+		})
+	}
+}
