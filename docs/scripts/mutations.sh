@@ -79,6 +79,11 @@ mutations=(
   'structured-polya-den-digamma|annotators/confusion/structured.go|s/den \+= p \* \(mathext\.Digamma\(sa\+sumOf\(x\)\) - psa\)/den += p * (mathext.Digamma(sa+sumOf(x)) - 0*psa)/|./annotators/confusion'
   'structured-empty-row-weight|annotators/confusion/structured.go|s/e\[l\] \+= p \* x\n/e[l] += x\n/|./annotators/confusion'
   'softmax-into-logz|annotators/confusion/communities.go|s/return top \+ math\.Log\(z\)/return top + 0*math.Log(z)/|./annotators/confusion'
+  'structured-one-round|annotators/confusion/structured.go|s/const structuredRounds = 5/const structuredRounds = 1/|./annotators/confusion'
+  # the Beam driver's second warm-up (a package under beam/ runs in the beam module)
+  'beam-rewarm-never-resumes|beam/beamtrain/train.go|s/p\.Pass == 2 \{/p.Pass == -2 {/|beam/beamtrain'
+  'beam-rewarm-prelude-numbering|beam/beamtrain/train.go|s/p\.Iter \+= passIter/p.Iter += 0/|beam/beamtrain'
+  'beam-rewarm-first-pass-iterations|beam/beamtrain/train.go|s/res\.Iters \+= pass\.Iter/res.Iters += 0/|beam/beamtrain'
   'structured-polya-diagonal|annotators/confusion/structured.go|s/\t\tden \+= dl \/ sa\n\t\tif !\(den\+b > 0\)/\t\tden += 0 * dl \/ sa\n\t\tif !(den+b > 0)/|./annotators/confusion'
   'auto-min-annotators|annotators/confusion/confusion.go|s/len\(seen\) >= AutoMinAnnotators/len(seen) > AutoMinAnnotators/|./annotators/confusion'
   'softmax-resume-other-doc|likelihoods/softmax/local.go|s/if lc\.doc != doc /if false \&\& lc.doc != doc /|./likelihoods/softmax'
@@ -148,12 +153,17 @@ for m in "${mutations[@]}"; do
     continue
   fi
   ran=$((ran + 1))
-  if ! (cd "$scratch/repo" && go vet "$pkg" >/dev/null 2>&1); then
+  dir=$scratch/repo
+  if [[ $pkg == beam/* ]]; then
+    dir=$scratch/repo/beam
+    pkg=./${pkg#beam/}
+  fi
+  if ! (cd "$dir" && go vet "$pkg" >/dev/null 2>&1); then
     echo "BROKEN       $name: the mutated $file does not compile (fix its line here)"
     survived=1
     continue
   fi
-  if (cd "$scratch/repo" && go test -count=1 "$pkg" >/dev/null 2>&1); then
+  if (cd "$dir" && go test -count=1 "$pkg" >/dev/null 2>&1); then
     echo "SURVIVED     $name ($file; go test $pkg passes)"
     survived=1
   else
