@@ -79,8 +79,9 @@
 // annotators.csv gains each annotator's most probable community and its
 // probability.
 //
-// That is membership = "mean-field", the default. The option membership =
-// "structured" (structured.go) keeps the posterior of π given the
+// That is membership = "mean-field", the plug-in's default (the
+// communities preset's). membership = "structured" (structured.go; the
+// ma-sldac preset's) keeps the posterior of π given the
 // community exact, q(z_r, π^r) = Cat(q_r) Π_c Dir(α_{z_r c} + n_rc), so the
 // bound is Σ_{r,m} q_rm [log w_m − log q_rm + Σ_c (N(α_mc) − N(α_mc +
 // n_rc))] (minus b·Σα, plus the diagonal hyperprior), a row without counts
