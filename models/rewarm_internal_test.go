@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -18,29 +17,10 @@ import (
 // for bit, its updates those of the fit's second pass; and such a run
 // marks nobody more (no third pass).
 func TestRewarmIsBuildWithMarks(t *testing.T) {
-	rng := rand.New(rand.NewPCG(41, 42))
-	all, pl, err := synth.LDA(synth.LDASpec{D: 120, V: 60, K: 3, DocLen: 60, Alpha: 0.1, TopicConc: 0.05}, rng)
+	c, err := synth.NearConstantCrowd(120, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	classes := synth.Classes(pl.ZBar, synth.PlantedEta(3, 3, 6, rng), rng)
-	byDoc := make([][]framework.Answer, len(classes))
-	for d, c := range classes {
-		for r, acc := range []float64{0.8, 0.8, 0.8, 0.7} {
-			y := c
-			if rng.Float64() > acc {
-				y = (c + 1 + rng.IntN(2)) % 3
-			}
-			if r == 2 {
-				y = 1
-				if rng.Float64() < 0.1 {
-					y = 2 * rng.IntN(2)
-				}
-			}
-			byDoc[d] = append(byDoc[d], framework.Answer{Annotator: int32(r), Class: int32(y)})
-		}
-	}
-	c := &framework.Corpus{V: 60, Docs: all.Docs, Answers: &framework.Answers{Annotators: []string{"a0", "a1", "a2", "a3"}, Classes: []string{"c0", "c1", "c2"}, ByDoc: byDoc}}
 	cfg := mustConfig(t, "seed = 3\ntopics {\n k = 3\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {\n start_iters = 2\n constant = \"almost\"\n}\ninference \"batch\" {\n max_iters = 7\n tol = 0\n}\n")
 	fit := func(r *Run) ([]framework.Progress, *framework.Result, []float64) {
 		var ps []framework.Progress
@@ -112,7 +92,7 @@ func TestRewarmIsBuildWithMarks(t *testing.T) {
 		}
 	}
 	// A run whose annotators cannot be handed marks refuses them.
-	lda, err := Build(mustConfig(t, "seed = 3\ntopics {\n k = 3\n}\n"), nil, &framework.Corpus{V: 60, Docs: all.Docs})
+	lda, err := Build(mustConfig(t, "seed = 3\ntopics {\n k = 3\n}\n"), nil, &framework.Corpus{V: 60, Docs: c.Docs})
 	if err != nil {
 		t.Fatal(err)
 	}

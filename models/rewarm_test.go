@@ -3,7 +3,6 @@ package models_test
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
@@ -14,36 +13,14 @@ import (
 	"github.com/maslda/maslda/models"
 )
 
-// almostCorpus: D planted documents of 3 classes answered by every one of
-// four annotators: a0, a1, a3 right with probability 0.8, 0.8, 0.7 (else
-// another class at random) and a2, with near, class 1 with probability 0.9
-// whatever the class (else 0 or 2; a near-constant answerer the exact rule
-// does not mark), else right with probability 0.8 like a0.
+// almostCorpus is synth.NearConstantCrowd (a2 near-constant with near).
 func almostCorpus(t testing.TB, D int, near bool) *framework.Corpus {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(41, 42))
-	all, pl, err := synth.LDA(synth.LDASpec{D: D, V: 60, K: 3, DocLen: 60, Alpha: 0.1, TopicConc: 0.05}, rng)
+	c, err := synth.NearConstantCrowd(D, near)
 	if err != nil {
 		t.Fatal(err)
 	}
-	classes := synth.Classes(pl.ZBar, synth.PlantedEta(3, 3, 6, rng), rng)
-	byDoc := make([][]framework.Answer, D)
-	for d, c := range classes {
-		for r, acc := range []float64{0.8, 0.8, 0.8, 0.7} {
-			y := c
-			if rng.Float64() > acc {
-				y = (c + 1 + rng.IntN(2)) % 3
-			}
-			if r == 2 && near {
-				y = 1
-				if rng.Float64() < 0.1 {
-					y = 2 * rng.IntN(2)
-				}
-			}
-			byDoc[d] = append(byDoc[d], framework.Answer{Annotator: int32(r), Class: int32(y)})
-		}
-	}
-	return &framework.Corpus{V: 60, Docs: all.Docs, Answers: &framework.Answers{Annotators: []string{"a0", "a1", "a2", "a3"}, Classes: []string{"c0", "c1", "c2"}, ByDoc: byDoc}}
+	return c
 }
 
 // almostSrc is MA-sLDAc with constant = "almost" (the classifier start

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,39 +14,6 @@ import (
 	"github.com/maslda/maslda/framework/synth"
 	"github.com/maslda/maslda/models"
 )
-
-// nearConstantCorpus: 120 planted documents of 3 classes answered by four
-// annotators, a0, a1, a3 right with probability 0.8, 0.8, 0.7 and a2 a
-// near-constant answerer (class 1 with probability 0.9 whatever the
-// class), whom constant = "almost" marks at the classifier start (the
-// corpus of the models package's second warm-up tests).
-func nearConstantCorpus(t *testing.T) *framework.Corpus {
-	t.Helper()
-	const D = 120
-	rng := rand.New(rand.NewPCG(41, 42))
-	all, pl, err := synth.LDA(synth.LDASpec{D: D, V: 60, K: 3, DocLen: 60, Alpha: 0.1, TopicConc: 0.05}, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	classes := synth.Classes(pl.ZBar, synth.PlantedEta(3, 3, 6, rng), rng)
-	byDoc := make([][]framework.Answer, D)
-	for d, c := range classes {
-		for r, acc := range []float64{0.8, 0.8, 0.8, 0.7} {
-			y := c
-			if rng.Float64() > acc {
-				y = (c + 1 + rng.IntN(2)) % 3
-			}
-			if r == 2 {
-				y = 1
-				if rng.Float64() < 0.1 {
-					y = 2 * rng.IntN(2)
-				}
-			}
-			byDoc[d] = append(byDoc[d], framework.Answer{Annotator: int32(r), Class: int32(y)})
-		}
-	}
-	return &framework.Corpus{V: 60, Docs: all.Docs, Answers: &framework.Answers{Annotators: []string{"a0", "a1", "a2", "a3"}, Classes: []string{"c0", "c1", "c2"}, ByDoc: byDoc}}
-}
 
 // TestRewarm: with constant = "almost" the first pass's classifier start
 // (after 2 iterations) marks a2; the driver builds the run again with the
@@ -62,7 +28,10 @@ func TestRewarm(t *testing.T) {
 	src := "seed = 3\nrestarts = 2\nrestart_iters = 2\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\n" +
 		"annotators \"confusion\" {\n  start_iters = 2\n  constant = \"almost\"\n}\ninference \"batch\" {\n  max_iters = 6\n  tol = 0\n}\n"
 	ctx := context.Background()
-	c := nearConstantCorpus(t)
+	c, err := synth.NearConstantCrowd(120, true)
+	if err != nil {
+		t.Fatal(err)
+	}
 	build := func() *models.Run {
 		t.Helper()
 		cfg, err := models.ParseConfig([]byte(src), "rewarm.hcl")

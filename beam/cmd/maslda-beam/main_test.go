@@ -260,29 +260,10 @@ func valueCorpus(t *testing.T, stream uint64, spec synth.LDASpec) *framework.Cor
 // the bound, the topics and the annotators' parameters, bit for bit.
 func TestTrainSecondWarmUp(t *testing.T) {
 	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(41, 42))
-	c, pl, err := synth.LDA(synth.LDASpec{D: 120, V: 60, K: 3, DocLen: 60, Alpha: 0.1, TopicConc: 0.05}, rng)
+	c, err := synth.NearConstantCrowd(120, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	classes := synth.Classes(pl.ZBar, synth.PlantedEta(3, 3, 6, rng), rng)
-	byDoc := make([][]framework.Answer, len(classes))
-	for d, k := range classes {
-		for r, acc := range []float64{0.8, 0.8, 0.8, 0.7} {
-			y := k
-			if rng.Float64() > acc {
-				y = (k + 1 + rng.IntN(2)) % 3
-			}
-			if r == 2 {
-				y = 1
-				if rng.Float64() < 0.1 {
-					y = 2 * rng.IntN(2)
-				}
-			}
-			byDoc[d] = append(byDoc[d], framework.Answer{Annotator: int32(r), Class: int32(y)})
-		}
-	}
-	c.Answers = &framework.Answers{Annotators: []string{"a0", "a1", "a2", "a3"}, Classes: []string{"c0", "c1", "c2"}, ByDoc: byDoc}
 	writeRun(t, dir, c, "seed = 3\nrestarts = 2\nrestart_iters = 2\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\n"+
 		"annotators \"confusion\" {\n  start_iters = 2\n  constant = \"almost\"\n}\ninference \"batch\" {\n  max_iters = 6\n  tol = 0\n}\n")
 	out := filepath.Join(dir, "model")
