@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -150,6 +151,42 @@ func TestRewarm(t *testing.T) {
 			// that pass was saved).
 			if st.iter > 0 && (first != st.iter || firstRestart != 0) || st.restart > 0 && firstRestart != st.restart {
 				t.Errorf("resumed at iteration %d (restart candidate %d first)", first, firstRestart)
+			}
+		})
+	}
+}
+
+// TestRewarmBadFile: a resume whose rewarm.json is not JSON, of another
+// format, or holds marks for another number of annotators fails with
+// ErrBadInput naming the file, before any pipeline runs.
+func TestRewarmBadFile(t *testing.T) {
+	c, err := synth.NearConstantCrowd(60, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "seed = 3\nrestarts = 1\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\n" +
+		"annotators \"confusion\" {\n  start_iters = 2\n  constant = \"almost\"\n}\ninference \"batch\" {\n  max_iters = 3\n  tol = 0\n}\n"
+	for name, body := range map[string]string{
+		"not json":       "{",
+		"another format": `{"format": "maslda-beam-rewarm-0", "marks": [-1, -1, 1, -1], "trace_bits": []}`,
+		"three marks":    `{"format": "maslda-beam-rewarm-1", "marks": [-1, 1, -1], "trace_bits": []}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg, err := models.ParseConfig([]byte(src), "rewarm.hcl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := models.Build(cfg, nil, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, rewarmFile), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Train(context.Background(), r, Options{Dir: dir, ShardSize: 16, MaxIters: 3, Run: prismRun, Resume: true})
+			if !errors.Is(err, framework.ErrBadInput) || !strings.Contains(err.Error(), filepath.Join(dir, rewarmFile)) {
+				t.Fatalf("%v; want ErrBadInput naming %s", err, filepath.Join(dir, rewarmFile))
 			}
 		})
 	}

@@ -532,10 +532,10 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("resume: %w", err)
 		default:
 			pass = new(rewarmCheckpoint)
-			if err := json.Unmarshal(b, pass); err != nil || pass.Format != rewarmFormat || len(pass.Trace) != pass.Iter {
+			if err := json.Unmarshal(b, pass); err != nil || pass.Format != rewarmFormat {
 				return nil, fmt.Errorf("%w: resume: %s is not of this format (%q)", framework.ErrBadInput, rpath, rewarmFormat)
 			}
-			if err := run.Rewarm(pass.Marks, framework.Progress{Iter: pass.Iter}); err != nil {
+			if err := run.Rewarm(pass.Marks, framework.Progress{Iter: pass.iters()}); err != nil {
 				return nil, fmt.Errorf("resume: %s: %w", rpath, err)
 			}
 			if !secondPassSaved(opt.Dir) {
@@ -552,7 +552,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 	res, err := trainPass(ctx, run, opt, pass)
 	var rw *rewarmedError
 	if pass == nil && errors.As(err, &rw) {
-		pass = &rewarmCheckpoint{Format: rewarmFormat, Marks: rw.marks, Iter: rw.iter, Reruns: res.Reruns}
+		pass = &rewarmCheckpoint{Format: rewarmFormat, Marks: rw.marks, Reruns: res.Reruns}
 		for _, e := range res.Trace {
 			pass.Trace = append(pass.Trace, math.Float64bits(e))
 		}
@@ -564,7 +564,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 			return nil, err
 		}
 		cleanPass(opt.Dir)
-		if err := run.Rewarm(pass.Marks, framework.Progress{Iter: pass.Iter}); err != nil {
+		if err := run.Rewarm(pass.Marks, framework.Progress{Iter: pass.iters()}); err != nil {
 			return nil, err
 		}
 		opt.Resume = false
@@ -579,7 +579,7 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 			trace = append(trace, math.Float64frombits(b))
 		}
 		res.Trace = append(trace, res.Trace...)
-		res.Iters += pass.Iter
+		res.Iters += pass.iters()
 		res.Reruns += pass.Reruns
 		res.Marks = slices.Clone(pass.Marks)
 	}
@@ -587,10 +587,10 @@ func Train(ctx context.Context, run *models.Run, opt Options) (*Result, error) {
 }
 
 // rewarmedError ends the first pass at a start that marked annotators
-// (framework.Rewarmer), after iter iterations of its schedule.
+// (framework.Rewarmer); the pass's Result.Trace holds a bound for each of
+// its schedule's iterations.
 type rewarmedError struct {
 	marks []int32
-	iter  int
 }
 
 func (e *rewarmedError) Error() string {
@@ -602,10 +602,9 @@ func (e *rewarmedError) Error() string {
 type rewarmCheckpoint struct {
 	Format string  `json:"format"`
 	Marks  []int32 `json:"marks"` // per annotator its class, −1 for the others
-	// Iter is the first pass's iterations (the second pass's progress is
-	// numbered on from it), Trace their bounds, Reruns its pipelines run
-	// again.
-	Iter   int      `json:"iter"`
+	// Trace is the bounds of the first pass's iterations (the second
+	// pass's progress is numbered on from their number, iters), Reruns
+	// its pipelines run again.
 	Trace  []uint64 `json:"trace_bits"`
 	Reruns int      `json:"reruns,omitempty"`
 }
@@ -614,6 +613,9 @@ const (
 	rewarmFormat = "maslda-beam-rewarm-1"
 	rewarmFile   = "rewarm.json"
 )
+
+// iters is the number of the first pass's iterations.
+func (p *rewarmCheckpoint) iters() int { return len(p.Trace) }
 
 // secondPassSaved reports whether the work directory holds a checkpoint
 // or a prelude checkpoint of the second pass.
@@ -870,11 +872,10 @@ func trainPass(ctx context.Context, run *models.Run, opt Options, pass *rewarmCh
 	}
 	main := &phase{run: run, dir: opt.Dir, iter: offset + from.Iter}
 	// passIter numbers the second pass's progress on from the first's (as
-	// models.Run.Fit does); lastIter is the schedule's last iteration
-	// (where a start that marks annotators ends the pass).
-	passIter, lastIter := 0, offset+from.Iter
+	// models.Run.Fit does).
+	passIter := 0
 	if pass != nil {
-		passIter = pass.Iter
+		passIter = pass.iters()
 	}
 	if !opt.Resume || pre != nil {
 		if pre == nil {
@@ -1160,7 +1161,7 @@ func trainPass(ctx context.Context, run *models.Run, opt Options, pass *rewarmCh
 		if rw, ok := starter.(framework.Rewarmer); ok {
 			if marks := rw.Rewarm(); marks != nil {
 				// The second warm-up (Train): the pass ends here.
-				return &rewarmedError{marks: marks, iter: lastIter}
+				return &rewarmedError{marks: marks}
 			}
 		}
 		for sh := range nShards {
@@ -1173,7 +1174,6 @@ func trainPass(ctx context.Context, run *models.Run, opt Options, pass *rewarmCh
 	}
 	obs := func(p framework.Progress) error {
 		p.Iter += offset
-		lastIter = p.Iter
 		res.Trace = append(res.Trace, p.ELBO)
 		if opt.Progress != nil {
 			if err := opt.Progress(p.Iter+passIter, p.ELBO); err != nil {

@@ -202,6 +202,14 @@ func TestTrainClassesAsFit(t *testing.T) {
 	if stages[2] != 2 {
 		t.Errorf("in process: iterations by stage %v, want 2 after the classifier start", stages)
 	}
+	sameAnnotators(t, want, out)
+	t.Logf("in process: iterations by stage %v", stages)
+}
+
+// sameAnnotators fails t unless the model directory out holds want's
+// annotator parameters, byte for byte.
+func sameAnnotators(t *testing.T, want *models.Run, out string) {
+	t.Helper()
 	var buf bytes.Buffer
 	if err := want.Model.Noise.(framework.Persister).SaveParams(&buf); err != nil {
 		t.Fatal(err)
@@ -210,7 +218,6 @@ func TestTrainClassesAsFit(t *testing.T) {
 	if err != nil || !bytes.Equal(b, buf.Bytes()) {
 		t.Errorf("annotators.params differs from the in-process annotators' parameters (%v)", err)
 	}
-	t.Logf("in process: iterations by stage %v", stages)
 }
 
 // writeRun writes c's documents (docs.ldac), its answers (answers.csv,
@@ -286,12 +293,5 @@ func TestTrainSecondWarmUp(t *testing.T) {
 	if m := want.Marks(); len(m) != 4 || m[2] != 1 {
 		t.Fatalf("in process: marks %v, want a2's class 1", m)
 	}
-	var buf bytes.Buffer
-	if err := want.Model.Noise.(framework.Persister).SaveParams(&buf); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(out, "annotators.params"))
-	if err != nil || !bytes.Equal(b, buf.Bytes()) {
-		t.Errorf("annotators.params differs from the in-process annotators' parameters (%v)", err)
-	}
+	sameAnnotators(t, want, out)
 }
