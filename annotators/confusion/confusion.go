@@ -866,6 +866,10 @@ func (m *Model) StartFrom(pred []framework.Target) error {
 	labels := make([]bool, m.nc) // the classifier's labels
 	C := m.nc
 	base, score := make([]float64, C), make([]float64, C)
+	var cls []float64 // per annotator, its documents' classifier labels
+	if m.marking() {
+		cls = make([]float64, m.nr*C)
+	}
 	for d, as := range m.byDoc {
 		c, err := m.startDoc(as, pred[d], base, score, func(cell int) { xi[cell]++ })
 		if err != nil {
@@ -873,9 +877,25 @@ func (m *Model) StartFrom(pred []framework.Target) error {
 		}
 		if c >= 0 {
 			labels[c] = true
+			tallyLabel(cls, as, c, C)
 		}
 	}
-	return m.startWith(xi, labels)
+	return m.startWith(xi, labels, cls)
+}
+
+// marking: this start marks near-constant annotators (constant =
+// "almost", and no marks were handed to Init).
+func (m *Model) marking() bool { return m.cfg.Constant == ConstantAlmost && !m.handed }
+
+// tallyLabel adds, for each answer of as, one to its annotator's count of
+// documents the classifier labelled c (cls, annotators × C; nil: nothing).
+func tallyLabel(cls []float64, as []framework.Answer, c, C int) {
+	if cls == nil {
+		return
+	}
+	for _, a := range as {
+		cls[int(a.Annotator)*C+c]++
+	}
 }
 
 // startXi is ξ's prior, from which the start counts.
@@ -940,7 +960,7 @@ func (m *Model) startDoc(as []framework.Answer, pred framework.Target, base, sco
 // near-constant annotators from the start's tallies xi − prior
 // (markAlmostConstant): they are ignored from then on and their ξ is the
 // prior's.
-func (m *Model) startWith(xi []float64, labels []bool) error {
+func (m *Model) startWith(xi []float64, labels []bool, cls []float64) error {
 	n := 0
 	for _, on := range labels {
 		if on {
@@ -955,8 +975,8 @@ func (m *Model) startWith(xi []float64, labels []bool) error {
 		// models.Build.)
 		return nil
 	}
-	if m.cfg.Constant == ConstantAlmost && !m.handed {
-		m.ignoreAlmostConstant(xi)
+	if m.marking() {
+		m.ignoreAlmostConstant(xi, cls)
 	}
 	m.xi = xi
 	m.refresh()
@@ -964,16 +984,17 @@ func (m *Model) startWith(xi []float64, labels []bool) error {
 }
 
 // ignoreAlmostConstant marks the annotators markAlmostConstant finds in
-// the start's ξ (the prior plus the tallies) and sets their rows of xi
-// back to the prior.
-func (m *Model) ignoreAlmostConstant(xi []float64) {
+// the start's ξ (the prior plus the tallies) and the classifier's labels
+// of each annotator's documents (cls), and sets their rows of xi back to
+// the prior.
+func (m *Model) ignoreAlmostConstant(xi, cls []float64) {
 	C := m.nc
 	prior := m.startXi()
 	counts := make([]float64, len(xi))
 	for i := range xi {
 		counts[i] = xi[i] - prior[i]
 	}
-	marks := m.markAlmostConstant(counts)
+	marks := m.markAlmostConstant(counts, cls)
 	m.marks = marks
 	if marks == nil {
 		return
@@ -999,8 +1020,18 @@ func (m *Model) ignoreAlmostConstant(xi []float64) {
 
 // StartCounts is the number of start counts (framework.StartCounter): a
 // count per cell of ξ (annotators × C × C), then the documents given each
-// label by the classifier (C).
-func (m *Model) StartCounts() int { return len(m.xi) + m.nc }
+// label by the classifier (C), then, with constant = "almost", per
+// annotator the classifier's labels of the documents it answered
+// (annotators × C: the marking's; counted in the second pass too, which
+// does not mark, so that the layout follows the configuration alone and
+// an engine's workers, built without the marks, count what its driver
+// reads).
+func (m *Model) StartCounts() int {
+	if m.cfg.Constant == ConstantAlmost {
+		return len(m.xi) + m.nc + m.nr*m.nc
+	}
+	return len(m.xi) + m.nc
+}
 
 // StartCount adds one training document's start counts
 // (framework.StartCounter): each of its answers in the cell StartFrom
@@ -1017,9 +1048,13 @@ func (m *Model) StartCount(counts []float64, pred framework.Target, answers []fr
 	}
 	C := m.nc
 	base, score := make([]float64, C), make([]float64, C)
-	c, err := m.startDoc(m.answered(answers), pred, base, score, func(cell int) { counts[cell]++ })
+	as := m.answered(answers)
+	c, err := m.startDoc(as, pred, base, score, func(cell int) { counts[cell]++ })
 	if c >= 0 {
 		counts[len(m.xi)+c]++
+		if m.cfg.Constant == ConstantAlmost {
+			tallyLabel(counts[len(m.xi)+C:], as, c, C)
+		}
 	}
 	return err
 }
@@ -1032,20 +1067,26 @@ func (m *Model) StartFromCounts(counts []float64) error {
 	if len(counts) != m.StartCounts() {
 		return fmt.Errorf("%w: confusion annotators: %d start counts, want %d", framework.ErrBadInput, len(counts), m.StartCounts())
 	}
-	xi := m.startXi()
-	for cell, n := range counts[:len(xi)] {
+	for _, n := range counts {
 		if n < 0 || n != math.Trunc(n) || n > 1<<53 {
 			return fmt.Errorf("%w: confusion annotators: start count %v", framework.ErrBadInput, n)
 		}
+	}
+	xi := m.startXi()
+	for cell, n := range counts[:len(xi)] {
 		for range int(n) {
 			xi[cell]++
 		}
 	}
 	labels := make([]bool, m.nc)
-	for c, n := range counts[len(xi):] {
+	for c, n := range counts[len(xi):][:m.nc] {
 		labels[c] = n > 0
 	}
-	return m.startWith(xi, labels)
+	var cls []float64
+	if m.marking() {
+		cls = counts[len(xi)+m.nc:]
+	}
+	return m.startWith(xi, labels, cls)
 }
 
 // Accepts accepts only a *framework.Categorical with C classes; anything else

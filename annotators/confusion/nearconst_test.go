@@ -516,3 +516,82 @@ func TestAlmostConstantMinorityMode(t *testing.T) {
 		t.Fatalf("a1 (%v of 450 class 1, its documents' share %.3f) passes neither test alone: the case does not test the share", k, f1)
 	}
 }
+
+// TestAlmostConstantClassifierShares: start labels that follow a noisy
+// crowd (start_labels = "others", a classifier not yet sure) give the rare
+// class far more often than the truth has it (6 of 600 documents); a good
+// annotator then looks concentrated on the frequent class beyond its
+// documents' labels, and its answers independent of labels that hardly
+// vary. The classifier's labels (the truth's classes, with probability
+// 0.55) show how unequal the classes are, and the annotator is not marked;
+// the near-constant answerer of the rare class (all but two answers) still
+// is. Judged against the start's labels alone (cls nil) the good annotator
+// would be marked: the case tests the classifier's shares. The start from
+// counts marks the same.
+func TestAlmostConstantClassifierShares(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	var byDoc [][]framework.Answer
+	var pred []framework.Target
+	answer := func(c int, right float64) int {
+		if rng.Float64() < right {
+			return c
+		}
+		return 1 - c
+	}
+	for d := range 600 {
+		c := 0
+		if d%100 == 99 {
+			c = 1
+		}
+		p := []float64{0.45, 0.45}
+		p[c] = 0.55
+		pred = append(pred, catTarget(p...))
+		var as []framework.Answer
+		for r := range 4 { // noisy: right 55% of the time
+			as = append(as, ans(r, answer(c, 0.55)))
+		}
+		as = append(as, ans(4, answer(c, 0.9))) // good
+		y := 1                                  // near-constant on the rare class
+		if d == 10 || d == 20 {
+			y = 0
+		}
+		byDoc = append(byDoc, append(as, ans(5, y)))
+	}
+	cfg := Defaults()
+	cfg.Constant = ConstantAlmost
+	if cfg.StartLabels != StartOthers {
+		t.Fatalf("the default start_labels is %q, want %q", cfg.StartLabels, StartOthers)
+	}
+	m := newModel(t, cfg, 6, 2, byDoc)
+	if err := m.StartFrom(pred); err != nil {
+		t.Fatal(err)
+	}
+	want := []int{-1, -1, -1, -1, -1, 1}
+	var got []int
+	for r := range 6 {
+		got = append(got, m.Constant(r))
+	}
+	if !cmp.Equal(got, want) {
+		t.Errorf("Constant = %v, want %v", got, want)
+	}
+	// The start's own tallies, without the classifier's shares.
+	b := newModel(t, cfg, 6, 2, byDoc)
+	counts := make([]float64, b.StartCounts())
+	if len(counts) != len(b.xi)+2+6*2 {
+		t.Fatalf("StartCounts = %d, want ξ's %d + 2 + 6×2", len(counts), len(b.xi))
+	}
+	for d := range byDoc {
+		if err := b.StartCount(counts, pred[d], byDoc[d]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if marks := b.markAlmostConstant(counts[:len(b.xi)], nil); marks == nil || marks[4] != 0 || marks[5] != 1 {
+		t.Fatalf("judged against the start's labels alone, marks = %v, want a4 at class 0 and a5 at class 1: the case does not test the classifier's shares", marks)
+	}
+	if err := b.StartFromCounts(counts); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(m.constant, b.constant); diff != "" {
+		t.Errorf("marks from counts (+) and from StartFrom (-):\n%s", diff)
+	}
+}

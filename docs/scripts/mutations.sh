@@ -110,6 +110,8 @@ mutations=(
   'almost-constant-polya-order|annotators/confusion/nearconst.go|s/return dirNorm\(a\) - dirNorm\(an\)/return dirNorm(an) - dirNorm(a)/|./annotators/confusion'
   'almost-constant-tail-shape|annotators/confusion/nearconst.go|s/float64\(n-k\+1\), p\)/float64(n-k), p)/|./annotators/confusion'
   'almost-constant-largest-share|annotators/confusion/nearconst.go|s/!\(float64\(k\)\/n > top\)/!(float64(k)\/n > 0*top)/|./annotators/confusion'
+  'almost-constant-no-classifier-shares|annotators/confusion/nearconst.go|s/f\[c\] = max\(f\[c\], x\)/f[c] = max(f[c], 0*x)/|./annotators/confusion'
+  'almost-constant-counts-no-classifier|annotators/confusion/confusion.go|s/tallyLabel\(counts\[len\(m\.xi\)\+C:\], as, c, C\)/_ = as/|./annotators/confusion'
   'rewarm-marks-not-handed|annotators/confusion/confusion.go|s/if v >= 0 \&\& !exact\[r\] \{/if v >= 0 \&\& !exact[r] \&\& false {/|./annotators/confusion'
   'rewarm-third-pass|annotators/confusion/confusion.go|s/m\.cfg\.Constant == ConstantAlmost \&\& !m\.handed/m.cfg.Constant == ConstantAlmost/|./annotators/confusion'
   'rewarm-start-ignored|models/build.go|s/if marks := rw\.Rewarm\(\); marks != nil \{/if marks := rw.Rewarm(); marks != nil \&\& false {/|./models'
