@@ -659,7 +659,7 @@ func (r *Run) prepare(ctx context.Context, obs framework.Observer, fit BatchFit,
 			return b.Fit(ctx, run.Model, run.Rand, obs)
 		}
 	}
-	if n := r.Config.Restarts; n > 1 {
+	if n := r.Restarts(); n > 1 {
 		ps, phased := r.Schedule.(framework.PhasedSchedule)
 		best, bestELBO := r.Model, math.Inf(-1)
 		if len(h.Done) > n || len(h.Done) > 0 && h.Restore == nil {
@@ -732,6 +732,20 @@ func (r *Run) prepare(ctx context.Context, obs framework.Observer, fit BatchFit,
 		}
 	}
 	return r.pilot(ctx, obs, fit)
+}
+
+// Restarts is the number of restart candidates of the run's pass (what
+// Prepare runs; an engine that runs them itself reads it here):
+// Config.Restarts, and one in a second pass (a run built with the marks
+// of its first pass's annotators' start, Run.rewarm): the first pass has
+// chosen among them already, and a second choice costs as many restart
+// iterations again (on issue 27's many-annotators shape, 80 of the 95
+// iterations of a 15-iteration run).
+func (r *Run) Restarts() int {
+	if r.marks != nil {
+		return 1
+	}
+	return r.Config.Restarts
 }
 
 // errPilotDone stops the pilot's batch EM when PilotDone.

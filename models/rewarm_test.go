@@ -97,6 +97,51 @@ func TestRewarmSecondPass(t *testing.T) {
 	}
 }
 
+// TestRewarmOneStart: the second pass runs no restart candidates (the
+// first pass chose among them; Run.Restarts is 1 once the run has marks):
+// with restarts = 2, restart_iters = 2, the candidates' 4 updates all come
+// before the first pass's schedule, none after, and the run's restart
+// bounds are cleared.
+func TestRewarmOneStart(t *testing.T) {
+	c := almostCorpus(t, 120, true)
+	cfg, err := models.ParseConfig([]byte("restarts = 2\nrestart_iters = 2\n"+almostSrc("almost", rewarmBatch)), "c.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := models.Build(cfg, nil, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Restarts() != 2 {
+		t.Fatalf("Restarts() = %d before the run, want 2", r.Restarts())
+	}
+	var restarts, before int
+	sched := false
+	if _, err := r.Fit(context.Background(), func(p framework.Progress) error {
+		switch {
+		case p.Restart == 0:
+			sched = true
+		case !sched:
+			before++
+			restarts++
+		default:
+			restarts++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if r.Marks() == nil {
+		t.Fatal("no marks: the case does not test the second pass")
+	}
+	if restarts != 4 || before != 4 {
+		t.Errorf("%d restart updates, %d before the first schedule update; want 4 and 4", restarts, before)
+	}
+	if r.Restarts() != 1 || r.RestartELBOs != nil {
+		t.Errorf("after the second pass: Restarts() = %d, RestartELBOs %v; want 1 and none", r.Restarts(), r.RestartELBOs)
+	}
+}
+
 // TestRewarmNoMarks: where the start marks nobody (a2 reads the items),
 // constant = "almost" is constant = "ignore" bit for bit: the same
 // progress, bounds and posterior, one pass.

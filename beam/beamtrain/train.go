@@ -881,7 +881,7 @@ func trainPass(ctx context.Context, run *models.Run, opt Options, pass *rewarmCh
 		if pre == nil {
 			removePrelude() // a run started again in the same directory
 		}
-		n := run.Config.Restarts
+		n := run.Restarts()
 		if n < 2 {
 			n = 0
 		}

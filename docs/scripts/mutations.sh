@@ -113,6 +113,7 @@ mutations=(
   'almost-constant-no-classifier-shares|annotators/confusion/nearconst.go|s/f\[c\] = max\(f\[c\], x\)/f[c] = max(f[c], 0*x)/|./annotators/confusion'
   'almost-constant-counts-no-classifier|annotators/confusion/confusion.go|s/tallyLabel\(counts\[len\(m\.xi\)\+C:\], as, c, C\)/_ = as/|./annotators/confusion'
   'rewarm-marks-not-handed|annotators/confusion/confusion.go|s/if v >= 0 \&\& !exact\[r\] \{/if v >= 0 \&\& !exact[r] \&\& false {/|./annotators/confusion'
+  'rewarm-second-pass-restarts|models/build.go|s/if r\.marks != nil \{\n\t\treturn 1\n/if r.marks != nil {\n\t\treturn r.Config.Restarts\n/|./models'
   'rewarm-third-pass|annotators/confusion/confusion.go|s/m\.cfg\.Constant == ConstantAlmost \&\& !m\.handed/m.cfg.Constant == ConstantAlmost/|./annotators/confusion'
   'rewarm-start-ignored|models/build.go|s/if marks := rw\.Rewarm\(\); marks != nil \{/if marks := rw.Rewarm(); marks != nil \&\& false {/|./models'
   'rewarm-not-reseeded|models/rewarm.go|s/\tr\.src\.Seed\(r\.Config\.Seed, randStream\)\n//|./models'
