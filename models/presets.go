@@ -25,12 +25,13 @@ type Preset struct {
 // the model is built, so a preset may name a plug-in that is not linked in
 // (Build then fails with the registry's error).
 var presets = []Preset{
-	{"ma-sldac", "MA-sLDAc (MODEL.md §2): softmax response, confusion-matrix annotators (communities, each annotator weighed by its own answers, when the answers are few per annotator), batch EM", `
+	{"ma-sldac", "MA-sLDAc (MODEL.md §2): softmax response, confusion-matrix annotators (communities, each annotator weighed by its own answers, when the answers are few per annotator; near-constant answerers found at the classifier start are ignored), batch EM", `
 response "softmax" {}
 annotators "confusion" {
   prior      = "auto"
   prior_rate = 0.1
   membership = "structured"
+  constant   = "almost"
 }
 inference "batch" {}
 `},

@@ -15,7 +15,8 @@
 //	  prior_rate    = 0          # b: hyperprior −b·Σα on the communities' priors
 //	  prior_floor   = 0          # least entry of a community's prior (0: ω)
 //	  constant      = "ignore"   # an annotator with one class for every document sends no evidence; or "keep",
-//	                             # or "almost": also one whose answers are nearly one class whatever the class
+//	                             # or "almost" (the ma-sldac preset's): also one whose answers are nearly one
+//	                             # class whatever the class, found at the classifier start (nearconst.go)
 //	}
 //
 // Annotator r answers y_dr ~ Cat(π^r_{c_d}) about document d of true class
