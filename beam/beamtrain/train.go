@@ -1006,6 +1006,11 @@ func trainPass(ctx context.Context, run *models.Run, opt Options, pass *rewarmCh
 		}
 		prog := func(p framework.Progress) error {
 			if opt.Prelude != nil {
+				// A second pass runs no restart candidates
+				// (models.Run.Restarts), so its prelude could only be a
+				// pilot, which no response of a categorical target (the
+				// only kind whose annotators mark, framework.Rewarmer)
+				// has today: numbered on for one that would.
 				p.Iter += passIter
 				return opt.Prelude(p)
 			}

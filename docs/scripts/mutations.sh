@@ -82,7 +82,6 @@ mutations=(
   'structured-one-round|annotators/confusion/structured.go|s/const structuredRounds = 5/const structuredRounds = 1/|./annotators/confusion'
   # the Beam driver's second warm-up (a package under beam/ runs in the beam module)
   'beam-rewarm-never-resumes|beam/beamtrain/train.go|s/p\.Pass == 2 \{/p.Pass == -2 {/|beam/beamtrain'
-  'beam-rewarm-prelude-numbering|beam/beamtrain/train.go|s/p\.Iter \+= passIter/p.Iter += 0/|beam/beamtrain'
   'beam-rewarm-first-pass-iterations|beam/beamtrain/train.go|s/res\.Iters \+= pass\.iters\(\)/res.Iters += 0/|beam/beamtrain'
   'structured-polya-diagonal|annotators/confusion/structured.go|s/\t\tden \+= dl \/ sa\n\t\tif !\(den\+b > 0\)/\t\tden += 0 * dl \/ sa\n\t\tif !(den+b > 0)/|./annotators/confusion'
   'auto-min-annotators|annotators/confusion/confusion.go|s/len\(seen\) >= AutoMinAnnotators/len(seen) > AutoMinAnnotators/|./annotators/confusion'
