@@ -580,7 +580,8 @@ type Starter interface {
 // nil when it marked none. When not nil, models.Run.Fit does not go on:
 // it builds the run again from the configuration and the seed, hands the
 // marks to the new noise model's Init (Setup.Marks) and fits from the
-// beginning (restarts, pilot, warm-up, start), numbering the progress on.
+// beginning (one start, no restart candidates: models.Run.Restarts; pilot,
+// warm-up, start), numbering the progress on.
 // A noise model handed marks must treat them from Init on and return nil
 // from Rewarm: there is no third pass.
 type Rewarmer interface {

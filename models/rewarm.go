@@ -12,7 +12,8 @@ import (
 // = "almost"): when the annotators' classifier start marks annotators
 // (near-constant answerers), the pass ends there; Fit builds the run again
 // from the configuration and the seed with the marks handed to the
-// annotators' Init (Setup.Marks) and fits from the beginning: restarts,
+// annotators' Init (Setup.Marks) and fits from the beginning: one start
+// (no restart candidates, Run.Restarts: the first pass chose among them),
 // pilot, warm-up, start (which marks no more), schedule, relabelled twin.
 // The warm-up's topics and response then never learn from the marked
 // answers. Progress and positions of the second pass are numbered on from

@@ -516,7 +516,8 @@ func (e *engineModel) EStep(ctx context.Context, docs []int) (framework.Stats, e
 // When the annotators' start marks annotators (framework.Rewarmer: the
 // confusion model's constant = "almost"), Train builds the run again with
 // the marks (models.Run.Rewarm) and trains it from the beginning, as Fit
-// does: the second pass's restarts, pilot, start and schedule, its
+// does: the second pass's one start (no restart candidates,
+// models.Run.Restarts), pilot, start and schedule, its
 // iterations numbered on from the first pass's. rewarm.json in the work
 // directory holds the marks and the first pass's bounds, so that a driver
 // stopped in the second pass resumes in it (a driver stopped before the
