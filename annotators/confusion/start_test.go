@@ -177,6 +177,23 @@ func TestStartCounts(t *testing.T) {
 			t.Errorf("%s: %v, want ErrBadInput", name, err)
 		}
 	}
+	// With constant = "almost" the counts end with the classifier's labels
+	// per annotator (3 × 2): a bad count there is as bad as anywhere.
+	alm := Defaults()
+	alm.Constant = ConstantAlmost
+	a := newModel(t, alm, 3, 2, fixtureAnswers)
+	if got, want := a.StartCounts(), m.StartCounts()+3*2; got != want {
+		t.Fatalf(`StartCounts with constant = "almost": %d, want %d`, got, want)
+	}
+	for name, c := range map[string][]float64{
+		"almost, length":   make([]float64, m.StartCounts()),
+		"almost, fraction": append(make([]float64, a.StartCounts()-1), 0.5),
+		"almost, negative": append(make([]float64, a.StartCounts()-1), -1),
+	} {
+		if err := a.StartFromCounts(c); !errors.Is(err, framework.ErrBadInput) {
+			t.Errorf("%s: %v, want ErrBadInput", name, err)
+		}
+	}
 	if err := m.StartCount(make([]float64, m.StartCounts()), catTarget(0.5, 0.5), []framework.Answer{{Annotator: 3, Class: 0}}); !errors.Is(err, framework.ErrBadInput) {
 		t.Errorf("an answer of annotator 3 of 3: %v, want ErrBadInput", err)
 	}

@@ -36,15 +36,7 @@ func TestRewarm(t *testing.T) {
 	}
 	build := func() *models.Run {
 		t.Helper()
-		cfg, err := models.ParseConfig([]byte(src), "rewarm.hcl")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := models.Build(cfg, nil, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
+		return buildOn(t, src, c)
 	}
 	want := build()
 	var wantMain []float64
@@ -183,14 +175,7 @@ func TestRewarmBadFile(t *testing.T) {
 		"three marks":    `{"format": "maslda-beam-rewarm-1", "marks": [-1, 1, -1], "trace_bits": []}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			cfg, err := models.ParseConfig([]byte(src), "rewarm.hcl")
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := models.Build(cfg, nil, c)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := buildOn(t, src, c)
 			dir := t.TempDir()
 			if err := os.WriteFile(filepath.Join(dir, rewarmFile), []byte(body), 0o644); err != nil {
 				t.Fatal(err)

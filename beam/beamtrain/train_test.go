@@ -74,11 +74,17 @@ var compositions = []struct{ name, kind, src string }{
 
 func build(t *testing.T, src, kind string) *models.Run {
 	t.Helper()
+	return buildOn(t, src, testCorpus(t, kind))
+}
+
+// buildOn is the run of configuration src on corpus c.
+func buildOn(t *testing.T, src string, c *framework.Corpus) *models.Run {
+	t.Helper()
 	cfg, err := models.ParseConfig([]byte(src), "test.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := models.Build(cfg, nil, testCorpus(t, kind))
+	r, err := models.Build(cfg, nil, c)
 	if err != nil {
 		t.Fatal(err)
 	}
