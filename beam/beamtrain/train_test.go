@@ -28,7 +28,17 @@ import (
 
 func TestMain(m *testing.M) {
 	beam.Init()
-	os.Exit(m.Run())
+	restore, err := PrivateTempDir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := restore(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	os.Exit(code)
 }
 
 // testCorpus is a small planted corpus with numeric or class answers.

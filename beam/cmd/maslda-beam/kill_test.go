@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/maslda/maslda/beam/beamtrain"
 	"github.com/maslda/maslda/framework/synth"
 )
 
@@ -27,7 +28,19 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	// The children inherit the private TMPDIR: a killed child's
+	// loopback files go with it.
+	restore, err := beamtrain.PrivateTempDir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := restore(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	os.Exit(code)
 }
 
 // command is maslda-beam run as a child process with args.

@@ -69,7 +69,17 @@ func main() {
 var errUsage = errors.New("usage")
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	err := train(ctx, args, stdout)
+	// Beam's loopback runner leaves a file in the temporary directory
+	// for every pipeline (an iteration's): give it one that goes away.
+	restore, err := beamtrain.PrivateTempDir()
+	if err != nil {
+		fmt.Fprintf(stderr, "maslda-beam: %v\n", err)
+		return 1
+	}
+	err = train(ctx, args, stdout)
+	if rerr := restore(); rerr != nil && err == nil {
+		err = rerr
+	}
 	switch {
 	case err == nil:
 		return 0
