@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -70,6 +71,13 @@ func (r familyRow) share(truth float64) float64 {
 // held-out accuracy, and the mean log predictive of the held answers
 // (models.ScoreAnswers; NaN without held).
 func fitScored(cr *synth.Crowd, src string, kept *framework.Answers, held [][]framework.Answer) (truth, heldout, score float64, err error) {
+	return fitScoredTo(cr, src, kept, held, "")
+}
+
+// fitScoredTo is fitScored that, when post is not empty, also writes the
+// fit's posterior over the training documents to that file: a line per
+// document, its true class then q(c_d) (MASLDA_FAMILY_POST).
+func fitScoredTo(cr *synth.Crowd, src string, kept *framework.Answers, held [][]framework.Answer, postPath string) (truth, heldout, score float64, err error) {
 	score = math.NaN()
 	cfg, err := models.ParseConfig([]byte(src), "c.hcl")
 	if err != nil {
@@ -89,6 +97,19 @@ func fitScored(cr *synth.Crowd, src string, kept *framework.Answers, held [][]fr
 		return
 	}
 	truth = accuracyOf(post, cr.Truth)
+	if postPath != "" {
+		var b strings.Builder
+		for d, p := range post {
+			fmt.Fprintf(&b, "%d", cr.Truth[d])
+			for _, q := range p.Target.(*framework.Categorical).P {
+				fmt.Fprintf(&b, " %.6g", q)
+			}
+			b.WriteByte('\n')
+		}
+		if err = os.WriteFile(postPath, []byte(b.String()), 0o644); err != nil {
+			return
+		}
+	}
 	pred, err := r.Model.Predict(ctx, cr.Test)
 	if err != nil {
 		return
@@ -239,7 +260,11 @@ func TestRandomFamily(t *testing.T) {
 					res, err = fitCrowdErr(cr, src, "fixed", false)
 					truth = res.truth
 				default:
-					truth, heldout, score, err = fitScored(cr, familySource(configs[j.cfg], spec, seeds[j.seed]), kept[j.draw], held[j.draw])
+					var postPath string
+					if dir := os.Getenv("MASLDA_FAMILY_POST"); dir != "" {
+						postPath = filepath.Join(dir, fmt.Sprintf("%s.c%d.s%d.txt", spec.Name, j.cfg, seeds[j.seed]))
+					}
+					truth, heldout, score, err = fitScoredTo(cr, familySource(configs[j.cfg], spec, seeds[j.seed]), kept[j.draw], held[j.draw], postPath)
 				}
 				sec := time.Since(start).Seconds()
 				mu.Lock()
