@@ -556,6 +556,7 @@ type Progress struct {
 	Docs     int           // documents in the update's batch
 	Elapsed  time.Duration // since Fit started, not counting Evaluator passes (SVI eval_every)
 	Restart  int           // during a restart phase, the candidate's number (from 1); 0 otherwise
+	Fit      int           // with consensus = N (models.Run.Fit): the fit's number, 2 to N, for the fits from the seeds after the configured one; 0 for the configured seed's fit and without consensus
 	Stage    int           // the stage's number from 1 when training has stages (two-stage; a Starter's before/after); 0 otherwise. The bound is monotone within a stage under batch EM.
 }
 

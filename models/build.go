@@ -36,6 +36,10 @@ type Run struct {
 	// configuration), is saved in model.json by WriteFiles.
 	Choice *Choice
 
+	// Consensus, set by Fit with consensus = N ≥ 2, says which of the N
+	// fits it kept and why; saved in model.json by WriteFiles.
+	Consensus *Consensus
+
 	// HeldOut, when set (by the caller, after scoring held-out answers with
 	// Model.ScoreAnswers), is saved in model.json by WriteFiles.
 	HeldOut *HeldOutAnswers
@@ -149,7 +153,13 @@ func Build(cfg *Config, reg *framework.Registry, c *framework.Corpus) (*Run, err
 	if cfg.Response == nil && c.Answers != nil {
 		c = &framework.Corpus{Docs: c.Docs, V: c.V, Vocab: c.Vocab} // plain LDA ignores answers
 	}
-	if err := CheckMemory(runMemory(cfg, reg, c.V, c)); err != nil {
+	mem := runMemory(cfg, reg, c.V, c)
+	if n := cfg.Consensus; n > 1 {
+		// fitConsensus keeps every fit until it has chosen.
+		mem.Topics *= float64(n)
+		mem.PerDoc *= float64(n)
+	}
+	if err := CheckMemory(mem); err != nil {
 		return nil, err
 	}
 	src := rand.NewPCG(cfg.Seed, randStream)
@@ -219,6 +229,9 @@ func BuildGlobals(cfg *Config, reg *framework.Registry, info CorpusInfo) (*Run, 
 	}
 	if info.Docs < 1 {
 		return nil, fmt.Errorf("%w: %d training documents, want ≥ 1", framework.ErrBadInput, info.Docs)
+	}
+	if cfg.Consensus > 1 {
+		return nil, fmt.Errorf("%w: %s: consensus = %d: an engine's driver trains one fit; train each seed with consensus = 1 (or use maslda train)", framework.ErrIncompatible, cfg.SourceName, cfg.Consensus)
 	}
 	c := &framework.Corpus{V: info.V, Vocab: info.Vocab}
 	if err := c.Validate(); err != nil {
@@ -832,10 +845,21 @@ func stage2(obs framework.Observer) framework.Observer {
 // classifier during the schedule (starting). A response that is a
 // framework.Piloted runs its pilot first (pilot), after the restarts.
 // The restarts and the pilot are Prepare's, with batch EM in process.
+//
+// With consensus = N ≥ 2 it fits the run N times, from seeds Seed, …,
+// Seed+N−1, and keeps the medoid of their truths (fitConsensus).
 func (r *Run) Fit(ctx context.Context, obs framework.Observer) (*framework.Result, error) {
 	if r.globals {
 		return nil, r.errGlobals("Fit")
 	}
+	if n := r.Config.Consensus; n > 1 && !r.warm {
+		return r.fitConsensus(ctx, obs, n)
+	}
+	return r.fitOne(ctx, obs)
+}
+
+// fitOne is Fit from the run's own seed.
+func (r *Run) fitOne(ctx context.Context, obs framework.Observer) (*framework.Result, error) {
 	if r.AfterIter != nil || r.resume != nil {
 		if err := r.checkpointable(); err != nil {
 			return nil, err

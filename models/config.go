@@ -45,11 +45,15 @@ type Config struct {
 	// RestartsDefault says that Restarts was not written in the file:
 	// a warm start then runs one start instead of refusing restarts.
 	RestartsDefault bool
-	Topics          topics.Config // the topics block, defaults filled in
-	Response        *Component    // nil for plain LDA
-	Annotators      *Component    // nil without annotators
-	Inference       Component     // default: batch
-	Select          *Select       // the select block (nil without one); see Select and SelectCandidate
+	// Consensus is the number of fits from seeds Seed, Seed+1, … whose
+	// medoid Fit keeps (docs/design.md, "Consensus among seeds"); 1 (the
+	// default): one fit.
+	Consensus  int
+	Topics     topics.Config // the topics block, defaults filled in
+	Response   *Component    // nil for plain LDA
+	Annotators *Component    // nil without annotators
+	Inference  Component     // default: batch
+	Select     *Select       // the select block (nil without one); see Select and SelectCandidate
 
 	Source     []byte // the file's text, saved with a trained model
 	SourceName string // the file's name; its extension selects the syntax
@@ -76,6 +80,7 @@ type fileConfig struct {
 	Workers    *int           `hcl:"workers,optional"`
 	Restarts   *int           `hcl:"restarts,optional"`
 	RestartIts *int           `hcl:"restart_iters,optional"`
+	Consensus  *int           `hcl:"consensus,optional"`
 	Topics     *rawBlock      `hcl:"topics,block"`
 	Response   *namedBlock    `hcl:"response,block"`
 	Annotators *namedBlock    `hcl:"annotators,block"`
@@ -192,7 +197,7 @@ func ParseConfig(src []byte, name string) (*Config, error) {
 // fromFile builds a configuration from a decoded file (its preset
 // applied), without its select block.
 func fromFile(fc *fileConfig, preset, name string, src []byte) (*Config, error) {
-	cfg := &Config{Model: preset, Seed: 1, Restarts: 1, RestartIts: 5, Topics: topics.Defaults(), Inference: Component{Name: "batch", Params: framework.NoParams{}},
+	cfg := &Config{Model: preset, Seed: 1, Restarts: 1, RestartIts: 5, Consensus: 1, Topics: topics.Defaults(), Inference: Component{Name: "batch", Params: framework.NoParams{}},
 		Source: src, SourceName: filepath.Base(name)}
 	if fc.Seed != nil {
 		cfg.Seed = *fc.Seed
@@ -215,6 +220,12 @@ func fromFile(fc *fileConfig, preset, name string, src []byte) (*Config, error) 
 		}
 		cfg.RestartIts = *fc.RestartIts
 	}
+	if fc.Consensus != nil {
+		if *fc.Consensus < 1 {
+			return nil, fmt.Errorf("%w: %s: consensus = %d, want ≥ 1", framework.ErrBadInput, name, *fc.Consensus)
+		}
+		cfg.Consensus = *fc.Consensus
+	}
 	if fc.Topics != nil {
 		if err := decodeStrict(fc.Topics.Body, &cfg.Topics); err != nil {
 			return nil, err
@@ -235,6 +246,9 @@ func fromFile(fc *fileConfig, preset, name string, src []byte) (*Config, error) 
 	}
 	if fc.Inference != nil {
 		cfg.Inference = *component(fc.Inference)
+	}
+	if cfg.Consensus > 1 && cfg.Response == nil {
+		return nil, fmt.Errorf("%w: %s: consensus = %d compares the fits' truths and needs a response block (plain LDA has no truth)", framework.ErrBadInput, name, cfg.Consensus)
 	}
 	if cfg.Annotators != nil && cfg.Response == nil {
 		return nil, fmt.Errorf("%w: %s: an annotators block needs a response block (the true target the annotators answer about)", framework.ErrBadInput, name)

@@ -141,7 +141,7 @@ func TestConfigErrors(t *testing.T) {
 	tests := []struct {
 		name, src, want string
 	}{
-		{"unknown top-level key", `sed = 1`, "Valid: annotators {}, inference {}, model, response {}, restart_iters, restarts, seed, select {}, selected, topics {}, workers"},
+		{"unknown top-level key", `sed = 1`, "Valid: annotators {}, consensus, inference {}, model, response {}, restart_iters, restarts, seed, select {}, selected, topics {}, workers"},
 		{"unknown topics key", `topics {
 kk = 3
 }`, "Valid: alpha, fresh_start, init, k, local_init, local_iters, local_tol, local_tol_tokens, tau"},

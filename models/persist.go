@@ -50,6 +50,9 @@ type Manifest struct {
 	// Selection is how the configuration's select block chose this
 	// model's candidate (Choose); nil without one.
 	Selection *Choice `json:"selection,omitempty"`
+	// Consensus is how a run with consensus = N ≥ 2 chose this model's
+	// fit among its seeds' (Run.Fit); nil without.
+	Consensus *Consensus `json:"consensus,omitempty"`
 	// Files maps every other file of the directory to its SHA-256 (hex);
 	// Load refuses a file whose content differs. Version 1 had none.
 	Files map[string]string `json:"files,omitempty"`
@@ -89,6 +92,7 @@ func (r *Run) WriteFiles(dir string) error {
 	}
 	man.HeldOutAnswers = r.HeldOut
 	man.Selection = r.Choice
+	man.Consensus = r.Consensus
 	if r.Result != nil {
 		man.Iters, man.ELBO = r.Result.Iters, r.Result.ELBO
 		if math.IsNaN(man.ELBO) || math.IsInf(man.ELBO, 0) {

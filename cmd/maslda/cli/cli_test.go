@@ -506,7 +506,7 @@ func TestErrors(t *testing.T) {
 		{"missing docs file", []string{"train", "--docs", filepath.Join(d, "nope.ldac"), "--out", out},
 			ExitError, `nope\.ldac: no such file or directory`},
 		{"unknown config key", []string{"train", "--docs", f.docs, "--out", out, "--config", w("key.hcl", "seed = 1\nbogus = 2\n")},
-			ExitError, `key\.hcl:2,.*"bogus".*Valid: annotators \{\}, inference \{\}, model, response \{\}, restart_iters, restarts, seed, select \{\}, selected, topics \{\}, workers\.$`},
+			ExitError, `key\.hcl:2,.*"bogus".*Valid: annotators \{\}, consensus, inference \{\}, model, response \{\}, restart_iters, restarts, seed, select \{\}, selected, topics \{\}, workers\.$`},
 		// The command line builds the response itself (answers alone, the
 		// kind of answers) before Build: its errors too name the block.
 		{"out-of-range response parameter", []string{"train", "--answers", w("few.csv", "task,worker,label\nt1,a,x\nt2,a,y\n"), "--out", out, "--config", w("weight.hcl", "seed = 1\nresponse \"softmax\" {\n  l2 = -1\n}\n")},

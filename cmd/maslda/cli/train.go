@@ -382,6 +382,9 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 		if err := hist.close(); err != nil {
 			return err
 		}
+		if cs := run.Consensus; cs != nil {
+			e.log.Info("consensus: the fit whose truth differs least from the others' kept (history.csv is the configured seed's fit)", "chosen", cs.Chosen+1, "seed", cs.Seeds[cs.Chosen], "distances", cs.Distance[cs.Chosen], "elbos", cs.ELBO)
+		}
 		if rl := run.Relabelled; rl != nil {
 			e.log.Info("relabelled twin (the labelling the answers agree with most, run on; the higher bound kept)", "perm", rl.Perm, "elbo", rl.ELBO, "twin_elbo", rl.TwinELBO, "kept", rl.Kept)
 		}
@@ -791,6 +794,7 @@ type observer struct {
 	fullELBO     float64     // the last full bound (SVI eval_every), NaN before one
 	truth        *truth      // nil without --truth
 	run          *models.Run // for the truth metric (its Model changes after restarts)
+	fit          int         // the consensus fit whose progress came last (Progress.Fit; 0: the configured seed's)
 }
 
 func (e *env) observer(mode string, run *models.Run, h *history) *observer {
@@ -809,6 +813,20 @@ func (e *env) observer(mode string, run *models.Run, h *history) *observer {
 }
 
 func (o *observer) observe(p framework.Progress) error {
+	if p.Fit > 0 {
+		// One of the fits from the seeds after the configured one
+		// (consensus): logged, not in history.csv.
+		if p.Fit != o.fit {
+			o.fit = p.Fit
+			o.e.log.Info("consensus: another seed's fit", "fit", p.Fit, "of", o.run.Config.Consensus, "seed", o.run.Config.Seed+uint64(p.Fit-1))
+		}
+		o.e.log.Debug("consensus fit", "fit", p.Fit, "restart", p.Restart, "iter", p.Iter, "elbo", p.ELBO)
+		return nil
+	}
+	if o.fit > 0 {
+		o.fit = 0
+		o.e.log.Info("consensus: the configured seed's fit", "fit", 1, "of", o.run.Config.Consensus, "seed", o.run.Config.Seed)
+	}
 	if p.Restart > 0 {
 		o.e.log.Debug("restart", "candidate", p.Restart, "iter", p.Iter, "elbo", p.ELBO)
 		if p.Iter == o.restartIters {
