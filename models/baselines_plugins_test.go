@@ -107,7 +107,7 @@ func blFit(t *testing.T, name, src string, c *framework.Corpus) *models.Run {
 	var prev framework.Progress
 	iters := 0
 	_, err = run.Fit(context.Background(), func(p framework.Progress) error {
-		if p.Restart > 0 { // the restarts' candidates (plain LDA), each from its own start
+		if p.Restart > 0 || p.Fit > 0 { // the restarts' candidates (plain LDA), each from its own start, and the other seeds' fits (consensus)
 			return nil
 		}
 		if iters > 0 && p.Stage == prev.Stage && p.ELBO < prev.ELBO-1e-8*math.Abs(prev.ELBO) {

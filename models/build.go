@@ -153,13 +153,7 @@ func Build(cfg *Config, reg *framework.Registry, c *framework.Corpus) (*Run, err
 	if cfg.Response == nil && c.Answers != nil {
 		c = &framework.Corpus{Docs: c.Docs, V: c.V, Vocab: c.Vocab} // plain LDA ignores answers
 	}
-	mem := runMemory(cfg, reg, c.V, c)
-	if n := cfg.Consensus; n > 1 {
-		// fitConsensus keeps every fit until it has chosen.
-		mem.Topics *= float64(n)
-		mem.PerDoc *= float64(n)
-	}
-	if err := CheckMemory(mem); err != nil {
+	if err := CheckMemory(runMemory(cfg, reg, c.V, c)); err != nil {
 		return nil, err
 	}
 	src := rand.NewPCG(cfg.Seed, randStream)
@@ -192,6 +186,24 @@ func (r *Run) finish() (*Run, error) {
 		// one start.
 		c := *cfg
 		c.Restarts, r.Config = 1, &c
+	}
+	clamped, _ := m.Noise.(interface{ ClampedTruth() bool })
+	if cfg := r.Config; cfg.ConsensusDefault && (r.Classes == nil || m.mayWeigh() || r.globals || clamped != nil && clamped.ClampedTruth()) {
+		// The default consensus is for a class truth that the fit
+		// infers (on regression the seeds agree:
+		// docs/results-regression.md; the "perfect" annotator clamps
+		// it to the answers); an engine's driver runs one fit.
+		c := *cfg
+		c.Consensus, r.Config = 1, &c
+	}
+	if n := r.Config.Consensus; n > 1 && !r.globals {
+		// fitConsensus keeps every fit until it has chosen.
+		mem := runMemory(r.Config, r.reg, r.corpus.V, r.corpus)
+		mem.Topics *= float64(n)
+		mem.PerDoc *= float64(n)
+		if err := CheckMemory(mem); err != nil {
+			return nil, fmt.Errorf("consensus = %d keeps %d fits (consensus = 1: one): %w", n, n, err)
+		}
 	}
 	r.Model, r.Schedule = m, sched
 	return r, nil
@@ -230,7 +242,7 @@ func BuildGlobals(cfg *Config, reg *framework.Registry, info CorpusInfo) (*Run, 
 	if info.Docs < 1 {
 		return nil, fmt.Errorf("%w: %d training documents, want ≥ 1", framework.ErrBadInput, info.Docs)
 	}
-	if cfg.Consensus > 1 {
+	if cfg.Consensus > 1 && !cfg.ConsensusDefault {
 		return nil, fmt.Errorf("%w: %s: consensus = %d: an engine's driver trains one fit; train each seed with consensus = 1 (or use maslda train)", framework.ErrIncompatible, cfg.SourceName, cfg.Consensus)
 	}
 	c := &framework.Corpus{V: info.V, Vocab: info.Vocab}

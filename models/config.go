@@ -46,14 +46,20 @@ type Config struct {
 	// a warm start then runs one start instead of refusing restarts.
 	RestartsDefault bool
 	// Consensus is the number of fits from seeds Seed, Seed+1, … whose
-	// medoid Fit keeps (docs/design.md, "Consensus among seeds"); 1 (the
-	// default): one fit.
-	Consensus  int
-	Topics     topics.Config // the topics block, defaults filled in
-	Response   *Component    // nil for plain LDA
-	Annotators *Component    // nil without annotators
-	Inference  Component     // default: batch
-	Select     *Select       // the select block (nil without one); see Select and SelectCandidate
+	// medoid Fit keeps (docs/design.md, "Consensus among seeds"); default
+	// DefaultConsensus for a crowd model (a response and annotators)
+	// under batch EM with k > 1 whose truth is a class (Build sets 1 for
+	// any other, and for a response with a supervision weight), else 1.
+	Consensus int
+	// ConsensusDefault says that Consensus was not written in the file:
+	// a warm start and an engine's driver then run one fit instead of
+	// refusing.
+	ConsensusDefault bool
+	Topics           topics.Config // the topics block, defaults filled in
+	Response         *Component    // nil for plain LDA
+	Annotators       *Component    // nil without annotators
+	Inference        Component     // default: batch
+	Select           *Select       // the select block (nil without one); see Select and SelectCandidate
 
 	Source     []byte // the file's text, saved with a trained model
 	SourceName string // the file's name; its extension selects the syntax
@@ -260,6 +266,9 @@ func fromFile(fc *fileConfig, preset, name string, src []byte) (*Config, error) 
 		if fc.RestartIts == nil {
 			cfg.RestartIts = DefaultRestartIters
 		}
+		if fc.Consensus == nil && cfg.Annotators != nil && cfg.Inference.Name == "batch" && cfg.Topics.K > 1 {
+			cfg.Consensus, cfg.ConsensusDefault = DefaultConsensus, true
+		}
 	}
 	return cfg, nil
 }
@@ -271,6 +280,11 @@ const (
 	DefaultRestarts     = 4
 	DefaultRestartIters = 20
 )
+
+// DefaultConsensus is the number of seeds' fits of a crowd model with a
+// categorical truth under batch EM when the file does not set consensus
+// (docs/design.md, "Consensus among seeds").
+const DefaultConsensus = 3
 
 // Check looks the configured plug-in names up in reg (nil: framework.Default)
 // without building anything, so that an unknown name is reported before any

@@ -199,3 +199,66 @@ func TestConsensusConfig(t *testing.T) {
 		t.Errorf("warm start: consensus %+v, progress of fits %v; want one fit", r.Consensus, fits)
 	}
 }
+
+// TestConsensusDefault: a crowd model with a class truth under batch EM
+// with k > 1 fits DefaultConsensus seeds unless the file says otherwise;
+// a numeric truth, SVI, two-stage, k = 1, a response without annotators
+// and an engine's driver (BuildGlobals) run one fit; a written value is
+// kept.
+func TestConsensusDefault(t *testing.T) {
+	cd := plantedCrowd(t, 5, 60, 40, 3, 3, 1, []float64{0.8, 0.6})
+	reg := smallRegression(t)
+	for _, tc := range []struct {
+		name, src string
+		values    bool
+		want      int
+	}{
+		{"ma-sldac", `model = "ma-sldac"`, false, models.DefaultConsensus},
+		{"blocks", "topics { k = 3 }\nresponse \"softmax\" {}\nannotators \"confusion\" {}\n", false, models.DefaultConsensus},
+		{"written", "model = \"ma-sldac\"\nconsensus = 5\n", false, 5},
+		{"written 1", "model = \"ma-sldac\"\nconsensus = 1\n", false, 1},
+		{"ma-sldar", `model = "ma-sldar"`, true, 1},
+		{"svi", "model = \"ma-sldac\"\ninference \"svi\" {}\n", false, 1},
+		{"two-stage", `model = "lda+logreg(mv)"`, false, 1},
+		{"k = 1", `model = "dawid-skene"`, false, 1},
+		{"no annotators", `model = "slda(mv)"`, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := models.ParseConfig([]byte(tc.src), "c.hcl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := cd.train
+			if tc.values {
+				c = reg
+			}
+			r, err := models.Build(cfg, nil, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Config.Consensus != tc.want {
+				t.Errorf("consensus %d, want %d", r.Config.Consensus, tc.want)
+			}
+			fetch := func(idx []int) ([]framework.Doc, error) {
+				out := make([]framework.Doc, len(idx))
+				for i, d := range idx {
+					out[i] = c.Docs[d]
+				}
+				return out, nil
+			}
+			g, err := models.BuildGlobals(cfg, nil, models.CorpusInfo{Docs: len(c.Docs), V: c.V, Answers: c.Answers, Fetch: fetch})
+			if tc.want > 1 && !cfg.ConsensusDefault {
+				if !errors.Is(err, framework.ErrIncompatible) {
+					t.Errorf("BuildGlobals with a written consensus: error %v, want ErrIncompatible", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Config.Consensus != 1 {
+				t.Errorf("BuildGlobals: consensus %d, want 1", g.Config.Consensus)
+			}
+		})
+	}
+}

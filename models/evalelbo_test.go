@@ -25,7 +25,7 @@ func crowdTrain(t testing.TB) *framework.Corpus {
 	return train
 }
 
-const evalCrowd = twoStageTopics + `response "softmax" {}
+const evalCrowd = "consensus = 1\n" + twoStageTopics + `response "softmax" {}
 annotators "confusion" {}
 `
 

@@ -32,7 +32,7 @@ func TestFreshStartLDA(t *testing.T) {
 				}
 				var tr []framework.Progress
 				if _, err := r.Fit(context.Background(), func(p framework.Progress) error {
-					if p.Restart > 0 { // the restarts' candidates (plain LDA)
+					if p.Restart > 0 || p.Fit > 0 { // the restarts' candidates (plain LDA), the other seeds' fits (consensus)
 						return nil
 					}
 					p.Elapsed = 0

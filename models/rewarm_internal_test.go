@@ -21,7 +21,7 @@ func TestRewarmIsBuildWithMarks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := mustConfig(t, "seed = 3\ntopics {\n k = 3\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {\n start_iters = 2\n constant = \"almost\"\n}\ninference \"batch\" {\n max_iters = 7\n tol = 0\n}\n")
+	cfg := mustConfig(t, "seed = 3\nconsensus = 1\ntopics {\n k = 3\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {\n start_iters = 2\n constant = \"almost\"\n}\ninference \"batch\" {\n max_iters = 7\n tol = 0\n}\n")
 	fit := func(r *Run) ([]framework.Progress, *framework.Result, []float64) {
 		var ps []framework.Progress
 		res, err := r.Fit(context.Background(), func(p framework.Progress) error {

@@ -26,7 +26,7 @@ func almostCorpus(t testing.TB, D int, near bool) *framework.Corpus {
 // almostSrc is MA-sLDAc with constant = "almost" (the classifier start
 // after two passes) under the given inference block.
 func almostSrc(constant, inference string) string {
-	return "seed = 3\ntopics {\n k = 3\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {\n start_iters = 2\n constant = \"" + constant + "\"\n}\n" + inference
+	return "seed = 3\nconsensus = 1\ntopics {\n k = 3\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {\n start_iters = 2\n constant = \"" + constant + "\"\n}\n" + inference
 }
 
 const rewarmBatch = "inference \"batch\" {\n max_iters = 7\n tol = 0\n}\n"

@@ -52,7 +52,7 @@ func TestClassifierStartStages(t *testing.T) {
 			[]int{1, 2, 3}, []int{0, 0, 0}, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := models.ParseConfig([]byte("topics {\n k = 4\n}\nresponse \"softmax\" {}\n"+tc.src), "c.hcl")
+			cfg, err := models.ParseConfig([]byte("consensus = 1\ntopics {\n k = 4\n}\nresponse \"softmax\" {}\n"+tc.src), "c.hcl")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -107,6 +107,11 @@ type saved struct {
 	Weights   []float64 `json:"weights,omitempty"`
 }
 
+// ClampedTruth is true: the truth is clamped to the crowd's aggregate,
+// which no fit changes, so models.Build runs one fit of it by default
+// (no consensus among seeds: docs/design.md, "Consensus among seeds").
+func (m *Model) ClampedTruth() bool { return true }
+
 // SaveParams writes the precision and the "wawa" weights as JSON
 // (framework.Persister), so that a saved model answers as the trained one.
 func (m *Model) SaveParams(w io.Writer) error {

@@ -27,7 +27,7 @@ import (
 // its schedule) and resumed from a run built anew ends the same, and
 // leaves no file of the first pass behind.
 func TestRewarm(t *testing.T) {
-	src := "seed = 3\nrestarts = 2\nrestart_iters = 2\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\n" +
+	src := "seed = 3\nconsensus = 1\nrestarts = 2\nrestart_iters = 2\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\n" +
 		"annotators \"confusion\" {\n  start_iters = 2\n  constant = \"almost\"\n}\ninference \"batch\" {\n  max_iters = 6\n  tol = 0\n}\n"
 	ctx := context.Background()
 	c, err := synth.NearConstantCrowd(120, true)
@@ -167,7 +167,7 @@ func TestRewarmBadFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := "seed = 3\nrestarts = 1\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\n" +
+	src := "seed = 3\nconsensus = 1\nrestarts = 1\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\n" +
 		"annotators \"confusion\" {\n  start_iters = 2\n  constant = \"almost\"\n}\ninference \"batch\" {\n  max_iters = 3\n  tol = 0\n}\n"
 	for name, body := range map[string]string{
 		"not json":       "{",

@@ -79,7 +79,7 @@ func testCorpus(t *testing.T, kind string) *framework.Corpus {
 var compositions = []struct{ name, kind, src string }{
 	{"lda", "", "seed = 1\ntopics {\n  k = 3\n}\n"},
 	{"ma-sldar", "values", "seed = 2\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {\n  exact_iters = 0\n}\nannotators \"bias-precision\" {}\n"},
-	{"ma-sldac-mm", "classes", "seed = 3\nrestarts = 1\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {\n  init = \"majority\"\n}\n"},
+	{"ma-sldac-mm", "classes", "seed = 3\nconsensus = 1\nrestarts = 1\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {\n  init = \"majority\"\n}\n"},
 }
 
 func build(t *testing.T, src, kind string) *models.Run {
@@ -368,7 +368,7 @@ func TestPrepareAsFit(t *testing.T) {
 	batch := "inference \"batch\" {\n  max_iters = 4\n  tol = 0\n}\n"
 	for _, tc := range []struct{ name, kind, src string }{
 		{"ma-sldar-pilot", "values", "seed = 2\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\n" + batch},
-		{"ma-sldac-mm-restarts", "classes", "seed = 3\nrestart_iters = 3\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {\n  init = \"majority\"\n}\n" + batch},
+		{"ma-sldac-mm-restarts", "classes", "seed = 3\nconsensus = 1\nrestart_iters = 3\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {\n  init = \"majority\"\n}\n" + batch},
 		{"ma-sldar-restarts-pilot", "values", "seed = 5\nrestarts = 2\nrestart_iters = 2\ntopics {\n  k = 3\n}\nresponse \"gaussian\" {}\nannotators \"bias-precision\" {}\n" + batch},
 		{"lda-restarts", "", "seed = 1\nrestarts = 3\nrestart_iters = 2\ntopics {\n  k = 3\n}\n" + batch},
 	} {
@@ -456,8 +456,8 @@ func TestClassifierStart(t *testing.T) {
 		second    bool // the schedule converges before the start
 		stops     []int
 	}{
-		{"during", "seed = 3\nrestarts = 2\nrestart_iters = 2\ntopics {\n  k = 3\n}\n" + mm + "annotators \"confusion\" {\n  start_iters = 4\n}\ninference \"batch\" {\n  max_iters = 7\n  tol = 0\n}\n", false, []int{3, 5}},
-		{"after-convergence", "seed = 3\nrestarts = 1\ntopics {\n  k = 3\n}\n" + mm + "annotators \"confusion\" {\n  start_iters = 30\n}\ninference \"batch\" {\n  max_iters = 40\n  tol = 1e-3\n}\n", true, []int{2, 0}},
+		{"during", "seed = 3\nconsensus = 1\nrestarts = 2\nrestart_iters = 2\ntopics {\n  k = 3\n}\n" + mm + "annotators \"confusion\" {\n  start_iters = 4\n}\ninference \"batch\" {\n  max_iters = 7\n  tol = 0\n}\n", false, []int{3, 5}},
+		{"after-convergence", "seed = 3\nconsensus = 1\nrestarts = 1\ntopics {\n  k = 3\n}\n" + mm + "annotators \"confusion\" {\n  start_iters = 30\n}\ninference \"batch\" {\n  max_iters = 40\n  tol = 1e-3\n}\n", true, []int{2, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if testing.Short() && tc.second {
@@ -556,7 +556,7 @@ func TestPreludeResume(t *testing.T) {
 		name, kind, src string
 		stops           []stop
 	}{
-		{"ma-sldac-mm", "classes", "seed = 3\nrestarts = 4\nrestart_iters = 3\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {\n  init = \"majority\"\n}\n" + batch,
+		{"ma-sldac-mm", "classes", "seed = 3\nconsensus = 1\nrestarts = 4\nrestart_iters = 3\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {\n  init = \"majority\"\n}\n" + batch,
 			[]stop{{restart: 2, iter: 2}, {restart: 4, iter: 3}}},
 		{"lda", "", "seed = 1\nrestarts = 3\nrestart_iters = 2\ntopics {\n  k = 3\n}\n" + batch,
 			[]stop{{restart: 3, iter: 1}}},

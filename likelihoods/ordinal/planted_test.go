@@ -155,7 +155,7 @@ func fitPlanted(t testing.TB, pc *plantedCrowd, config string) outcome {
 	ctx := context.Background()
 	var o outcome
 	if _, err := r.Fit(ctx, func(p framework.Progress) error {
-		if p.Restart == 0 { // not a restart's candidate (plain LDA)
+		if p.Restart == 0 && p.Fit == 0 { // not a restart's candidate (plain LDA) nor another seed's fit (consensus)
 			o.elbos = append(o.elbos, p.ELBO)
 		}
 		return nil

@@ -183,7 +183,7 @@ func TestTrainClassesAsFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Answers = &framework.Answers{Annotators: []string{"a0", "a1", "a2"}, Classes: []string{"c0", "c1", "c2"}, ByDoc: byDoc}
-	writeRun(t, dir, c, "seed = 3\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {}\ninference \"batch\" {\n  max_iters = 10\n  tol = 0\n}\n")
+	writeRun(t, dir, c, "seed = 3\nconsensus = 1\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\nannotators \"confusion\" {}\ninference \"batch\" {\n  max_iters = 10\n  tol = 0\n}\n")
 	out := filepath.Join(dir, "model")
 	var stdout, stderr bytes.Buffer
 	args := []string{"train", "--config", filepath.Join(dir, "config.hcl"), "--docs", filepath.Join(dir, "docs.ldac"),
@@ -271,7 +271,7 @@ func TestTrainSecondWarmUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeRun(t, dir, c, "seed = 3\nrestarts = 2\nrestart_iters = 2\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\n"+
+	writeRun(t, dir, c, "seed = 3\nconsensus = 1\nrestarts = 2\nrestart_iters = 2\ntopics {\n  k = 3\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"mm\"\n}\n"+
 		"annotators \"confusion\" {\n  start_iters = 2\n  constant = \"almost\"\n}\ninference \"batch\" {\n  max_iters = 6\n  tol = 0\n}\n")
 	out := filepath.Join(dir, "model")
 	var stdout, stderr bytes.Buffer

@@ -44,7 +44,7 @@ func TestProcessEnvironment(t *testing.T) {
 	for d := range 200 {
 		fmt.Fprintf(&docs, "3 %d:2 %d:2 %d:1\n", d%17, 17+d%5, 22+d%3)
 	}
-	src := "seed = 3\ntopics {\n  k = 3\n}\ninference \"batch\" {\n  max_iters = 3\n  tol = 0\n}\n"
+	src := "seed = 3\nconsensus = 1\ntopics {\n  k = 3\n}\ninference \"batch\" {\n  max_iters = 3\n  tol = 0\n}\n"
 	for name, b := range map[string][]byte{"docs.ldac": docs.Bytes(), "config.hcl": []byte(src)} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
