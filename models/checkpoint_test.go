@@ -168,7 +168,7 @@ func smallRegression(t *testing.T) *framework.Corpus {
 func TestCheckpointResumeBitIdentical(t *testing.T) {
 	crowd := plantedCrowd(t, 5, 80, 60, 3, 3, 1, []float64{0.8, 0.5, 0.3})
 	reg := smallRegression(t)
-	const maslc = "seed = 3\ntopics {\n k = 3\n}\nresponse \"softmax\" {}\n"
+	const maslc = "seed = 3\nconsensus = 1\ntopics {\n k = 3\n}\nresponse \"softmax\" {}\n"
 	for _, tc := range []struct {
 		name, src string
 		c         *framework.Corpus
@@ -176,20 +176,20 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 	}{
 		{"MA-sLDAc", maslc + "annotators \"confusion\" {\n start_iters = 3\n}\ninference \"batch\" {\n max_iters = 6\n tol = 0\n}\n",
 			crowd.train, []int{1, 2, 3, 4, 5}},
-		{"MA-sLDAc quadratic bound", "seed = 3\ntopics {\n k = 3\n}\nresponse \"softmax\" {\n bound = \"quadratic\"\n}\n" + "annotators \"confusion\" {\n start_iters = 3\n}\ninference \"batch\" {\n max_iters = 6\n tol = 0\n}\n",
+		{"MA-sLDAc quadratic bound", "seed = 3\nconsensus = 1\ntopics {\n k = 3\n}\nresponse \"softmax\" {\n bound = \"quadratic\"\n}\n" + "annotators \"confusion\" {\n start_iters = 3\n}\ninference \"batch\" {\n max_iters = 6\n tol = 0\n}\n",
 			crowd.train, []int{2, 4}},
 		{"MA-sLDAc converged before the start", maslc + "annotators \"confusion\" {\n start_iters = 8\n}\ninference \"batch\" {\n max_iters = 20\n tol = 1\n}\n",
 			crowd.train, []int{1, 3}},
 		// The response re-chooses text_l2 when the run has converged
 		// (framework.Tuner) and the schedule runs once more (Stage 3).
-		{"MA-sLDAc text_l2_folds", "seed = 3\ntopics {\n k = 3\n}\nresponse \"softmax\" {\n text_l2_folds = 4\n}\nannotators \"confusion\" {\n start_iters = 2\n}\ninference \"batch\" {\n max_iters = 40\n tol = 1e-3\n}\n",
+		{"MA-sLDAc text_l2_folds", "seed = 3\nconsensus = 1\ntopics {\n k = 3\n}\nresponse \"softmax\" {\n text_l2_folds = 4\n}\nannotators \"confusion\" {\n start_iters = 2\n}\ninference \"batch\" {\n max_iters = 40\n tol = 1e-3\n}\n",
 			crowd.train, []int{1, 3, 10, 12, 14}},
 		{"MA-sLDAc restarts", "restarts = 2\nrestart_iters = 2\n" + maslc + "annotators \"confusion\" {\n start_iters = 2\n}\ninference \"batch\" {\n max_iters = 4\n tol = 0\n}\n",
 			crowd.train, []int{1, 2}},
 		// The other seeds' fits come first and are fitted again on
 		// resume; the configured seed's fit resumes; the choice is the
 		// same.
-		{"MA-sLDAc consensus", "consensus = 3\nrestarts = 2\nrestart_iters = 2\n" + maslc + "annotators \"confusion\" {\n start_iters = 2\n}\ninference \"batch\" {\n max_iters = 4\n tol = 0\n}\n",
+		{"MA-sLDAc consensus", "consensus = 3\nrestarts = 2\nrestart_iters = 2\nseed = 3\ntopics {\n k = 3\n}\nresponse \"softmax\" {}\n" + "annotators \"confusion\" {\n start_iters = 2\n}\ninference \"batch\" {\n max_iters = 4\n tol = 0\n}\n",
 			crowd.train, []int{1, 3}},
 		{"MA-sLDAr", "seed = 4\ntopics {\n k = 3\n}\nresponse \"gaussian\" {\n estimate_sigma2 = true\n}\nannotators \"bias-precision\" {}\ninference \"batch\" {\n max_iters = 5\n tol = 0\n}\n",
 			reg, []int{1, 3, 4}},

@@ -102,7 +102,7 @@ func TestConvergencePartCrowd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []int{1, 2} {
-		cfg, err := models.ParseConfig([]byte(fmt.Sprintf("model = \"ma-sldac\"\nworkers = 1\ntopics { k = %d }\n", k)), "c.hcl")
+		cfg, err := models.ParseConfig([]byte(fmt.Sprintf("model = \"ma-sldac\"\nworkers = 1\nconsensus = 1\ntopics { k = %d }\n", k)), "c.hcl")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestConvergencePartCrowd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the recovery takes 100 iterations (about 5 s)")
 	}
-	truth, _, _, err := fitScored(cr.Crowd, fmt.Sprintf("model = \"ma-sldac\"\nseed = 1\nworkers = 1\ntopics { k = %d }\n", spec.ModelK), nil, nil)
+	truth, _, _, err := fitScored(cr.Crowd, fmt.Sprintf("model = \"ma-sldac\"\nseed = 1\nworkers = 1\nconsensus = 1\ntopics { k = %d }\n", spec.ModelK), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestClassifierStartKeepsTheCrowd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	head := "seed = 1\ntopics {\n k = 8\n}\nresponse \"softmax\" {}\n"
+	head := "seed = 1\nconsensus = 1\ntopics {\n k = 8\n}\nresponse \"softmax\" {}\n"
 	ds := fitCrowd(t, cr, "seed = 1\nmodel = \"dawid-skene\"\n", false, false)
 	for _, tc := range []struct {
 		labels string

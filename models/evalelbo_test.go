@@ -25,7 +25,7 @@ func crowdTrain(t testing.TB) *framework.Corpus {
 	return train
 }
 
-const evalCrowd = "consensus = 1\n" + twoStageTopics + `response "softmax" {}
+const evalCrowd = twoStageTopics + `response "softmax" {}
 annotators "confusion" {}
 `
 

@@ -97,8 +97,8 @@ func TestScoreAnswers(t *testing.T) {
 		}
 		return s, r
 	}
-	good, r := score("seed = 1\ntopics { k = 8 }\nresponse \"softmax\" {}\nannotators \"confusion\" {}\ninference \"batch\" { max_iters = 20 }\n")
-	flat, _ := score("seed = 1\ntopics { k = 8 }\nresponse \"softmax\" {}\nannotators \"confusion\" {\n init = \"uniform\"\n diagonal = 0\n omega = 1e6\n}\ninference \"batch\" { max_iters = 5 }\n")
+	good, r := score("seed = 1\nconsensus = 1\ntopics { k = 8 }\nresponse \"softmax\" {}\nannotators \"confusion\" {}\ninference \"batch\" { max_iters = 20 }\n")
+	flat, _ := score("seed = 1\nconsensus = 1\ntopics { k = 8 }\nresponse \"softmax\" {}\nannotators \"confusion\" {\n init = \"uniform\"\n diagonal = 0\n omega = 1e6\n}\ninference \"batch\" { max_iters = 5 }\n")
 	ap := r.Model.Noise.(framework.AnswerPredictor)
 	post, err := r.Model.Posterior(context.Background())
 	if err != nil {

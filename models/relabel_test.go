@@ -27,7 +27,7 @@ func TestRelabelledTwin(t *testing.T) {
 	mv := cr.MajorityVote()
 	ctx := context.Background()
 	for _, relabel := range []string{"agreement", "none"} {
-		src := "seed = 1\nworkers = 1\nmodel = \"ma-sldac\"\ntopics { k = 7 }\nannotators \"confusion\" {\n  prior = \"auto\"\n  prior_rate = 0.1\n  relabel = \"" + relabel + "\"\n}\n"
+		src := "seed = 1\nworkers = 1\nconsensus = 1\nmodel = \"ma-sldac\"\ntopics { k = 7 }\nannotators \"confusion\" {\n  prior = \"auto\"\n  prior_rate = 0.1\n  relabel = \"" + relabel + "\"\n}\n"
 		cfg, err := models.ParseConfig([]byte(src), "c.hcl")
 		if err != nil {
 			t.Fatal(err)

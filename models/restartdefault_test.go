@@ -74,7 +74,7 @@ func TestDefaultRestartsWeighted(t *testing.T) {
 // initialisation (the candidates never update them).
 func TestRestartsRunAsLDA(t *testing.T) {
 	c := crowdTrain(t)
-	src := "restarts = 3\nrestart_iters = 4\nconsensus = 1\n" + warmCrowd
+	src := "restarts = 3\nrestart_iters = 4\n" + warmCrowd
 	r, err := Build(mustConfig(t, src), nil, c)
 	if err != nil {
 		t.Fatal(err)

@@ -465,7 +465,7 @@ func TestSoftmaxMMMonotone(t *testing.T) {
 	train, _, truth := smallCrowd(t)
 	acc := map[string]float64{}
 	for _, mstep := range []string{"mm", "lbfgs"} {
-		src := "seed = 8\nrestarts = 1\ntopics {\n  k = 4\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"" + mstep + "\"\n}\nannotators \"confusion\" {}\ninference \"batch\" {\n  max_iters = 60\n  tol = 0\n}\n"
+		src := "seed = 8\nrestarts = 1\nconsensus = 1\ntopics {\n  k = 4\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n  mstep = \"" + mstep + "\"\n}\nannotators \"confusion\" {}\ninference \"batch\" {\n  max_iters = 60\n  tol = 0\n}\n"
 		r, err := Build(mustConfig(t, src), nil, train)
 		if err != nil {
 			t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 
 const selectSrc = `model = "ma-sldac"
 seed = 4
+consensus = 1
 topics { k = 3 }
 inference "batch" { max_iters = 30 }
 
@@ -131,7 +132,7 @@ func TestSelectErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tc.Check(nil); err == nil || !strings.Contains(err.Error(), `candidate "flat"`) || !strings.Contains(err.Error(), "s.hcl:11") || !strings.Contains(err.Error(), "confuson") {
+	if err := tc.Check(nil); err == nil || !strings.Contains(err.Error(), `candidate "flat"`) || !strings.Contains(err.Error(), "s.hcl:12") || !strings.Contains(err.Error(), "confuson") {
 		t.Errorf("Check with a misspelt plug-in in a candidate: %v", err)
 	}
 	cfg, err := models.ParseConfig([]byte(selectSrc), "s.hcl")

@@ -18,7 +18,7 @@ import (
 // within each stage, and the saved model keeps the choice.
 func TestTextL2Folds(t *testing.T) {
 	cd := plantedCrowd(t, 3, 300, 300, 6, 3, 2, []float64{0.8, 0.6, 0.5, 0.4})
-	cfg, err := models.ParseConfig([]byte("restarts = 1\ntopics {\n k = 6\n}\nresponse \"softmax\" {\n text_l2_folds = 5\n}\nannotators \"confusion\" {}\ninference \"batch\" {\n max_iters = 200\n}\n"), "c.hcl")
+	cfg, err := models.ParseConfig([]byte("restarts = 1\nconsensus = 1\ntopics {\n k = 6\n}\nresponse \"softmax\" {\n text_l2_folds = 5\n}\nannotators \"confusion\" {}\ninference \"batch\" {\n max_iters = 200\n}\n"), "c.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestTextL2FoldsDefault(t *testing.T) {
 		{"response \"softmax\" {\n text_l2_folds = 0\n}\n", false},
 		{"response \"softmax\" {\n bound = \"quadratic\"\n mstep = \"mm\"\n}\n", false},
 	} {
-		cfg, err := models.ParseConfig([]byte("restarts = 1\ntopics {\n k = 6\n}\n"+c.block+"annotators \"confusion\" {\n start_iters = 3\n}\ninference \"batch\" {\n max_iters = 300\n}\n"), "c.hcl")
+		cfg, err := models.ParseConfig([]byte("restarts = 1\nconsensus = 1\ntopics {\n k = 6\n}\n"+c.block+"annotators \"confusion\" {\n start_iters = 3\n}\ninference \"batch\" {\n max_iters = 300\n}\n"), "c.hcl")
 		if err != nil {
 			t.Fatal(err)
 		}

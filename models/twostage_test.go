@@ -57,8 +57,11 @@ func smallCrowd(t testing.TB) (train, test *framework.Corpus, truth []int) {
 	return crowdCorpus(t, 5, 240, 150, 4, 3, 2, []float64{0.8, 0.6, 0.45})
 }
 
+// twoStageTopics pins one fit (consensus = 1): the tests built on it
+// check one fit's mechanics (consensus_test.go checks the consensus).
 const twoStageTopics = `
 seed = 3
+consensus = 1
 topics {
   k = 4
   alpha = 0.2
