@@ -6,6 +6,7 @@
 # (docs/results-classification.md), but they fit a day's grid.
 seed     = ${seed}
 restarts = 3 # the best of 3 initialisations by the bound after restart_iters (5) batch iterations
+consensus = 1 # one fit, as the recorded tables
 
 topics {
   k     = ${k}
