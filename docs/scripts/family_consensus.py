@@ -12,12 +12,20 @@ choices among the seeds, each a single answer per draw:
   medoid: the seed whose labels agree with the other seeds' most;
   vote:   every document's most frequent label over the seeds;
   mean:   the argmax of the seeds' mean posterior.
-Then the counts below majority vote and Dawid–Skene − 0.005."""
+Then the counts below majority vote and Dawid–Skene − 0.005.
+
+With --windows N (and the posteriors of seeds 1 … N+2) it prints instead,
+for every draw and s = 1 … N, the truth of the medoid of seeds s, s+1, s+2:
+what TestRandomFamily prints at seed s under `consensus = 3` (the run's
+fit is that medoid bit for bit, TestConsensusFit), and the counts."""
 import sys, re, os, glob, collections
 args = sys.argv[1:]
 seeds = None
 if '--seeds' in args:
     i = args.index('--seeds'); seeds = [int(x) for x in args[i+1].split(',')]; del args[i:i+2]
+windows = 0
+if '--windows' in args:
+    i = args.index('--windows'); windows = int(args[i+1]); del args[i:i+2]
 postdir, runs = args[0], args[1:]
 ref = {}
 for path in runs:
@@ -36,6 +44,24 @@ def load(p):
     return T, Q
 def acc(T, L): return sum(t == l for t, l in zip(T, L)) / len(T)
 def am(q): return max(range(len(q)), key=lambda c: q[c])
+if windows:
+    n = bm = bd = 0; tot_t = 0.0; below = []
+    for name in ref:
+        mv, ds, _ = ref[name]
+        data = {s: load(os.path.join(postdir, f'{name}.c0.s{s}.txt')) for s in range(1, windows + 3)}
+        T = data[1][0]
+        lab = {s: [am(q) for q in data[s][1]] for s in data}
+        for s in range(1, windows + 1):
+            tri = [s, s + 1, s + 2]
+            med = min(tri, key=lambda i: (sum(1 - acc(lab[i], lab[j]) for j in tri), i))
+            x = acc(T, lab[med])
+            n += 1; tot_t += x; bm += x < mv - 0.005; bd += x < ds - 0.005
+            if x < mv - 0.005 or x < ds - 0.005:
+                below.append(f'{name} s{s} {x:.3f} (MV {mv:.3f}, DS {ds:.3f})')
+    print(f'{n} fits (the medoid of seeds s..s+2, s = 1..{windows}): mean {tot_t/n:.4f}, below MV {bm}, below DS {bd}')
+    for b in below:
+        print('  ' + b)
+    sys.exit(0)
 rows = []
 tot = collections.defaultdict(lambda: [0, 0, 0, 0.0])
 for name in sorted(ref, key=lambda n: (n.split('.')[0] if n.startswith('b') else '', int(re.sub(r'.*draw', '', n)))):
