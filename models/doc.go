@@ -6,7 +6,10 @@
 //     unknown plug-in names list the registered ones with the block's line.
 //   - Build / Run.Fit: assembly through a framework.Registry (MODEL.md §1–§3
 //     composed), optional restarts (keep the best ELBO), then the configured
-//     schedule (MODEL.md §5).
+//     schedule (MODEL.md §5); with consensus = N (the default 3 of a crowd
+//     model with a class truth) N fits from consecutive seeds, the medoid
+//     of their truths kept (consensus.go; docs/design.md, "Consensus among
+//     seeds").
 //   - Model: implements framework.Model. Its E-step runs the local step of
 //     MODEL.md §1 (with a response's supervision term and the target
 //     posterior of §2/§3 when configured) on a pool of goroutines over
