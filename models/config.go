@@ -52,8 +52,8 @@ type Config struct {
 	// any other, and for a response with a supervision weight), else 1.
 	Consensus int
 	// ConsensusDefault says that Consensus was not written in the file:
-	// a warm start and an engine's driver then run one fit instead of
-	// refusing.
+	// an engine's driver (BuildGlobals) then runs one fit instead of
+	// refusing. A warm start runs one fit either way (Run.Fit).
 	ConsensusDefault bool
 	Topics           topics.Config // the topics block, defaults filled in
 	Response         *Component    // nil for plain LDA
