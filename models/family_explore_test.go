@@ -636,10 +636,22 @@ func drawName(base uint64, name string) string {
 // familyBase is the family's n draws from seed MASLDA_FAMILY_BASE (default
 // 1, the family of the docs); another base names its draws bB.drawI so that
 // no table confuses them with the first family's.
+//
+// MASLDA_FAMILY_KIND=crowded draws synth.RandomCrowdedFamily instead (many
+// answers per item, short texts, decoys on half the draws), its draws
+// named crowdedI (bB.crowdedI).
 func familyBase(t *testing.T, n int) []synth.FamilySpec {
 	t.Helper()
 	base := familySeedBase(t)
-	fam := synth.RandomFamily(n, base)
+	var fam []synth.FamilySpec
+	switch kind := os.Getenv("MASLDA_FAMILY_KIND"); kind {
+	case "":
+		fam = synth.RandomFamily(n, base)
+	case "crowded":
+		fam = synth.RandomCrowdedFamily(n, base)
+	default:
+		t.Fatalf("MASLDA_FAMILY_KIND = %q: want crowded (or unset)", kind)
+	}
 	for i := range fam {
 		fam[i].Name = drawName(base, fam[i].Name)
 	}

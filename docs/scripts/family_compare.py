@@ -17,7 +17,7 @@ def parse(path):
         m = re.match(r'below (majority vote|Dawid–Skene) − 0\.005: (\d+) of', line)
         if cur is not None and m:
             cur['_exact'][m.group(1) != 'majority vote'] += int(m.group(2)); continue
-        if cur is None or not (line.startswith('| draw') or line.startswith('| b')): continue
+        if cur is None or not line.startswith(('| draw', '| b', '| crowded')): continue
         f = [x.strip() for x in line.strip().strip('|').split('|')]
         if f[0] == 'draw': continue
         name = f[0]; mv = float(f[8]); ds = float(f[9])

@@ -33,7 +33,7 @@ for path in runs:
     for line in open(path):
         if line.startswith('### configuration'):
             cfg = int(line.split()[-1]); continue
-        if cfg != 0 or not (line.startswith('| draw') or line.startswith('| b')): continue
+        if cfg != 0 or not line.startswith(('| draw', '| b', '| crowded')): continue
         f = [x.strip() for x in line.strip().strip('|').split('|')]
         if f[0] == 'draw': continue
         ref[f[0]] = (float(f[8]), float(f[9]), [float(x) for x in f[13].split()])
@@ -64,7 +64,7 @@ if windows:
     sys.exit(0)
 rows = []
 tot = collections.defaultdict(lambda: [0, 0, 0, 0.0])
-for name in sorted(ref, key=lambda n: (n.split('.')[0] if n.startswith('b') else '', int(re.sub(r'.*draw', '', n)))):
+for name in sorted(ref, key=lambda n: (n.split('.')[0] if n.startswith('b') else '', int(re.sub(r'.*(draw|crowded)', '', n)))):
     mv, ds, _ = ref[name]
     files = sorted(glob.glob(os.path.join(postdir, f'{name}.c0.s*.txt')))
     fs = {int(re.search(r'\.s(\d+)\.txt$', f).group(1)): f for f in files}

@@ -55,6 +55,13 @@ type FamilySpec struct {
 	Zipf       float64 // participation: annotator r answers with weight (rank+1)^(−Zipf)
 	PerDoc     float64 // mean answers per item (each item 1 to R answers from distinct annotators)
 	Difficulty float64 // item difficulty δ_d ~ U(0, Difficulty): an answer is uniform with probability δ_d
+	// Decoy makes an item's hard answers (probability δ_d each) its decoy
+	// class instead of a uniformly random one: a class other than its
+	// truth, drawn once per item from its class's confusable classes
+	// (Dirichlet(0.5) over the others, drawn once per draw), so that the
+	// errors on a hard item agree across annotators, as on the ambiguous
+	// items of real crowds, and no per-annotator matrix explains them.
+	Decoy bool
 	// Communities of annotators; the first is good.
 	Communities []Community
 }
@@ -64,6 +71,9 @@ func (s FamilySpec) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: D %d, V %d, K %d (model %d), C %d, %.0f words, α %.2g, topic conc %.2g, η %.1f, class conc %.2g, %s labels, wrong conc %.2g, R %d, Zipf %.2f, %.1f answers/item, difficulty %.2f;",
 		s.Name, s.D, s.V, s.K, s.ModelK, s.C, s.DocLen, s.Alpha, s.TopicConc, s.EtaScale, s.ClassConc, s.Labels, s.WrongConc, s.R, s.Zipf, s.PerDoc, s.Difficulty)
+	if s.Decoy {
+		b.WriteString(" (decoys)")
+	}
 	for _, c := range s.Communities {
 		fmt.Fprintf(&b, " %s %.2f (diag %.2f, spread %.0f)", c.Kind, c.Share, meanDiag(c.Pi), c.Spread)
 	}
@@ -99,6 +109,34 @@ func RandomFamily(n int, base uint64) []FamilySpec {
 	out := make([]FamilySpec, n)
 	for i := range out {
 		out[i] = RandomFamilySpec(base+uint64(i), "draw"+strconv.Itoa(i))
+	}
+	return out
+}
+
+// RandomCrowdedFamily returns n draws of the crowded family, draw i from
+// seed base+i: the shapes of crowds with many answers per item and little
+// text per document (short texts rated by many workers, e.g. tweets or
+// sentences with 5–20 answers each), where majority vote is hard to beat.
+// Each draw is RandomFamilySpec(base+i) with these dimensions drawn again
+// (from a stream of their own): 500–1,000 documents of 5–30 words
+// (log-uniform), 30–300 annotators (log-uniform), 5–20 answers per item,
+// item difficulty up to 0.6 on every draw, and on half the draws decoys
+// (FamilySpec.Decoy: the errors on a hard item agree across annotators).
+// Every other dimension (topics, classes, balance, communities) keeps the
+// family's ranges.
+func RandomCrowdedFamily(n int, base uint64) []FamilySpec {
+	out := make([]FamilySpec, n)
+	for i := range out {
+		seed := base + uint64(i)
+		s := RandomFamilySpec(seed, "crowded"+strconv.Itoa(i))
+		rng := rand.New(rand.NewPCG(seed, 28))
+		s.DocLen = math.Round(logUniform(5, 30, rng))
+		s.D = 500 + rng.IntN(501)
+		s.R = int(math.Round(logUniform(30, 300, rng)))
+		s.PerDoc = min(float64(s.R), 5+15*rng.Float64())
+		s.Difficulty = 0.6 * rng.Float64()
+		s.Decoy = rng.IntN(2) == 1
+		out[i] = s
 	}
 	return out
 }
@@ -278,6 +316,30 @@ func NewFamilyCrowd(spec FamilySpec) (*FamilyCrowd, error) {
 	for i, c := range spec.Communities {
 		shares[i] = c.Share
 	}
+	// Decoys come from a stream of their own, so that a draw without them
+	// is the same draw as before they existed.
+	var confusable [][]float64 // confusable[c][l]: the share of class c's items whose decoy is l
+	var decoy []int
+	if spec.Decoy {
+		drng := rand.New(rand.NewPCG(spec.Seed, 27))
+		confusable = make([][]float64, spec.C)
+		w := make([]float64, spec.C-1)
+		for c := range confusable {
+			Dirichlet(w, 0.5, drng)
+			confusable[c] = make([]float64, spec.C)
+			j := 0
+			for l := range spec.C {
+				if l != c {
+					confusable[c][l] = w[j]
+					j++
+				}
+			}
+		}
+		decoy = make([]int, spec.D)
+		for d := range decoy {
+			decoy[d] = Categorical(confusable[classes[d]], drng)
+		}
+	}
 	fc := &FamilyCrowd{Family: spec, Community: make([]int, spec.R), Planted: make([][][]float64, spec.R)}
 	eff := make([][][]float64, spec.R)
 	mix := spec.Difficulty / 2
@@ -300,7 +362,11 @@ func NewFamilyCrowd(spec FamilySpec) (*FamilyCrowd, error) {
 			fc.Planted[r][c] = row
 			e := make([]float64, spec.C)
 			for l := range e {
-				e[l] = (1-mix)*row[l] + mix/float64(spec.C)
+				if spec.Decoy {
+					e[l] = (1-mix)*row[l] + mix*confusable[c][l]
+				} else {
+					e[l] = (1-mix)*row[l] + mix/float64(spec.C)
+				}
 			}
 			eff[r][c] = e
 		}
@@ -329,7 +395,11 @@ func NewFamilyCrowd(spec FamilySpec) (*FamilyCrowd, error) {
 		for i, r := range chosen {
 			y := Categorical(fc.Planted[r][classes[d]], rng)
 			if delta > 0 && rng.Float64() < delta {
-				y = rng.IntN(spec.C)
+				if spec.Decoy {
+					y = decoy[d]
+				} else {
+					y = rng.IntN(spec.C)
+				}
 			}
 			as[i] = framework.Answer{Annotator: int32(r), Class: int32(y), Value: float64(y)}
 		}

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -74,11 +75,18 @@ func TestRandomFamily(t *testing.T) {
 // the sampler's marginal p(answer | class, annotator): over every answer
 // of a draw with item difficulty, the count of (true class c, answer l)
 // matches Σ_answers Pis[r][c][l] within sampling error, and the planted
-// matrices without the difficulty's mixing do not.
+// matrices without the difficulty's mixing do not; the same with decoys
+// (FamilySpec.Decoy), whose hard answers go to each item's decoy class.
 func TestFamilyOracleMatrices(t *testing.T) {
+	for _, decoy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("decoy=%v", decoy), func(t *testing.T) { testFamilyOracleMatrices(t, decoy) })
+	}
+}
+
+func testFamilyOracleMatrices(t *testing.T, decoy bool) {
 	var spec FamilySpec
 	for _, s := range RandomFamily(50, 1) {
-		if s.Difficulty > 0.3 && s.C <= 4 {
+		if s.Difficulty > 0.3 && s.C <= 4 && (!decoy || s.C > 2) { // with C 2 a decoy is the only wrong class
 			spec = s
 			break
 		}
@@ -86,7 +94,7 @@ func TestFamilyOracleMatrices(t *testing.T) {
 	if spec.Name == "" {
 		t.Fatal("no draw with difficulty > 0.3 and C ≤ 4")
 	}
-	spec.D, spec.Test, spec.DocLen = 4000, 1, 5
+	spec.D, spec.Test, spec.DocLen, spec.Decoy = 4000, 1, 5, decoy
 	fc, err := NewFamilyCrowd(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -131,5 +139,72 @@ func TestAgreementByHand(t *testing.T) {
 	cr.Truth = []int{1, 1, 1, 0}
 	if planted, best, sigma := cr.Agreement(); planted != 1 || best != 1 || !slices.Equal(sigma, []int{0, 1}) {
 		t.Errorf("relabelled: Agreement = %v, %v, %v; want 1, 1, [0 1]", planted, best, sigma)
+	}
+}
+
+// TestCrowdedFamily: the crowded family's drawn dimensions stay in their
+// ranges, the rest is the family's own draw, both kinds of difficulty
+// occur, and on a draw with decoys two wrong answers to the same item
+// agree far more often than on the same draw without them.
+func TestCrowdedFamily(t *testing.T) {
+	fam := RandomCrowdedFamily(20, 1)
+	decoys := 0
+	for i, s := range fam {
+		if s.D < 500 || s.D > 1000 || s.DocLen < 5 || s.DocLen > 30 || s.R < 30 || s.R > 300 ||
+			s.PerDoc < 5 || s.PerDoc > 20 || s.Difficulty < 0 || s.Difficulty > 0.6 {
+			t.Errorf("%s out of range: %v", s.Name, s)
+		}
+		base := RandomFamilySpec(1+uint64(i), s.Name)
+		if s.C != base.C || s.K != base.K || s.ModelK != base.ModelK || s.Zipf != base.Zipf || len(s.Communities) != len(base.Communities) {
+			t.Errorf("%s: dimensions the crowded family keeps differ from RandomFamilySpec's: %v against %v", s.Name, s, base)
+		}
+		if s.Decoy {
+			decoys++
+		}
+	}
+	if decoys == 0 || decoys == len(fam) {
+		t.Errorf("%d of %d draws with decoys, want both kinds", decoys, len(fam))
+	}
+	if !slices.EqualFunc(fam, RandomCrowdedFamily(20, 1), func(a, b FamilySpec) bool { return a.String() == b.String() }) {
+		t.Error("the same seeds gave other draws")
+	}
+	var spec FamilySpec
+	for _, s := range fam {
+		if s.C >= 4 { // with C 2 every wrong answer agrees
+			spec = s
+			break
+		}
+	}
+	spec.Difficulty, spec.D = 0.6, 500
+	agree := func(decoy bool) float64 {
+		s := spec
+		s.Decoy = decoy
+		fc, err := NewFamilyCrowd(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same, pairs := 0, 0
+		for d, as := range fc.Train.Answers.ByDoc {
+			var wrong []int32
+			for _, a := range as {
+				if int(a.Class) != fc.Truth[d] {
+					wrong = append(wrong, a.Class)
+				}
+			}
+			for i := range wrong {
+				for j := i + 1; j < len(wrong); j++ {
+					pairs++
+					if wrong[i] == wrong[j] {
+						same++
+					}
+				}
+			}
+		}
+		return float64(same) / float64(max(pairs, 1))
+	}
+	without, with := agree(false), agree(true)
+	t.Logf("%s: two wrong answers to an item agree %.2f without decoys, %.2f with", spec.Name, without, with)
+	if with < without+0.15 {
+		t.Errorf("decoys: wrong answers agree %.2f, without them %.2f: not correlated", with, without)
 	}
 }
