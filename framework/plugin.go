@@ -605,6 +605,20 @@ type Relabeler interface {
 	Relabeling(targets []Target) []int
 }
 
+// AgreementRelabeler is an optional capability of a Relabeler whose bound
+// cannot tell a fit from its class-permuted twin at all: its prior follows
+// the relabelling (one learned from the annotators, such as communities),
+// so the twins' bounds are equal and comparing them would only pick by the
+// noise of a fresh start. When ByAgreement reports true, Fit runs the
+// schedule on from the twin Relabeling proposes and keeps it without
+// comparing bounds: the answers' agreement (the labelling in which the
+// annotators it reads are right most often) decides, as majority vote's
+// assumption that the crowd is better than chance does.
+type AgreementRelabeler interface {
+	Relabeler
+	ByAgreement() bool
+}
+
 // ClassPermuter is an optional capability of a response or NoiseModel of
 // a categorical target: PermuteClasses relabels its parameters' true
 // classes, class c becoming perm[c] (a permutation of 0…C−1), so that the

@@ -13,7 +13,10 @@ import (
 // is not the fit's own) and the response and the annotators can be
 // permuted (framework.ClassPermuter), it builds the fit's twin with the
 // classes renamed, runs the schedule on from it (Progress.Stage 5) and
-// keeps whichever of the two has the higher bound. The likelihood cannot
+// keeps whichever of the two has the higher bound (where the annotator
+// model's bound cannot tell them apart, framework.AgreementRelabeler, it
+// runs on from the twin alone and keeps it: the answers' agreement
+// decides). The likelihood cannot
 // tell the two apart; the annotators' prior can, and a run may end in the
 // basin of the labelling it likes less (docs/design.md, "The relabelled
 // twin"). Both the fit itself (Stage 4) and the twin are run on from a
@@ -45,6 +48,12 @@ func (s *starting) relabel(ctx context.Context, res *framework.Result) (*framewo
 	if perm == nil {
 		return res, nil
 	}
+	// Where the bound cannot tell the twins apart, the answers' agreement
+	// decides: only the twin is run on, and kept.
+	agreement := false
+	if ar, ok := m.Noise.(framework.AgreementRelabeler); ok {
+		agreement = ar.ByAgreement()
+	}
 	// The twin starts every document afresh (its per-document state is
 	// the fit's with the classes renamed only in the parameters), which
 	// alone can move the bound: the fit is run on from the same fresh
@@ -56,6 +65,9 @@ func (s *starting) relabel(ctx context.Context, res *framework.Result) (*framewo
 	)
 	s.iter, s.epoch = res.Iters, res.Epochs
 	for i, p := range [][]int{nil, perm} {
+		if agreement && p == nil {
+			continue
+		}
 		s.relabelled = i + 1
 		cand, _, err := r.assemble()
 		if err != nil {
@@ -91,6 +103,12 @@ func (s *starting) relabel(ctx context.Context, res *framework.Result) (*framewo
 		runs[i], fits[i] = out, cand
 	}
 	twin := runs[1]
+	if agreement {
+		r.Relabelled = &Relabelled{Perm: perm, ELBO: res.ELBO, TwinELBO: twin.ELBO, Kept: true, ByAgreement: true}
+		r.Model = fits[1]
+		out := *twin
+		return &out, nil
+	}
 	kept := twin.ELBO > runs[0].ELBO
 	r.Relabelled = &Relabelled{Perm: perm, ELBO: runs[0].ELBO, TwinELBO: twin.ELBO, Kept: kept}
 	out := *twin
@@ -105,9 +123,13 @@ func (s *starting) relabel(ctx context.Context, res *framework.Result) (*framewo
 // Relabelled is what Fit's relabelled twin came to: the permutation tried
 // (the fit's class c became Perm[c]), the bounds of the fit and of the
 // twin, each run on from a fresh start of every document, and whether the
-// twin was kept (its bound higher).
+// twin was kept (its bound higher). ByAgreement: the annotator model's
+// bound cannot tell the twins apart (framework.AgreementRelabeler), so
+// only the twin was run on and it was kept on the answers' agreement; ELBO
+// is then the fit's as the schedule ended it.
 type Relabelled struct {
 	Perm           []int
 	ELBO, TwinELBO float64
 	Kept           bool
+	ByAgreement    bool
 }

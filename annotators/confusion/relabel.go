@@ -2,14 +2,15 @@ package confusion
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/maslda/maslda/framework"
 )
 
 var (
-	_ framework.Relabeler     = (*Model)(nil)
-	_ framework.ClassPermuter = (*Model)(nil)
+	_ framework.AgreementRelabeler = (*Model)(nil)
+	_ framework.ClassPermuter      = (*Model)(nil)
 )
 
 // relabelMaxClasses bounds the exact search over relabellings (a dynamic
@@ -20,16 +21,14 @@ const relabelMaxClasses = 12
 // permutation perm of the classes that maximises the answers' agreement
 // with the documents' labels, Σ_d Σ_{answers y of d} q_d(c)·[perm[c] = y]
 // (the annotators the model ignores left out), when it agrees with more
-// answers than the fit's own labelling; nil otherwise. It is nil too where
-// the bound cannot tell a fit from its twin, so that trying one would
-// only cost time: under a learned prior (prior = "learned", or
-// communities) the type-II fit of the prior follows the relabelling, and
-// with diagonal = 0 the prior has no diagonal to prefer; and with more
-// than relabelMaxClasses classes, or without the training answers.
+// answers than the fit's own labelling; nil otherwise, and with more than
+// relabelMaxClasses classes or without the training answers. Where the
+// bound cannot tell a fit from its twin (ByAgreement) the proposal is
+// kept on this agreement alone, so it is made only when the answers
+// prefer the twin beyond chance (agreementSignificant).
 func (m *Model) Relabeling(targets []framework.Target) []int {
 	C := m.nc
-	if m.cfg.Relabel != RelabelAgreement || m.byDoc == nil || C < 2 || C > relabelMaxClasses ||
-		(m.comm != nil && m.cfg.PriorDiagonal == 0) || m.cfg.Prior == PriorLearned || (m.comm == nil && m.cfg.Diagonal == 0) {
+	if m.cfg.Relabel != RelabelAgreement || m.byDoc == nil || C < 2 || C > relabelMaxClasses {
 		return nil
 	}
 	// agree[c*C+y]: the answers y on documents weighted by q_d(c).
@@ -59,7 +58,62 @@ func (m *Model) Relabeling(targets []framework.Target) []int {
 	if !(best > own*(1+1e-9)) {
 		return nil
 	}
+	if m.ByAgreement() && !m.agreementSignificant(targets, perm) {
+		return nil
+	}
 	return perm
+}
+
+// relabelZ is how many standard errors the twin's agreement must exceed
+// the fit's by where the agreement alone decides (ByAgreement): a
+// one-sided sign test at about the 2.3% level.
+const relabelZ = 2
+
+// agreementSignificant reports whether the answers prefer the twin perm
+// beyond chance: with x_a = Σ_c q_d(c)·([perm[c] = y_a] − [c = y_a]) for
+// every answer a (of document d, class y_a; the ignored annotators left
+// out), Δ = Σ_a x_a ≥ relabelZ·√(Σ_a x_a²), a paired sign test of the
+// twin's agreement against the fit's. Where the bound cannot judge the
+// twin, a proposal the answers hardly prefer would trade a fit's labelling
+// for majority vote's on classes the crowd confuses.
+func (m *Model) agreementSignificant(targets []framework.Target, perm []int) bool {
+	delta, ss := 0.0, 0.0
+	for d, as := range m.byDoc {
+		if d >= len(targets) {
+			break
+		}
+		t, ok := targets[d].(*framework.Categorical)
+		if !ok || t == nil || len(t.P) != m.nc {
+			continue
+		}
+		for _, a := range as {
+			if m.ignores(a.Annotator) || a.Class < 0 || int(a.Class) >= m.nc {
+				continue
+			}
+			x := 0.0
+			for c, p := range t.P {
+				if perm[c] == int(a.Class) {
+					x += p
+				}
+				if c == int(a.Class) {
+					x -= p
+				}
+			}
+			delta += x
+			ss += x * x
+		}
+	}
+	return delta > 0 && delta >= relabelZ*math.Sqrt(ss)
+}
+
+// ByAgreement is framework.AgreementRelabeler: true where the bound is the
+// same for a fit and its twin, so that the answers' agreement decides
+// (docs/design.md, "The relabelled twin"): under a learned prior
+// (prior = "learned", or communities without the diagonal hyperprior)
+// the type-II fit of the prior follows the relabelling, and the fixed
+// prior with diagonal = 0 has no diagonal to prefer.
+func (m *Model) ByAgreement() bool {
+	return (m.comm != nil && m.cfg.PriorDiagonal == 0) || m.cfg.Prior == PriorLearned || (m.comm == nil && m.cfg.Diagonal == 0)
 }
 
 // bestAssignment maximises Σ_c w[c*C+perm[c]] over the permutations of

@@ -63,8 +63,10 @@ func oneHots(n, C int, class func(d int) int) []framework.Target {
 // labelling (nil) and with a2's 20 answers of class 0, read as evidence
 // (constant = "keep"), 25 to 15 with the swap ([1 0]); ignored, a2 does
 // not count. Documents labelled the opposite of a0's answers propose the
-// swap; a learned prior, communities, diagonal = 0 and relabel = "none"
-// propose nothing.
+// swap, also under a learned prior, communities or diagonal = 0, where
+// the agreement alone decides (ByAgreement), but there only when the
+// answers prefer the swap beyond chance; relabel = "none" proposes
+// nothing.
 func TestRelabeling(t *testing.T) {
 	all1 := oneHots(20, 2, func(int) int { return 1 })
 	cfg := Defaults()
@@ -93,12 +95,12 @@ func TestRelabeling(t *testing.T) {
 	if got := m.Relabeling(flipped); !cmp.Equal(got, []int{1, 0}) {
 		t.Errorf("labels opposite to a0's answers: Relabeling = %v, want [1 0]", got)
 	}
+	if m.ByAgreement() {
+		t.Error("the fixed prior with a diagonal: ByAgreement = true, want false (its bound tells the twins apart)")
+	}
 	for name, f := range map[string]func(*Config){
-		"learned":     func(c *Config) { c.Prior = PriorLearned },
-		"communities": func(c *Config) { c.Prior = PriorCommunities },
-		"diagonal 0":  func(c *Config) { c.Diagonal = 0 },
-		"none":        func(c *Config) { c.Relabel = RelabelNone },
-		"unset":       func(c *Config) { c.Relabel = "" },
+		"none":  func(c *Config) { c.Relabel = RelabelNone },
+		"unset": func(c *Config) { c.Relabel = "" },
 	} {
 		c := cfg
 		f(&c)
@@ -106,12 +108,46 @@ func TestRelabeling(t *testing.T) {
 			t.Errorf("%s: Relabeling = %v, want nil", name, got)
 		}
 	}
-	// Under communities only with the diagonal hyperprior, which tells
-	// the twins apart.
-	cd := cfg
-	cd.Prior, cd.PriorDiagonal = PriorCommunities, 1
-	if got := newModel(t, cd, 3, 2, relabelCrowd(true)).Relabeling(flipped); !cmp.Equal(got, []int{1, 0}) {
-		t.Errorf("communities with prior_diagonal 1: Relabeling = %v, want [1 0]", got)
+	// Where the bound cannot tell the twins apart, the proposal stands on
+	// the agreement alone (ByAgreement); the diagonal hyperprior tells
+	// the communities' twins apart.
+	for _, tc := range []struct {
+		name string
+		f    func(*Config)
+		want bool
+	}{
+		{"learned", func(c *Config) { c.Prior = PriorLearned }, true},
+		{"communities", func(c *Config) { c.Prior = PriorCommunities }, true},
+		{"diagonal 0", func(c *Config) { c.Diagonal = 0 }, true},
+		{"communities with prior_diagonal 1", func(c *Config) { c.Prior, c.PriorDiagonal = PriorCommunities, 1 }, false},
+	} {
+		c := cfg
+		tc.f(&c)
+		m := newModel(t, c, 3, 2, relabelCrowd(true))
+		if got := m.Relabeling(flipped); !cmp.Equal(got, []int{1, 0}) {
+			t.Errorf("%s: Relabeling = %v, want [1 0]", tc.name, got)
+		}
+		if got := m.ByAgreement(); got != tc.want {
+			t.Errorf("%s: ByAgreement = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// A weak preference: the swap agrees with 14 answers, the fit with 6
+	// (Δ = 8, √Σx² = √20: z 1.79 < relabelZ). The fixed prior's bound
+	// still judges the twin, so it is proposed; where the agreement alone
+	// would decide, it is not.
+	weak := oneHots(20, 2, func(d int) int {
+		if d == 14 {
+			return 1
+		}
+		return 0
+	})
+	if got := m.Relabeling(weak); !cmp.Equal(got, []int{1, 0}) {
+		t.Errorf("fixed prior, a weak preference for the swap: Relabeling = %v, want [1 0]", got)
+	}
+	cw := cfg
+	cw.Prior = PriorCommunities
+	if got := newModel(t, cw, 3, 2, relabelCrowd(true)).Relabeling(weak); got != nil {
+		t.Errorf("communities, a swap preferred by z 1.79: Relabeling = %v, want nil", got)
 	}
 	bad := cfg
 	bad.Relabel = "sometimes"

@@ -137,6 +137,10 @@ mutations=(
   'relabel-agreement-direction|annotators/confusion/relabel.go|s/if !\(best > own\*\(1\+1e-9\)\) \{/if best > own*(1+1e-9) {/|./annotators/confusion'
   'relabel-fixed-prior-permuted|annotators/confusion/relabel.go|s/\tif m\.cfg\.Prior == PriorLearned \{\n\t\trows\(m\.alpha\)/\tif true {\n\t\trows(m.alpha)/|./annotators/confusion'
   'relabel-keeps-lower-bound|models/relabel.go|s/kept := twin\.ELBO > runs\[0\]\.ELBO/kept := twin.ELBO < runs[0].ELBO/|./models'
+  'relabel-agreement-no-test|annotators/confusion/relabel.go|s/if m\.ByAgreement\(\) && !m\.agreementSignificant\(targets, perm\) \{/if false \&\& m.ByAgreement() {/|./annotators/confusion'
+  'relabel-agreement-sign|annotators/confusion/relabel.go|s/if perm\[c\] == int\(a\.Class\) \{\n\t\t\t\t\tx \+= p/if perm[c] == int(a.Class) {\n\t\t\t\t\tx -= p/|./annotators/confusion'
+  'relabel-agreement-never|annotators/confusion/relabel.go|s/return \(m\.comm != nil && m\.cfg\.PriorDiagonal == 0\) \|\|/return false \&\& (m.comm != nil \&\& m.cfg.PriorDiagonal == 0) ||/|./annotators/confusion'
+  'relabel-agreement-fit-kept|models/relabel.go|s/if agreement \{\n\t\tr\.Relabelled = \&Relabelled\{Perm: perm, ELBO: res\.ELBO, TwinELBO: twin\.ELBO, Kept: true, ByAgreement: true\}\n\t\tr\.Model = fits\[1\]/if agreement {\n\t\tr.Relabelled = \&Relabelled{Perm: perm, ELBO: res.ELBO, TwinELBO: twin.ELBO, Kept: true, ByAgreement: true}/|./models'
 )
 
 scratch=$(mktemp -d)

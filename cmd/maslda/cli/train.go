@@ -386,7 +386,11 @@ func defineTrain(fs *pflag.FlagSet) runFunc {
 			e.log.Info("consensus: the fit whose truth differs least from the others' kept (history.csv is the configured seed's fit)", "chosen", cs.Chosen+1, "seed", cs.Seeds[cs.Chosen], "distances", cs.Distance[cs.Chosen], "elbos", cs.ELBO)
 		}
 		if rl := run.Relabelled; rl != nil {
-			e.log.Info("relabelled twin (the labelling the answers agree with most, run on; the higher bound kept)", "perm", rl.Perm, "elbo", rl.ELBO, "twin_elbo", rl.TwinELBO, "kept", rl.Kept)
+			if rl.ByAgreement {
+				e.log.Info("relabelled twin (the labelling the answers agree with most; the annotators' bound cannot tell the twins apart, so the twin is kept)", "perm", rl.Perm, "elbo", rl.ELBO, "twin_elbo", rl.TwinELBO)
+			} else {
+				e.log.Info("relabelled twin (the labelling the answers agree with most, run on; the higher bound kept)", "perm", rl.Perm, "elbo", rl.ELBO, "twin_elbo", rl.TwinELBO, "kept", rl.Kept)
+			}
 		}
 		e.log.Info("trained", "iterations", res.Iters, "epochs", res.Epochs, "elbo", res.ELBO, "converged", res.Converged, "seconds", res.Elapsed.Seconds())
 		var post []models.Prediction
