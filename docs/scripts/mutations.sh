@@ -139,7 +139,7 @@ mutations=(
   'relabel-keeps-lower-bound|models/relabel.go|s/kept := twin\.ELBO > runs\[0\]\.ELBO/kept := twin.ELBO < runs[0].ELBO/|./models'
   'relabel-agreement-no-test|annotators/confusion/relabel.go|s/if m\.ByAgreement\(\) && !m\.agreementSignificant\(targets, perm\) \{/if false \&\& m.ByAgreement() {/|./annotators/confusion'
   'relabel-agreement-sign|annotators/confusion/relabel.go|s/if perm\[c\] == int\(a\.Class\) \{\n\t\t\t\t\tx \+= p/if perm[c] == int(a.Class) {\n\t\t\t\t\tx -= p/|./annotators/confusion'
-  'relabel-agreement-never|annotators/confusion/relabel.go|s/return \(m\.comm != nil && m\.cfg\.PriorDiagonal == 0\) \|\|/return false \&\& (m.comm != nil \&\& m.cfg.PriorDiagonal == 0) ||/|./annotators/confusion'
+  'relabel-agreement-never|annotators/confusion/relabel.go|s/func \(m \*Model\) ByAgreement\(\) bool \{\n\treturn /func (m *Model) ByAgreement() bool {\n\treturn false \&\& /|./annotators/confusion'
   'relabel-agreement-fit-kept|models/relabel.go|s/if agreement \{\n\t\tr\.Relabelled = \&Relabelled\{Perm: perm, ELBO: res\.ELBO, TwinELBO: twin\.ELBO, Kept: true, ByAgreement: true\}\n\t\tr\.Model = fits\[1\]/if agreement {\n\t\tr.Relabelled = \&Relabelled{Perm: perm, ELBO: res.ELBO, TwinELBO: twin.ELBO, Kept: true, ByAgreement: true}/|./models'
 )
 
