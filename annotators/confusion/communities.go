@@ -377,7 +377,7 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 		if !(den > 0) {
 			break
 		}
-		if polyaStep(next, num, den, b, dl, c, floor) < 1e-12 {
+		if polyaStep(next, num, den, b, dl, c, floor, m.cfg.PriorDominant) < 1e-12 {
 			break
 		}
 	}
@@ -405,10 +405,12 @@ func (m *Model) profileAlpha(st *communities, xi []float64, k, c int) {
 // row c (profileAlpha, polyaRow) from next, in place, given num_l = Σ_r q
 // [ψ(α_l + n_rl) − ψ(α_l)] and den = Σ_r q [ψ(Σα + N_r) − ψ(Σα)] + δ/Σα:
 //
-//	α_l ← max((α_l·num_l + δ·[l = c]) / (den + b), floor),   Σ_l α_l at most maxPriorPrecision.
+//	α_l ← max((α_l·num_l + δ·[l = c]) / (den + b), floor),
 //
-// It returns the largest move relative to the entry.
-func polyaStep(next, num []float64, den, b, dl float64, c int, floor float64) float64 {
+// with dominant (Config.PriorDominant) α_c then raised to max_l α_l where
+// it is below, and Σ_l α_l at most maxPriorPrecision. It returns the
+// largest move relative to the entry.
+func polyaStep(next, num []float64, den, b, dl float64, c int, floor float64, dominant bool) float64 {
 	moved := 0.0
 	for l := range next {
 		nl := next[l] * num[l]
@@ -418,6 +420,12 @@ func polyaStep(next, num []float64, den, b, dl float64, c int, floor float64) fl
 		v := max(nl/(den+b), floor)
 		moved = max(moved, math.Abs(v-next[l])/next[l])
 		next[l] = v
+	}
+	if dominant {
+		if top := slices.Max(next); next[c] < top {
+			moved = max(moved, (top-next[c])/next[c])
+			next[c] = top
+		}
 	}
 	if s := sumOf(next); s > maxPriorPrecision {
 		for l := range next {

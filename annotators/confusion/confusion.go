@@ -178,6 +178,18 @@ type Config struct {
 	// relabelled twin (Relabel) is tried under communities too. Only with
 	// prior = "communities" or "auto".
 	PriorDiagonal float64 `hcl:"prior_diagonal,optional"`
+	// PriorDominant keeps every row c of every community's learned prior
+	// largest on its own class (α_mcc ≥ α_mcl for every l; the ascent's
+	// step raises α_mcc to the row's largest entry where it falls below,
+	// and is kept only where it raises the bound, as every step): a
+	// community asserts that its annotators answer a class's items with
+	// that class more often than with any other. Without it a learned row
+	// can make a class the home of items the crowd mostly answers with
+	// another (the crowded family's draw21: rows "c0 0.52, c3 0.34" for
+	// class c3), and the annotators with few answers, who borrow the row,
+	// no longer object. Like PriorDiagonal it tells a fit from its
+	// relabelled twin. Only with prior = "communities" or "auto".
+	PriorDominant bool `hcl:"prior_dominant,optional"`
 	// Membership is the variational family of the communities (prior =
 	// "communities" or "auto"): "mean-field" (default; "" means it:
 	// q(z_r)·q(π^r)) or "structured" (q(z_r)·q(π^r | z_r), whose
@@ -286,6 +298,9 @@ func (c Config) Validate() error {
 	}
 	if !(c.PriorFloor >= 0) || !finite(c.PriorFloor) {
 		return fmt.Errorf("%w: annotators.prior_floor = %v, want a finite number > 0 (0: ω)", framework.ErrBadInput, c.PriorFloor)
+	}
+	if c.PriorDominant && c.Prior != PriorCommunities && c.Prior != PriorAuto {
+		return fmt.Errorf("%w: annotators.prior_dominant needs prior = %q or %q", framework.ErrBadInput, PriorCommunities, PriorAuto)
 	}
 	if c.PriorFloor > 0 && c.Prior != PriorCommunities && c.Prior != PriorAuto {
 		return fmt.Errorf("%w: annotators.prior_floor = %v needs prior = %q or %q", framework.ErrBadInput, c.PriorFloor, PriorCommunities, PriorAuto)

@@ -11,7 +11,7 @@ import (
 // The conformance kit, for the variational and the point estimate (ξ is
 // what Update blends), with the kit's flat response (Dawid–Skene).
 func TestKit(t *testing.T) {
-	for _, est := range []string{EstimateVariational, EstimatePoint, PriorLearned, PriorCommunities, "communities with a rate", "communities with a diagonal", "structured communities", "mean-field communities", PriorAuto} {
+	for _, est := range []string{EstimateVariational, EstimatePoint, PriorLearned, PriorCommunities, "communities with a rate", "communities with a diagonal", "structured communities", "mean-field communities", "dominant communities", PriorAuto} {
 		t.Run(est, func(t *testing.T) {
 			frameworktest.TestNoiseModel(t, frameworktest.NoiseModel{
 				New: func() (framework.NoiseModel, error) {
@@ -28,6 +28,9 @@ func TestKit(t *testing.T) {
 					}
 					if est == "structured communities" {
 						cfg.Estimate, cfg.Prior, cfg.PriorRate, cfg.PriorDiagonal, cfg.Membership = EstimateVariational, PriorCommunities, 0.1, 2, MembershipStructured
+					}
+					if est == "dominant communities" {
+						cfg.Estimate, cfg.Prior, cfg.PriorRate, cfg.PriorDominant, cfg.Membership = EstimateVariational, PriorCommunities, 0.1, true, MembershipStructured
 					}
 					if est == "mean-field communities" {
 						cfg.Estimate, cfg.Prior, cfg.PriorRate, cfg.PriorDiagonal, cfg.Membership = EstimateVariational, PriorCommunities, 0.1, 2, MembershipMeanField

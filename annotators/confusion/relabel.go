@@ -109,11 +109,12 @@ func (m *Model) agreementSignificant(targets []framework.Target, perm []int) boo
 // ByAgreement is framework.AgreementRelabeler: true where the bound is the
 // same for a fit and its twin, so that the answers' agreement decides
 // (docs/design.md, "The relabelled twin"): under a learned prior
-// (prior = "learned", or communities without the diagonal hyperprior)
+// (prior = "learned", or communities without the diagonal hyperprior or
+// prior_dominant)
 // the type-II fit of the prior follows the relabelling, and the fixed
 // prior with diagonal = 0 has no diagonal to prefer.
 func (m *Model) ByAgreement() bool {
-	return (m.comm != nil && m.cfg.PriorDiagonal == 0) || m.cfg.Prior == PriorLearned || (m.comm == nil && m.cfg.Diagonal == 0)
+	return (m.comm != nil && m.cfg.PriorDiagonal == 0 && !m.cfg.PriorDominant) || m.cfg.Prior == PriorLearned || (m.comm == nil && m.cfg.Diagonal == 0)
 }
 
 // bestAssignment maximises Σ_c w[c*C+perm[c]] over the permutations of

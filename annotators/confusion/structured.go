@@ -218,7 +218,7 @@ func (m *Model) polyaRow(st *communities, n []float64, rows [][]int, k, c int) {
 		if !(den+b > 0) {
 			break
 		}
-		if polyaStep(next, num, den, b, dl, c, floor) < 1e-12 {
+		if polyaStep(next, num, den, b, dl, c, floor, m.cfg.PriorDominant) < 1e-12 {
 			break
 		}
 	}

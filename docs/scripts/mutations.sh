@@ -140,6 +140,7 @@ mutations=(
   'relabel-agreement-no-test|annotators/confusion/relabel.go|s/if m\.ByAgreement\(\) && !m\.agreementSignificant\(targets, perm\) \{/if false \&\& m.ByAgreement() {/|./annotators/confusion'
   'relabel-agreement-sign|annotators/confusion/relabel.go|s/if perm\[c\] == int\(a\.Class\) \{\n\t\t\t\t\tx \+= p/if perm[c] == int(a.Class) {\n\t\t\t\t\tx -= p/|./annotators/confusion'
   'relabel-agreement-never|annotators/confusion/relabel.go|s/func \(m \*Model\) ByAgreement\(\) bool \{\n\treturn /func (m *Model) ByAgreement() bool {\n\treturn false \&\& /|./annotators/confusion'
+  'communities-dominant-off|annotators/confusion/communities.go|s/if top := slices\.Max\(next\); next\[c\] < top \{/if top := slices.Max(next); next[c] < 0*top {/|./annotators/confusion'
   'relabel-agreement-fit-kept|models/relabel.go|s/if agreement \{\n\t\tr\.Relabelled = \&Relabelled\{Perm: perm, ELBO: res\.ELBO, TwinELBO: twin\.ELBO, Kept: true, ByAgreement: true\}\n\t\tr\.Model = fits\[1\]/if agreement {\n\t\tr.Relabelled = \&Relabelled{Perm: perm, ELBO: res.ELBO, TwinELBO: twin.ELBO, Kept: true, ByAgreement: true}/|./models'
 )
 
