@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"math"
-	"slices"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
