@@ -65,15 +65,15 @@ func TestRelabelledTwin(t *testing.T) {
 // TestRelabelledByAgreement: the crowded family's draw14 (229 good
 // annotators, 17 answers an item, C 3, hard items answered with their
 // decoy class) ends, under the communities the preset's prior = "auto"
-// picks, in a cyclic relabelling of the classes (truth 0.085; majority
-// vote 0.600). The communities' prior follows a relabelling, so the bound
-// cannot tell the fit from its twin: the default keeps the twin the
-// answers agree with most without comparing bounds (ByAgreement) and
-// recovers the truth; relabel = "none" keeps the fit. About 10 s; not
-// with -short.
+// picks, in a cyclic relabelling of the classes (truth 0.082 with
+// relabel = "none"; majority vote 0.600; docs/results-classification.md,
+// "The crowded family"). The communities' prior follows a relabelling, so
+// the bound cannot tell the fit from its twin: the default keeps the twin
+// the answers agree with most, beyond chance, without comparing bounds
+// (ByAgreement), and recovers the truth. About 5 s; not with -short.
 func TestRelabelledByAgreement(t *testing.T) {
 	if testing.Short() {
-		t.Skip("fits a family draw twice (about 10 s)")
+		t.Skip("fits a family draw (about 5 s)")
 	}
 	spec := synth.RandomCrowdedFamily(15, 1)[14]
 	cr, err := synth.NewFamilyCrowd(spec)
@@ -82,38 +82,29 @@ func TestRelabelledByAgreement(t *testing.T) {
 	}
 	mv := cr.MajorityVote()
 	ctx := context.Background()
-	for _, relabel := range []string{"agreement", "none"} {
-		src := "seed = 1\nworkers = 1\nconsensus = 1\nmodel = \"ma-sldac\"\ntopics { k = 11 }\nannotators \"confusion\" {\n  prior = \"auto\"\n  prior_rate = 0.1\n  membership = \"structured\"\n  constant = \"almost\"\n  relabel = \"" + relabel + "\"\n}\n"
-		cfg, err := models.ParseConfig([]byte(src), "c.hcl")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := buildFitted(ctx, cfg, cr.Train)
-		if err != nil {
-			t.Fatal(err)
-		}
-		post, err := r.Model.Posterior(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		truth := accuracyOf(post, cr.Truth)
-		rl := r.Relabelled
-		switch relabel {
-		case "none":
-			if rl != nil || truth > 0.2 {
-				t.Errorf("relabel = none: twin %+v, truth %.3f; want none and the relabelled fit (≤ 0.2)", rl, truth)
-			}
-		default:
-			if rl == nil || !rl.Kept || !rl.ByAgreement || len(rl.Perm) != 3 {
-				t.Fatalf("the twin: %+v, want a permutation of 3 classes kept by agreement", rl)
-			}
-			if truth < mv {
-				t.Errorf("truth %.3f with the twin, below majority vote %.3f", truth, mv)
-			}
-			if r.Result.ELBO != rl.TwinELBO {
-				t.Errorf("the run's bound %v is not the kept twin's %v", r.Result.ELBO, rl.TwinELBO)
-			}
-		}
-		t.Logf("relabel = %s: truth %.3f (MV %.3f), twin %+v", relabel, truth, mv, rl)
+	src := "seed = 1\nworkers = 1\nconsensus = 1\nmodel = \"ma-sldac\"\ntopics { k = 11 }\n"
+	cfg, err := models.ParseConfig([]byte(src), "c.hcl")
+	if err != nil {
+		t.Fatal(err)
 	}
+	r, err := buildFitted(ctx, cfg, cr.Train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post, err := r.Model.Posterior(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := accuracyOf(post, cr.Truth)
+	rl := r.Relabelled
+	if rl == nil || !rl.Kept || !rl.ByAgreement || len(rl.Perm) != 3 {
+		t.Fatalf("the twin: %+v, want a permutation of 3 classes kept by agreement", rl)
+	}
+	if truth < mv {
+		t.Errorf("truth %.3f with the twin, below majority vote %.3f", truth, mv)
+	}
+	if r.Result.ELBO != rl.TwinELBO {
+		t.Errorf("the run's bound %v is not the kept twin's %v", r.Result.ELBO, rl.TwinELBO)
+	}
+	t.Logf("truth %.3f (MV %.3f), twin %+v", truth, mv, rl)
 }
