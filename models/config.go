@@ -93,6 +93,40 @@ type fileConfig struct {
 	Inference  *namedBlock    `hcl:"inference,block"`
 	Select     *selectBlock   `hcl:"select,block"`
 	Selected   *string        `hcl:"selected,optional"`
+
+	// lines maps a top-level attribute to the line it is on (attrLines),
+	// for fromFile's errors; untagged, so decoding leaves it alone.
+	lines map[string]int
+}
+
+// checkedAttrs are the top-level numbers fromFile checks.
+var checkedAttrs = []string{"workers", "restarts", "restart_iters", "consensus"}
+
+// attrLines maps each of checkedAttrs written at the top level of body to
+// its line (nil when the body says nothing of them).
+func attrLines(body hcl.Body) map[string]int {
+	schema := &hcl.BodySchema{}
+	for _, n := range checkedAttrs {
+		schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: n})
+	}
+	content, _, _ := body.PartialContent(schema)
+	if content == nil || len(content.Attributes) == 0 {
+		return nil
+	}
+	lines := make(map[string]int, len(content.Attributes))
+	for n, a := range content.Attributes {
+		lines[n] = a.Range.Start.Line
+	}
+	return lines
+}
+
+// at is where key was written: "file:line", or the file's name when the
+// line is not known.
+func (fc *fileConfig) at(name, key string) string {
+	if l := fc.lines[key]; l > 0 {
+		return fmt.Sprintf("%s:%d", name, l)
+	}
+	return name
 }
 
 type rawBlock struct {
@@ -176,6 +210,7 @@ func ParseConfig(src []byte, name string) (*Config, error) {
 	if err := decodeStrict(f.Body, &fc); err != nil {
 		return nil, err
 	}
+	fc.lines = attrLines(f.Body)
 	preset, err := applyPreset(&fc, name)
 	if err != nil {
 		return nil, err
@@ -210,25 +245,25 @@ func fromFile(fc *fileConfig, preset, name string, src []byte) (*Config, error) 
 	}
 	if fc.Workers != nil {
 		if *fc.Workers < 0 {
-			return nil, fmt.Errorf("%w: %s: workers = %d, want ≥ 0 (0 = all cores)", framework.ErrBadInput, name, *fc.Workers)
+			return nil, fmt.Errorf("%w: %s: workers = %d, want ≥ 0 (0 = all cores)", framework.ErrBadInput, fc.at(name, "workers"), *fc.Workers)
 		}
 		cfg.Workers = *fc.Workers
 	}
 	if fc.Restarts != nil {
 		if *fc.Restarts < 1 {
-			return nil, fmt.Errorf("%w: %s: restarts = %d, want ≥ 1", framework.ErrBadInput, name, *fc.Restarts)
+			return nil, fmt.Errorf("%w: %s: restarts = %d, want ≥ 1", framework.ErrBadInput, fc.at(name, "restarts"), *fc.Restarts)
 		}
 		cfg.Restarts = *fc.Restarts
 	}
 	if fc.RestartIts != nil {
 		if *fc.RestartIts < 1 {
-			return nil, fmt.Errorf("%w: %s: restart_iters = %d, want ≥ 1", framework.ErrBadInput, name, *fc.RestartIts)
+			return nil, fmt.Errorf("%w: %s: restart_iters = %d, want ≥ 1", framework.ErrBadInput, fc.at(name, "restart_iters"), *fc.RestartIts)
 		}
 		cfg.RestartIts = *fc.RestartIts
 	}
 	if fc.Consensus != nil {
 		if *fc.Consensus < 1 {
-			return nil, fmt.Errorf("%w: %s: consensus = %d, want ≥ 1", framework.ErrBadInput, name, *fc.Consensus)
+			return nil, fmt.Errorf("%w: %s: consensus = %d, want ≥ 1", framework.ErrBadInput, fc.at(name, "consensus"), *fc.Consensus)
 		}
 		cfg.Consensus = *fc.Consensus
 	}
@@ -254,7 +289,7 @@ func fromFile(fc *fileConfig, preset, name string, src []byte) (*Config, error) 
 		cfg.Inference = *component(fc.Inference)
 	}
 	if cfg.Consensus > 1 && cfg.Response == nil {
-		return nil, fmt.Errorf("%w: %s: consensus = %d compares the fits' truths and needs a response block (plain LDA has no truth)", framework.ErrBadInput, name, cfg.Consensus)
+		return nil, fmt.Errorf("%w: %s: consensus = %d compares the fits' truths and needs a response block (plain LDA has no truth)", framework.ErrBadInput, fc.at(name, "consensus"), cfg.Consensus)
 	}
 	if cfg.Annotators != nil && cfg.Response == nil {
 		return nil, fmt.Errorf("%w: %s: an annotators block needs a response block (the true target the annotators answer about)", framework.ErrBadInput, name)

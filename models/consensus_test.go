@@ -147,8 +147,11 @@ func TestConsensusFit(t *testing.T) {
 // consensus > 1; a warm start runs one fit.
 func TestConsensusConfig(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{"model = \"ma-sldac\"\nconsensus = 0\n", "consensus = 0, want ≥ 1"},
-		{"consensus = 3\ntopics { k = 3 }\n", "consensus = 3 compares the fits' truths and needs a response block"},
+		{"model = \"ma-sldac\"\nconsensus = 0\n", "c.hcl:2: consensus = 0, want ≥ 1"},
+		{"consensus = 3\ntopics { k = 3 }\n", "c.hcl:1: consensus = 3 compares the fits' truths and needs a response block"},
+		{"model = \"ma-sldac\"\n\nrestarts = 0\n", "c.hcl:3: restarts = 0, want ≥ 1"},
+		{"workers = -1\n", "c.hcl:1: workers = -1"},
+		{"restart_iters = 0\n", "c.hcl:1: restart_iters = 0"},
 	} {
 		_, err := models.ParseConfig([]byte(tc.src), "c.hcl")
 		if !errors.Is(err, framework.ErrBadInput) || !strings.Contains(err.Error(), tc.want) {

@@ -156,6 +156,11 @@ func (s *Select) config(n string, base *Config) (*Config, error) {
 		return nil, fmt.Errorf("%w: %s: no candidate %q; candidates: %s", framework.ErrBadInput, s.Where, n, strings.Join(s.Candidates, ", "))
 	}
 	fc := *s.file
+	if cf.Restarts != nil || cf.RestartIts != nil {
+		// The candidate's own values: the file's lines would point at
+		// the wrong ones (the error names the candidate's block).
+		fc.lines = nil
+	}
 	if cf.Seed != nil {
 		fc.Seed = cf.Seed
 	}
