@@ -33,23 +33,11 @@ func (m *Model) Relabeling(targets []framework.Target) []int {
 	}
 	// agree[c*C+y]: the answers y on documents weighted by q_d(c).
 	agree := make([]float64, C*C)
-	for d, as := range m.byDoc {
-		if d >= len(targets) {
-			break
+	m.eachReadAnswer(targets, func(q []float64, y int) {
+		for c, p := range q {
+			agree[c*C+y] += p
 		}
-		t, ok := targets[d].(*framework.Categorical)
-		if !ok || t == nil || len(t.P) != C {
-			continue
-		}
-		for _, a := range as {
-			if m.ignores(a.Annotator) || a.Class < 0 || int(a.Class) >= C {
-				continue
-			}
-			for c, p := range t.P {
-				agree[c*C+int(a.Class)] += p
-			}
-		}
-	}
+	})
 	perm, best := bestAssignment(agree, C)
 	own := 0.0
 	for c := range C {
@@ -58,26 +46,17 @@ func (m *Model) Relabeling(targets []framework.Target) []int {
 	if !(best > own*(1+1e-9)) {
 		return nil
 	}
-	if m.ByAgreement() && !m.agreementSignificant(targets, perm) {
+	if m.ByAgreement() && !m.agreementSignificant(targets, perm, best-own) {
 		return nil
 	}
 	return perm
 }
 
-// relabelZ is how many standard errors the twin's agreement must exceed
-// the fit's by where the agreement alone decides (ByAgreement): a
-// one-sided sign test at about the 2.3% level.
-const relabelZ = 2
-
-// agreementSignificant reports whether the answers prefer the twin perm
-// beyond chance: with x_a = Σ_c q_d(c)·([perm[c] = y_a] − [c = y_a]) for
-// every answer a (of document d, class y_a; the ignored annotators left
-// out), Δ = Σ_a x_a ≥ relabelZ·√(Σ_a x_a²), a paired sign test of the
-// twin's agreement against the fit's. Where the bound cannot judge the
-// twin, a proposal the answers hardly prefer would trade a fit's labelling
-// for majority vote's on classes the crowd confuses.
-func (m *Model) agreementSignificant(targets []framework.Target, perm []int) bool {
-	delta, ss := 0.0, 0.0
+// eachReadAnswer calls f with q_d (the document's class posterior) and
+// the class y of every answer the model reads: of the training documents
+// with a categorical target of C classes, the ignored annotators and
+// classes outside 0…C−1 left out.
+func (m *Model) eachReadAnswer(targets []framework.Target, f func(q []float64, y int)) {
 	for d, as := range m.byDoc {
 		if d >= len(targets) {
 			break
@@ -90,19 +69,37 @@ func (m *Model) agreementSignificant(targets []framework.Target, perm []int) boo
 			if m.ignores(a.Annotator) || a.Class < 0 || int(a.Class) >= m.nc {
 				continue
 			}
-			x := 0.0
-			for c, p := range t.P {
-				if perm[c] == int(a.Class) {
-					x += p
-				}
-				if c == int(a.Class) {
-					x -= p
-				}
-			}
-			delta += x
-			ss += x * x
+			f(t.P, int(a.Class))
 		}
 	}
+}
+
+// relabelZ is how many standard errors the twin's agreement must exceed
+// the fit's by where the agreement alone decides (ByAgreement): a
+// one-sided sign test at about the 2.3% level.
+const relabelZ = 2
+
+// agreementSignificant reports whether the answers prefer the twin perm
+// beyond chance: with x_a = Σ_c q_d(c)·([perm[c] = y_a] − [c = y_a]) for
+// every answer a read (eachReadAnswer), Δ = Σ_a x_a (the twin's agreement
+// less the fit's, delta) ≥ relabelZ·√(Σ_a x_a²), a paired sign test of
+// the twin's agreement against the fit's. Where the bound cannot judge
+// the twin, a proposal the answers hardly prefer would trade a fit's
+// labelling for majority vote's on classes the crowd confuses.
+func (m *Model) agreementSignificant(targets []framework.Target, perm []int, delta float64) bool {
+	ss := 0.0
+	m.eachReadAnswer(targets, func(q []float64, y int) {
+		x := 0.0
+		for c, p := range q {
+			if perm[c] == y {
+				x += p
+			}
+			if c == y {
+				x -= p
+			}
+		}
+		ss += x * x
+	})
 	return delta > 0 && delta >= relabelZ*math.Sqrt(ss)
 }
 
