@@ -120,7 +120,7 @@ func consensusChoice(truths [][]framework.Target) (int, [][]float64, error) {
 // truthDistance is how far two fits' truths are apart (Consensus.Distance).
 func truthDistance(a, b []framework.Target) (float64, error) {
 	if len(a) != len(b) {
-		return 0, fmt.Errorf("consensus: %d and %d documents", len(a), len(b))
+		return 0, fmt.Errorf("%w: consensus: truths of %d and %d documents", framework.ErrIncompatible, len(a), len(b))
 	}
 	if len(a) == 0 {
 		return 0, nil

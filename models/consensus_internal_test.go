@@ -98,7 +98,7 @@ func TestConsensusChoiceBadTruths(t *testing.T) {
 	}{
 		{"mixed", [][]framework.Target{cats(0), gauss(1)}, framework.ErrIncompatible},
 		{"mixed the other way", [][]framework.Target{gauss(1), cats(0)}, framework.ErrIncompatible},
-		{"lengths", [][]framework.Target{cats(0, 1), cats(0)}, nil},
+		{"lengths", [][]framework.Target{cats(0, 1), cats(0)}, framework.ErrIncompatible},
 		{"no distance", [][]framework.Target{{nil}, {nil}}, framework.ErrIncompatible},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

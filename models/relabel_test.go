@@ -25,22 +25,8 @@ func TestRelabelledTwin(t *testing.T) {
 		t.Fatal(err)
 	}
 	mv := cr.MajorityVote()
-	ctx := context.Background()
 	for _, relabel := range []string{"agreement", "none"} {
-		src := "seed = 1\nworkers = 1\nconsensus = 1\nmodel = \"ma-sldac\"\ntopics { k = 7 }\nannotators \"confusion\" {\n  prior = \"auto\"\n  prior_rate = 0.1\n  relabel = \"" + relabel + "\"\n}\n"
-		cfg, err := models.ParseConfig([]byte(src), "c.hcl")
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := buildFitted(ctx, cfg, cr.Train)
-		if err != nil {
-			t.Fatal(err)
-		}
-		post, err := r.Model.Posterior(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		truth := accuracyOf(post, cr.Truth)
+		r, truth := fittedTruth(t, "seed = 1\nworkers = 1\nconsensus = 1\nmodel = \"ma-sldac\"\ntopics { k = 7 }\nannotators \"confusion\" {\n  prior = \"auto\"\n  prior_rate = 0.1\n  relabel = \""+relabel+"\"\n}\n", cr)
 		rl := r.Relabelled
 		switch relabel {
 		case "none":
@@ -81,21 +67,7 @@ func TestRelabelledByAgreement(t *testing.T) {
 		t.Fatal(err)
 	}
 	mv := cr.MajorityVote()
-	ctx := context.Background()
-	src := "seed = 1\nworkers = 1\nconsensus = 1\nmodel = \"ma-sldac\"\ntopics { k = 11 }\n"
-	cfg, err := models.ParseConfig([]byte(src), "c.hcl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := buildFitted(ctx, cfg, cr.Train)
-	if err != nil {
-		t.Fatal(err)
-	}
-	post, err := r.Model.Posterior(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth := accuracyOf(post, cr.Truth)
+	r, truth := fittedTruth(t, "seed = 1\nworkers = 1\nconsensus = 1\nmodel = \"ma-sldac\"\ntopics { k = 11 }\n", cr)
 	rl := r.Relabelled
 	if rl == nil || !rl.Kept || !rl.ByAgreement || len(rl.Perm) != 3 {
 		t.Fatalf("the twin: %+v, want a permutation of 3 classes kept by agreement", rl)
@@ -107,4 +79,24 @@ func TestRelabelledByAgreement(t *testing.T) {
 		t.Errorf("the run's bound %v is not the kept twin's %v", r.Result.ELBO, rl.TwinELBO)
 	}
 	t.Logf("truth %.3f (MV %.3f), twin %+v", truth, mv, rl)
+}
+
+// fittedTruth fits the configuration src on a family draw's training
+// corpus and returns the run and the accuracy of its inferred truth.
+func fittedTruth(t *testing.T, src string, cr *synth.FamilyCrowd) (*models.Run, float64) {
+	t.Helper()
+	cfg, err := models.ParseConfig([]byte(src), "c.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	r, err := buildFitted(ctx, cfg, cr.Train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post, err := r.Model.Posterior(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, accuracyOf(post, cr.Truth)
 }
