@@ -142,6 +142,8 @@ mutations=(
   'relabel-agreement-delta|annotators/confusion/relabel.go|s/agreementSignificant\(targets, perm, best-own\)/agreementSignificant(targets, perm, own-best)/|./annotators/confusion'
   'relabel-agreement-never|annotators/confusion/relabel.go|s/func \(m \*Model\) ByAgreement\(\) bool \{\n\treturn /func (m *Model) ByAgreement() bool {\n\treturn false \&\& /|./annotators/confusion'
   'communities-dominant-off|annotators/confusion/communities.go|s/if top := slices\.Max\(next\); next\[c\] < top \{/if top := slices.Max(next); next[c] < 0*top {/|./annotators/confusion'
+  'synth-decoy-oracle|framework/synth/family.go|s/e\[l\] = \(1-mix\)\*row\[l\] \+ mix\*confusable\[c\]\[l\]/e[l] = (1-mix)*row[l] + mix\/float64(spec.C)/|./framework/synth'
+  'synth-decoy-answers|framework/synth/family.go|s/\t\t\t\t\ty = decoy\[d\]/\t\t\t\t\ty = rng.IntN(spec.C) + 0*decoy[d]/|./framework/synth'
   'relabel-agreement-fit-kept|models/relabel.go|s/if agreement \{\n\t\tr\.Relabelled = \&Relabelled\{Perm: perm, ELBO: res\.ELBO, TwinELBO: twin\.ELBO, Kept: true, ByAgreement: true\}\n\t\tr\.Model = fits\[1\]/if agreement {\n\t\tr.Relabelled = \&Relabelled{Perm: perm, ELBO: res.ELBO, TwinELBO: twin.ELBO, Kept: true, ByAgreement: true}/|./models'
 )
 
