@@ -120,6 +120,7 @@ func TestRelabeling(t *testing.T) {
 		{"communities", func(c *Config) { c.Prior = PriorCommunities }, true},
 		{"diagonal 0", func(c *Config) { c.Diagonal = 0 }, true},
 		{"communities with prior_diagonal 1", func(c *Config) { c.Prior, c.PriorDiagonal = PriorCommunities, 1 }, false},
+		{"communities with prior_dominant", func(c *Config) { c.Prior, c.PriorDominant = PriorCommunities, true }, false},
 	} {
 		c := cfg
 		tc.f(&c)
