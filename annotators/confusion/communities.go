@@ -500,8 +500,13 @@ var _ framework.Ascender = (*Model)(nil)
 // Ascends reports whether the update only ascends (framework.Ascender):
 // with communities the block coordinate ascent of fitCommunities stops
 // after at most communitiesMaxIter rounds and the bound in memberships has
-// several local maxima; the other priors are maximised exactly.
-func (m *Model) Ascends() bool { return m.cfg.Prior == PriorCommunities || m.comm != nil }
+// several local maxima; the other priors are maximised exactly. With a
+// lapse (Config.Lapse) the statistics hold the E-step's split between the
+// matrix and the lapse, so the update maximises the bound at that split
+// (EM over the split) and only ascends the bound re-split at its result.
+func (m *Model) Ascends() bool {
+	return m.cfg.Prior == PriorCommunities || m.comm != nil || m.cfg.Lapse > 0
+}
 
 // memberships sets st.q, every annotator's q(z_r), to its maximiser given
 // E[log π] (elog, laid out as ξ), the weights and the priors:

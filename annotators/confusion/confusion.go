@@ -237,6 +237,13 @@ type Config struct {
 	// when it is not the fit's own, is run on from and kept if its bound is
 	// higher. "" means "none".
 	Relabel string `hcl:"relabel,optional"`
+	// Lapse δ ∈ [0, 1) mixes a uniform lapse into every answer: with
+	// probability δ an annotator's answer is drawn uniformly over the C
+	// classes whatever the document, p(y | c, r) = (1 − δ)π^r_{c,y} + δ/C
+	// (lapse.go). An answer its annotator's matrix finds nearly
+	// impossible then costs at most log(δ/C), and the answers the lapse
+	// explains count less in the matrices. Default 0: none (MODEL.md §2).
+	Lapse float64 `hcl:"lapse,optional"`
 }
 
 // Relabel settings (Config.Relabel).
@@ -349,6 +356,9 @@ func (c Config) Validate() error {
 		}
 	default:
 		return fmt.Errorf("%w: annotators.constant = %q; valid: %s (an annotator with one class for everything says nothing about the truth), %s (as %s, and at the classifier start also an annotator whose answers are almost all one class and do not depend on the class), %s (its answers are read through its confusion matrix)", framework.ErrBadInput, c.Constant, ConstantIgnore, ConstantAlmost, ConstantIgnore, ConstantKeep)
+	}
+	if !(c.Lapse >= 0 && c.Lapse < 1) {
+		return fmt.Errorf("%w: annotators.lapse = %v, want a number in [0, 1) (the probability of an answer drawn uniformly whatever the document)", framework.ErrBadInput, c.Lapse)
 	}
 	switch c.Relabel {
 	case "", RelabelAgreement, RelabelNone:
@@ -953,14 +963,14 @@ func (m *Model) startDoc(as []framework.Answer, pred framework.Target, base, sco
 	}
 	for _, a := range as {
 		for l, e := range m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C] {
-			base[l] += e
+			base[l] += m.lapsed(e)
 		}
 	}
 	for _, a := range as {
 		row := m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C]
 		best := 0
 		for l := range score {
-			score[l] = base[l] - row[l]
+			score[l] = base[l] - m.lapsed(row[l])
 			if score[l] > score[best] {
 				best = l
 			}
@@ -1128,6 +1138,12 @@ func (m *Model) Evidence(d *framework.DocState) {
 			continue
 		}
 		row := m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C]
+		if m.cfg.Lapse > 0 {
+			for l, e := range row {
+				t.Log[l] += m.lapsed(e)
+			}
+			continue
+		}
 		for l, e := range row {
 			t.Log[l] += e
 		}
@@ -1146,6 +1162,12 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 			continue
 		}
 		row := m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C]
+		if m.cfg.Lapse > 0 {
+			for l, x := range row {
+				e += lam[l] * m.lapsed(x)
+			}
+			continue
+		}
 		for l, x := range row {
 			e += lam[l] * x
 		}
@@ -1161,15 +1183,20 @@ func (m *Model) DocELBO(d *framework.DocState) float64 {
 // 44 µs when the whole array is zeroed and merged (BenchmarkStats; one
 // Update of that model, 64 000 digammas, takes 2 ms).
 type Stats struct {
-	R, C    int
-	Counts  []float64
+	R, C   int
+	Counts []float64
+	// Lapse (Config.Lapse > 0) is the rest of the answers' part of the
+	// bound at the E-step's split: Σ λ_dc (w·log(1 − δ) + (1 − w)·log(δ/C)
+	// + H(w)) (lapse.go), so that the bound is Counts·E[log π] + Lapse.
+	Lapse   float64
+	lapse   bool // Lapse is one of the sums (SumLayout)
 	touched []int32
 	mark    []bool
 }
 
 // NewStats returns empty statistics.
 func (m *Model) NewStats() framework.Stats {
-	return &Stats{R: m.nr, C: m.nc, Counts: make([]float64, m.nr*m.nc*m.nc), mark: make([]bool, m.nr)}
+	return &Stats{R: m.nr, C: m.nc, Counts: make([]float64, m.nr*m.nc*m.nc), mark: make([]bool, m.nr), lapse: m.cfg.Lapse > 0}
 }
 
 // Count is Σ_{d∈D_r} λ_dc [y_dr = l].
@@ -1185,6 +1212,7 @@ func (s *Stats) touch(r int32) {
 // Merge adds o (a *Stats of the same shape) into s.
 func (s *Stats) Merge(o framework.Stats) {
 	t := o.(*Stats)
+	s.Lapse += t.Lapse
 	n := s.C * s.C
 	for _, r := range t.touched {
 		s.touch(r)
@@ -1203,6 +1231,7 @@ func (s *Stats) Reset() {
 		clear(s.Counts[int(r)*n:][:n])
 	}
 	s.touched = s.touched[:0]
+	s.Lapse = 0
 }
 
 var _ framework.AnswerPredictor = (*Model)(nil)
@@ -1246,6 +1275,10 @@ func (m *Model) LogPredictive(t framework.Target, a framework.Answer) float64 {
 		}
 		p += lam * row[a.Class] / sum
 	}
+	if d := m.cfg.Lapse; d > 0 {
+		// Σ_c λ_c ((1 − δ)E[π] + δ/C), Σ_c λ_c = 1.
+		p = (1-d)*p + d/float64(C)
+	}
 	return math.Log(p)
 }
 
@@ -1260,6 +1293,15 @@ func (m *Model) Accumulate(st framework.Stats, d *framework.DocState) {
 		}
 		s.touch(a.Annotator)
 		col := s.Counts[int(a.Annotator)*C*C+int(a.Class):]
+		if m.cfg.Lapse > 0 {
+			row := m.elogT[(int(a.Annotator)*C+int(a.Class))*C:][:C]
+			for c, p := range lam {
+				w, rest := m.lapseSplit(row[c])
+				col[c*C] += p * w
+				s.Lapse += p * rest
+			}
+			continue
+		}
 		for c, p := range lam {
 			col[c*C] += p
 		}
@@ -1543,7 +1585,7 @@ func (m *Model) ELBO(st framework.Stats, step framework.Step) float64 {
 			}
 		}
 	}
-	return step.Scale*local + m.kl
+	return step.Scale*(local+s.Lapse) + m.kl
 }
 
 // GlobalELBO is Σ_{r,c} (E[log p(π^r_c)] − E[log q(π^r_c)]), the negative
@@ -1684,7 +1726,11 @@ var _ framework.Summable = (*Stats)(nil)
 // SumLayout is the statistics as fixed-size sums (framework.Summable):
 // "confusion.counts" (R×C×C).
 func (s *Stats) SumLayout() []framework.SumPart {
-	return []framework.SumPart{{Name: "confusion.counts", Len: s.R * s.C * s.C}}
+	parts := []framework.SumPart{{Name: "confusion.counts", Len: s.R * s.C * s.C}}
+	if s.lapse {
+		parts = append(parts, framework.SumPart{Name: "confusion.lapse", Len: 1})
+	}
+	return parts
 }
 
 // Sums visits the counts of the annotators touched since the last Reset
@@ -1694,6 +1740,9 @@ func (s *Stats) Sums(visit func(part, off int, xs []float64)) {
 	for _, r := range s.touched {
 		visit(0, int(r)*n, s.Counts[int(r)*n:][:n])
 	}
+	if s.lapse {
+		visit(1, 0, []float64{s.Lapse})
+	}
 }
 
 // SetSums sets every count; the touched annotators are then those with a
@@ -1701,6 +1750,11 @@ func (s *Stats) Sums(visit func(part, off int, xs []float64)) {
 func (s *Stats) SetSums(get func(part int, dst []float64)) {
 	s.Reset()
 	get(0, s.Counts)
+	if s.lapse {
+		x := []float64{0}
+		get(1, x)
+		s.Lapse = x[0]
+	}
 	n := s.C * s.C
 	for r := range s.R {
 		for _, x := range s.Counts[r*n:][:n] {

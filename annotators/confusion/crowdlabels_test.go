@@ -200,5 +200,15 @@ func TestLogPredictive(t *testing.T) {
 		if got := m.LogPredictive(catTarget(0.2, 0.3, 0.5), ans(0, 1)); !math.IsNaN(got) {
 			t.Errorf("%s: three-class target: %v, want NaN", est, got)
 		}
+		// With a lapse δ = 0.2: log Σ_c λ_c (0.8·E[π_{c,y}] + 0.2/2).
+		cfg.Lapse = 0.2
+		m = newModel(t, cfg, 2, 2, nil)
+		if err := m.SetXi(cloneXi(xi)); err != nil {
+			t.Fatal(err)
+		}
+		want = math.Log(0.8*math.Exp(want) + 0.1)
+		if got := m.LogPredictive(lam, ans(0, 1)); math.Abs(got-want) > 1e-6 {
+			t.Errorf("%s, lapse 0.2: LogPredictive = %v, want %v", est, got, want)
+		}
 	}
 }

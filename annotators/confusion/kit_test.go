@@ -11,7 +11,7 @@ import (
 // The conformance kit, for the variational and the point estimate (ξ is
 // what Update blends), with the kit's flat response (Dawid–Skene).
 func TestKit(t *testing.T) {
-	for _, est := range []string{EstimateVariational, EstimatePoint, PriorLearned, PriorCommunities, "communities with a rate", "communities with a diagonal", "structured communities", "mean-field communities", "dominant communities", PriorAuto} {
+	for _, est := range []string{EstimateVariational, EstimatePoint, PriorLearned, PriorCommunities, "communities with a rate", "communities with a diagonal", "structured communities", "mean-field communities", "dominant communities", PriorAuto, "lapse", "lapse with point estimates", "lapse with structured communities"} {
 		t.Run(est, func(t *testing.T) {
 			frameworktest.TestNoiseModel(t, frameworktest.NoiseModel{
 				New: func() (framework.NoiseModel, error) {
@@ -37,6 +37,14 @@ func TestKit(t *testing.T) {
 					}
 					if est == PriorAuto { // the kit's 4 annotators are below AutoMinAnnotators: the fixed prior, through auto
 						cfg.Estimate, cfg.Prior, cfg.PriorRate = EstimateVariational, PriorAuto, 0.1
+					}
+					switch est {
+					case "lapse":
+						cfg.Estimate, cfg.Lapse = EstimateVariational, 0.1
+					case "lapse with point estimates":
+						cfg.Estimate, cfg.Lapse = EstimatePoint, 0.3
+					case "lapse with structured communities":
+						cfg.Estimate, cfg.Prior, cfg.PriorRate, cfg.Membership, cfg.Lapse = EstimateVariational, PriorCommunities, 0.1, MembershipStructured, 0.05
 					}
 					return NewModel(cfg)
 				},

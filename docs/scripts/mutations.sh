@@ -145,6 +145,11 @@ mutations=(
   'synth-decoy-oracle|framework/synth/family.go|s/e\[l\] = \(1-mix\)\*row\[l\] \+ mix\*confusable\[c\]\[l\]/e[l] = (1-mix)*row[l] + mix\/float64(spec.C)/|./framework/synth'
   'synth-decoy-answers|framework/synth/family.go|s/\t\t\t\t\ty = decoy\[d\]/\t\t\t\t\ty = rng.IntN(spec.C) + 0*decoy[d]/|./framework/synth'
   'relabel-agreement-fit-kept|models/relabel.go|s/if agreement \{\n\t\tr\.Relabelled = \&Relabelled\{Perm: perm, ELBO: res\.ELBO, TwinELBO: twin\.ELBO, Kept: true, ByAgreement: true\}\n\t\tr\.Model = fits\[1\]/if agreement {\n\t\tr.Relabelled = \&Relabelled{Perm: perm, ELBO: res.ELBO, TwinELBO: twin.ELBO, Kept: true, ByAgreement: true}/|./models'
+  'lapse-split-weight|annotators/confusion/confusion.go|s/col\[c\*C\] \+= p \* w\n/col[c*C] += p + 0*w\n/|./annotators/confusion'
+  'lapse-entropy|annotators/confusion/lapse.go|s/rest -= w \* math\.Log\(w\)/rest -= 0 * w * math.Log(w)/|./annotators/confusion'
+  'lapse-rest-dropped|annotators/confusion/confusion.go|s/return step\.Scale\*\(local\+s\.Lapse\) \+ m\.kl/return step.Scale*local + m.kl/|./annotators/confusion'
+  'lapse-uniform-share|annotators/confusion/lapse.go|s/b := math\.Log\(d \/ float64\(m\.nc\)\)/b := math.Log(d)/|./annotators/confusion'
+  'lapse-predictive|annotators/confusion/confusion.go|s/p = \(1-d\)\*p \+ d\/float64\(C\)/p = p + 0*d/|./annotators/confusion'
 )
 
 scratch=$(mktemp -d)
