@@ -149,6 +149,7 @@ mutations=(
   'lapse-entropy|annotators/confusion/lapse.go|s/rest -= w \* math\.Log\(w\)/rest -= 0 * w * math.Log(w)/|./annotators/confusion'
   'lapse-rest-dropped|annotators/confusion/confusion.go|s/return step\.Scale\*\(local\+s\.Lapse\) \+ m\.kl/return step.Scale*local + m.kl/|./annotators/confusion'
   'lapse-uniform-share|annotators/confusion/lapse.go|s/b := math\.Log\(d \/ float64\(m\.nc\)\)/b := math.Log(d)/|./annotators/confusion'
+  'lapse-start|annotators/confusion/confusion.go|s/base\[l\] \+= m\.lapsed\(e\)/base[l] += e/|./annotators/confusion'
   'lapse-predictive|annotators/confusion/confusion.go|s/p = \(1-d\)\*p \+ d\/float64\(C\)/p = p + 0*d/|./annotators/confusion'
 )
 
