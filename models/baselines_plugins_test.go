@@ -196,6 +196,7 @@ const blTopics = "topics {\n k = 5\n alpha = 0.1\n tau = 0.05\n}\n"
 // classes (an oracle annotator): the majority vote's label noise costs
 // little held-out accuracy when the labels' errors are spread evenly.
 func TestBaselineSLDAMajority(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
 	}
@@ -225,6 +226,7 @@ func TestBaselineSLDAMajority(t *testing.T) {
 // the held-out accuracy is at least 0.1 above the majority vote it is
 // trained on (TestBaselineSLDAMajority's problem).
 func TestBaselineLDALogRegMajority(t *testing.T) {
+	t.Parallel()
 	g := blClassProblem(t, 1, 400, 3, []float64{0.8, 0.65, 0.55, 0.5, 0.45})
 	run := blFit(t, "lda+logreg(mv)", blTopics+"response \"logreg\" {}\nannotators \"perfect\" {}\ninference \"two-stage\" {\n topics_iters = 25\n}\n", g.train)
 	checkClamped(t, "lda+logreg(mv)", blPosterior(t, run), g.train)
@@ -307,6 +309,7 @@ func checkMeanClamp(t *testing.T, name string, post []models.Prediction, c *fram
 // targets clamped to the mean answer, and held-out R² against the truth
 // close to what the mean answer itself reaches on the training documents.
 func TestBaselineRegressionOnMean(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
 	}
@@ -339,6 +342,7 @@ func TestBaselineRegressionOnMean(t *testing.T) {
 // inferred truth beats the majority vote, and the class prior recovers
 // the unbalanced frequencies of the true classes.
 func TestBaselineDawidSkene(t *testing.T) {
+	t.Parallel()
 	race.SkipLong(t)
 	const D, C = 1500, 3
 	rng := rand.New(rand.NewPCG(4, 41))
@@ -405,6 +409,7 @@ func TestBaselineDawidSkene(t *testing.T) {
 // with the regression and the annotators on frozen features, and its bound
 // must not decrease; the inferred truth beats the majority vote.
 func TestBaselineLogRegConfusion(t *testing.T) {
+	t.Parallel()
 	g := blClassProblem(t, 3, 400, 3, []float64{0.8, 0.65, 0.55, 0.5, 0.45})
 	run := blFit(t, "lda+logreg+confusion", blTopics+"response \"logreg\" {}\nannotators \"confusion\" {}\ninference \"two-stage\" {\n topics_iters = 25\n}\n", g.train)
 	post := blPosterior(t, run)

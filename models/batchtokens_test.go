@@ -15,6 +15,7 @@ import (
 // = 2 documents, 5 updates an epoch; a run built without its documents
 // refuses batch_tokens.
 func TestBatchTokens(t *testing.T) {
+	t.Parallel()
 	c := &framework.Corpus{V: 3}
 	for range 10 {
 		c.Docs = append(c.Docs, framework.Doc{Words: []int32{0, 2}, Counts: []float64{1, 3}, N: 4})

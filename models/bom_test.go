@@ -5,6 +5,7 @@ import "testing"
 // TestConfigBOM: a configuration file starting with a byte-order mark
 // reads as without it (the rule of every maslda reader).
 func TestConfigBOM(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"c.hcl", "c.json"} {
 		src := "topics {\n k = 7\n}\n"
 		if name == "c.json" {

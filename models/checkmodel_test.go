@@ -28,6 +28,7 @@ func (pickySchedule) CheckModel(framework.Model) error {
 // framework.ModelChecker about the assembled model and reports its refusal
 // at the inference block, before any training.
 func TestBuildChecksSchedule(t *testing.T) {
+	t.Parallel()
 	fitted := false
 	reg := framework.NewRegistry()
 	reg.RegisterLikelihood(gaussian.Name, func(p framework.Params) (framework.Likelihood, error) {

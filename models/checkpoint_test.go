@@ -166,6 +166,7 @@ func smallRegression(t *testing.T) *framework.Corpus {
 // of warm starts; before, at and after the end of its exact stage) and
 // plain LDA.
 func TestCheckpointResumeBitIdentical(t *testing.T) {
+	t.Parallel()
 	crowd := plantedCrowd(t, 5, 80, 60, 3, 3, 1, []float64{0.8, 0.5, 0.3})
 	reg := smallRegression(t)
 	const maslc = "seed = 3\nconsensus = 1\ntopics {\n k = 3\n}\nresponse \"softmax\" {}\n"
@@ -230,6 +231,7 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 // pilot), Dawid–Skene with the class-prior's point estimate (its running
 // statistics) and plain LDA.
 func TestCheckpointResumeSVIBitIdentical(t *testing.T) {
+	t.Parallel()
 	crowd := plantedCrowd(t, 5, 80, 60, 3, 3, 1, []float64{0.8, 0.5, 0.3})
 	reg := smallRegression(t)
 	const maslc = "seed = 3\ntopics {\n k = 3\n}\nresponse \"softmax\" {}\n"
@@ -278,6 +280,7 @@ func TestCheckpointResumeSVIBitIdentical(t *testing.T) {
 // restarts too (lda+raykar: logistic regression and point confusions;
 // lda+linreg on the mean answer).
 func TestCheckpointResumeTwoStageBitIdentical(t *testing.T) {
+	t.Parallel()
 	crowd := plantedCrowd(t, 5, 80, 60, 3, 3, 1, []float64{0.8, 0.5, 0.3})
 	reg := smallRegression(t)
 	const two = "inference \"two-stage\" {\n topics_iters = 4\n response_iters = 4\n topics_tol = 0\n response_tol = 0\n}\n"
@@ -317,6 +320,7 @@ func TestCheckpointResumeTwoStageBitIdentical(t *testing.T) {
 // TestCheckpointRefusals: another configuration's checkpoint, and a
 // checkpoint of another schedule.
 func TestCheckpointRefusals(t *testing.T) {
+	t.Parallel()
 	reg := smallRegression(t)
 	c := &framework.Corpus{Docs: reg.Docs, V: reg.V}
 	cp := filepath.Join(t.TempDir(), "cp")

@@ -54,6 +54,7 @@ func tinyCheckpoint(t *testing.T, dir string) (func() *Run, string) {
 // with a message; a changed file is reported against checkpoint.json, not
 // model.json.
 func TestCheckpointManifestSum(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		edit  func(m *checkpointManifest)

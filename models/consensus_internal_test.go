@@ -30,6 +30,7 @@ func gauss(means ...float64) []framework.Target {
 // TestConsensusChoice: the medoid of hand-checkable truths (the least
 // sum of distances, the first on a tie) and the distances themselves.
 func TestConsensusChoice(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		truths [][]framework.Target
@@ -91,6 +92,7 @@ func TestConsensusChoice(t *testing.T) {
 // TestConsensusChoiceBadTruths: truths of different kinds or lengths, or
 // of a kind with no distance, are errors, not panics.
 func TestConsensusChoiceBadTruths(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		truths [][]framework.Target

@@ -34,6 +34,7 @@ inference "batch" { max_iters = 12 }
 // comes first, marked Progress.Fit = 2 and 3; the configured seed's has
 // Fit 0. model.json keeps the choice.
 func TestConsensusFit(t *testing.T) {
+	t.Parallel()
 	cd := plantedCrowd(t, 5, 150, 80, 4, 3, 1, []float64{0.737, 0.468, 0.284, 0.278, 0.260})
 	ctx := context.Background()
 	fitSeed := func(seed uint64, n int, obs framework.Observer) *models.Run {
@@ -146,6 +147,7 @@ func TestConsensusFit(t *testing.T) {
 // is ErrBadInput naming the key; an engine's driver (BuildGlobals) refuses
 // consensus > 1; a warm start runs one fit.
 func TestConsensusConfig(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ src, want string }{
 		{"model = \"ma-sldac\"\nconsensus = 0\n", "c.hcl:2: consensus = 0, want ≥ 1"},
 		{"consensus = 3\ntopics { k = 3 }\n", "c.hcl:1: consensus = 3 compares the fits' truths and needs a response block"},
@@ -209,6 +211,7 @@ func TestConsensusConfig(t *testing.T) {
 // and an engine's driver (BuildGlobals) run one fit; a written value is
 // kept.
 func TestConsensusDefault(t *testing.T) {
+	t.Parallel()
 	cd := plantedCrowd(t, 5, 60, 40, 3, 3, 1, []float64{0.8, 0.6})
 	reg := smallRegression(t)
 	for _, tc := range []struct {

@@ -15,6 +15,7 @@ import (
 // them and must reach the answers-only fit's level, well above the mean
 // answer's 0.73.
 func TestConstantAnswerersValue(t *testing.T) {
+	t.Parallel()
 	race.SkipLong(t)
 	spec := synth.RandomValueFamilySpec(44, "draw43")
 	fc, err := synth.NewValueFamilyCrowd(spec)

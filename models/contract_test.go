@@ -31,6 +31,7 @@ type (
 // without save/load (framework.Persister) or the Parameterless marker,
 // naming what is missing, and accepts the kit's fakes, which have both.
 func TestRequiredCapabilities(t *testing.T) {
+	t.Parallel()
 	flat := &frameworktest.FlatResponse{Kind: frameworktest.KindCategorical, C: 2}
 	clamped := &frameworktest.Clamped{}
 	cases := []struct {

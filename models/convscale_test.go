@@ -20,6 +20,7 @@ import (
 // first iteration on, and the scale is far below |ELBO| on documents with
 // many words; with k = 2 the model reports no scale (the whole bound).
 func TestConvergenceScaleOneTopic(t *testing.T) {
+	t.Parallel()
 	const D, C, V = 300, 3, 50
 	rng := rand.New(rand.NewPCG(5, 51))
 	truth := make([]int, D)
@@ -96,6 +97,7 @@ func TestConvergenceScaleOneTopic(t *testing.T) {
 // was judged, 0.875 now (the crowd oracle 0.871, Bayesian Dawid–Skene
 // 0.873).
 func TestConvergencePartCrowd(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	spec := synth.RandomFamily(1, 1)[0]
 	cr, err := synth.NewFamilyCrowd(spec)
 	if err != nil {

@@ -47,6 +47,7 @@ func trace(t *testing.T, src string, workers int) ([]float64, []float64) {
 }
 
 func TestDeterministicAcrossWorkers(t *testing.T) {
+	t.Parallel()
 	for _, src := range []string{
 		`topics {
 k = 4
@@ -76,6 +77,7 @@ epochs = 2
 }
 
 func TestFullBatchSVIEqualsBatch(t *testing.T) {
+	t.Parallel()
 	eb, zb := trace(t, `topics {
 k = 4
 }
@@ -102,6 +104,7 @@ tol = 0
 }
 
 func TestMergedStatsEqualUnion(t *testing.T) {
+	t.Parallel()
 	c, _ := plantedCorpus(t, 7, 200, 80, 3)
 	m := newLDA(t, c, 3, 1, 2)
 	all := make([]int, len(c.Docs))
@@ -138,6 +141,7 @@ func TestMergedStatsEqualUnion(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src, want string
 	}{
@@ -169,6 +173,7 @@ fresh_start = "x"
 }
 
 func TestBuildErrors(t *testing.T) {
+	t.Parallel()
 	c, _ := plantedCorpus(t, 1, 20, 30, 2)
 	tests := []struct{ src, want string }{
 		{`inference "nope" {}`, `unknown component: inference "nope"; registered: batch, svi`},
@@ -189,6 +194,7 @@ kappa = 2
 }
 
 func TestJSONConfig(t *testing.T) {
+	t.Parallel()
 	cfg, err := ParseConfig([]byte(`{"seed": 3, "topics": {"k": 7, "alpha": 0.5}, "inference": {"svi": {"batch_size": 10}}}`), "c.json")
 	if err != nil {
 		t.Fatal(err)
@@ -202,6 +208,7 @@ func TestJSONConfig(t *testing.T) {
 }
 
 func TestSaveLoadRoundTrip(t *testing.T) {
+	t.Parallel()
 	c, _ := plantedCorpus(t, 2, 100, 50, 3)
 	c.Vocab = make([]string, c.V)
 	for v := range c.Vocab {
@@ -258,6 +265,7 @@ max_iters = 3
 }
 
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, err := Load(dir, nil); err == nil || !strings.Contains(err.Error(), "no model.json") {
 		t.Errorf("empty dir: %v", err)
@@ -269,6 +277,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestPredictUnseenDocs(t *testing.T) {
+	t.Parallel()
 	c, pl := plantedCorpus(t, 3, 400, 100, 3)
 	m := newLDA(t, c, 3, 1, 2)
 	b := optim.DefaultBatch()

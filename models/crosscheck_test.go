@@ -135,6 +135,7 @@ func flatten(x [][]float64) []float64 {
 // corpus, initial topics and schedule: the ELBO after every iteration, the
 // final γ and the final ζ must agree to rounding.
 func TestCrossCheckNumpy(t *testing.T) {
+	t.Parallel()
 	g := loadCrossCheck(t)
 	elbos, gamma, zeta := crossCheckRun(t, g, 0)
 

@@ -15,6 +15,7 @@ import (
 // 0.972 to 0.844 on the full-size regime, docs/design.md "Never worse than
 // the crowd") and ends at least at Dawid–Skene's.
 func TestClassifierStartKeepsTheCrowd(t *testing.T) {
+	t.Parallel()
 	spec := synth.CrowdFamily()[8]
 	if spec.Name != "many" {
 		t.Fatalf("family member 8 is %q, want many", spec.Name)

@@ -140,6 +140,7 @@ func stateOf(t *testing.T, m *Model) modelState {
 // (a mini-batch step on documents both in and out of the last mini-batch,
 // then a batch step), in every phase.
 func TestEvalELBONoSideEffects(t *testing.T) {
+	t.Parallel()
 	race.SkipLong(t)
 	ctx := context.Background()
 	for _, tc := range evalCases() {
@@ -186,6 +187,7 @@ func TestEvalELBONoSideEffects(t *testing.T) {
 // by ELBO(stats, Step{Scale: 1, Full: true}) at the same state, bit for
 // bit, whatever the number of workers.
 func TestEvalELBOEqualsEStep(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range evalCases() {
 		t.Run(tc.name, func(t *testing.T) {
@@ -217,6 +219,7 @@ func TestEvalELBOEqualsEStep(t *testing.T) {
 // corpus at the new globals is at least the reported ELBO (the next E-step
 // cannot lower the bound).
 func TestEvalELBOAfterBatch(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range evalCases()[:2] {
 		t.Run(tc.name, func(t *testing.T) {
@@ -262,6 +265,7 @@ func TestEvalELBOAfterBatch(t *testing.T) {
 // next update's (the next E-step cannot lower the bound, nor can the next
 // M-step).
 func TestSVIEvalEveryModel(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	type trace struct {
 		elbo, full []float64

@@ -557,6 +557,7 @@ func quantile(x []float64, q float64) float64 {
 // hand-checked cases: monotone (1), reversed (−1), ties by average rank,
 // constant (NaN).
 func TestSpearman(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		x, y []float64
 		want float64

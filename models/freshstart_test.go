@@ -17,6 +17,7 @@ import (
 // ends at a fixed point of the supervised sweeps (one more sweep moves γ
 // by less than local_tol), not at plain LDA's, for both softmax bounds.
 func TestFreshStartLDA(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	race.SkipLong(t)
 	for _, bound := range []string{"product", "quadratic"} {
 		t.Run(bound, func(t *testing.T) {

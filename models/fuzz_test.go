@@ -193,6 +193,7 @@ func FuzzParseConfig(f *testing.F) {
 // the file's size, naming topics.bin, before K·V is allocated (v = 5·10⁶
 // fits in memory, so this is the first check that can refuse it).
 func TestLoadChecksTopicsSizeFirst(t *testing.T) {
+	t.Parallel()
 	dir := fuzzModelDir(t)
 	editManifest(t, dir, func(man map[string]any) { man["v"] = 5000000 })
 	_, err := Load(dir, nil)

@@ -33,6 +33,7 @@ func infoOf(c *framework.Corpus, fetched *int) CorpusInfo {
 // 1/D, and the class prior with the confusion annotators' majority
 // start); and it holds no per-document state.
 func TestBuildGlobalsEqualsBuild(t *testing.T) {
+	t.Parallel()
 	train, _, _ := smallCrowd(t)
 	lda, _ := plantedCorpus(t, 3, 150, 40, 3)
 	cases := []struct {
@@ -128,6 +129,7 @@ func TestBuildGlobalsEqualsBuild(t *testing.T) {
 
 // TestBuildGlobalsRefuses: bad descriptions are errors, not panics.
 func TestBuildGlobalsRefuses(t *testing.T) {
+	t.Parallel()
 	train, _, _ := smallCrowd(t)
 	crowd := "seed = 4\ntopics {\n  k = 4\n}\nresponse \"class-prior\" {}\nannotators \"confusion\" {\n  init = \"majority\"\n}\n"
 	n := 0

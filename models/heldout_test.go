@@ -20,6 +20,7 @@ import (
 // the same seed gives the same split, the share is about right, and a
 // share outside [0, 1) is refused.
 func TestSplitAnswers(t *testing.T) {
+	t.Parallel()
 	spec := synth.CrowdBase()
 	spec.D, spec.Test, spec.DocLen, spec.PerDoc = 400, 0, 5, 3
 	cr, err := synth.NewCrowd(spec, rand.New(rand.NewPCG(3, 4)))
@@ -66,6 +67,7 @@ func TestSplitAnswers(t *testing.T) {
 // held-out answers higher than one that believes every annotator answers
 // at random; held-out answers of the wrong length are refused.
 func TestScoreAnswers(t *testing.T) {
+	t.Parallel()
 	race.SkipLong(t)
 	spec := synth.CrowdBase()
 	spec.D, spec.Test, spec.DocLen, spec.PerDoc = 300, 0, 20, 3
@@ -126,6 +128,7 @@ func TestScoreAnswers(t *testing.T) {
 // each fold's kept and held answers partition the answers, the folds are
 // about equal, and a bad fold is refused.
 func TestFoldAnswers(t *testing.T) {
+	t.Parallel()
 	spec := synth.CrowdBase()
 	spec.D, spec.Test, spec.DocLen, spec.PerDoc = 300, 0, 5, 3
 	cr, err := synth.NewCrowd(spec, rand.New(rand.NewPCG(3, 4)))

@@ -10,6 +10,7 @@ import (
 // corpus) and "fresh" in a mini-batch's: the ELBO traces are those of the
 // named policy, bit for bit, and differ from the other's.
 func TestLocalInitAuto(t *testing.T) {
+	t.Parallel()
 	cd := plantedCrowd(t, 5, 120, 150, 3, 3, 1, []float64{0.8, 0.5, 0.3})
 	const head = "seed = 2\nrestarts = 1\nresponse \"softmax\" {}\nannotators \"confusion\" {\n start_iters = 2\n}\n"
 	topics := func(li string) string { return "topics {\n k = 3\n local_init = \"" + li + "\"\n}\n" }

@@ -175,6 +175,7 @@ func uniformDistance(pis [][][]float64) float64 {
 // accuracies must be within 2 points of batch's from one start (with the
 // classifier start SVI is ahead on both).
 func TestMASLDAcRecovery(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	if testing.Short() {
 		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
 	}

@@ -452,6 +452,7 @@ func mainRegFit(t *testing.T) {
 // plus 4 standard errors, the truth's offset within regAnchorTol of the
 // anchor (bias_anchor = "mean", annotators/biasprecision).
 func TestMASLDArBatch(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	if testing.Short() {
 		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
 	}
@@ -519,6 +520,7 @@ func TestMASLDArSVI(t *testing.T) {
 // their tolerances; the truth's offset is within 0.05 of the anchor (the
 // answer-weighted planted mean bias).
 func TestMASLDArSeveralPerDoc(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	if testing.Short() {
 		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
 	}
@@ -624,6 +626,7 @@ func regParams(m *Model) []float64 {
 // mini-batch and ρ = 1 (κ = 0) performs exactly the batch iterations, for
 // the Gaussian and bias/precision statistics too.
 func TestMASLDArFullBatchSVIEqualsBatch(t *testing.T) {
+	t.Parallel()
 	eb, sb, rb := regRunSmall(t, `restarts = 1 # SVI has none
 inference "batch" {
   max_iters = 6
@@ -648,6 +651,7 @@ inference "batch" {
 // TestMASLDArDeterministicAcrossWorkers: same results, bit for bit, with 1
 // and 3 workers.
 func TestMASLDArDeterministicAcrossWorkers(t *testing.T) {
+	t.Parallel()
 	inf := `inference "svi" {
   batch_size = 40
   epochs = 2
@@ -662,6 +666,7 @@ func TestMASLDArDeterministicAcrossWorkers(t *testing.T) {
 // TestMASLDArSaveLoad: a trained MA-sLDAr model saved and loaded through
 // the registry predicts exactly as before; the annotators' report survives.
 func TestMASLDArSaveLoad(t *testing.T) {
+	t.Parallel()
 	_, _, r := regRunSmall(t, `inference "batch" {
   max_iters = 4
 }`, 2)
@@ -702,6 +707,7 @@ func TestMASLDArSaveLoad(t *testing.T) {
 // TestMASLDArConfigErrors: unknown keys list the valid ones; categorical
 // answers are refused by the bias/precision annotators at build time.
 func TestMASLDArConfigErrors(t *testing.T) {
+	t.Parallel()
 	cfg := mustConfig(t, `response "gaussian" {
   sigma = 1
 }`)
@@ -758,6 +764,7 @@ func TestMASLDArConfigErrors(t *testing.T) {
 // finite precision for the single-answer annotator; prediction on an empty
 // document is the intercept.
 func TestMASLDArDegenerate(t *testing.T) {
+	t.Parallel()
 	c := smallRegCorpus(t)
 	c.Answers.Annotators = append(c.Answers.Annotators, "once")
 	for d := 0; d < 20; d++ { // empty documents, half of them with answers
@@ -833,6 +840,7 @@ func TestMASLDArDegenerate(t *testing.T) {
 // the local step leaves q(x_d) at the document's stored q(target), bit
 // for bit.
 func TestMASLDArLocalStationary(t *testing.T) {
+	t.Parallel()
 	const inf = `inference "batch" {
   max_iters = 3
 }`
@@ -968,6 +976,7 @@ func TestExploreMASLDAr(t *testing.T) {
 // how documents are grouped); the packages' own tests check Merge against
 // statistics accumulated directly.
 func TestMASLDArMergedStatsEqualUnion(t *testing.T) {
+	t.Parallel()
 	_, _, r := regRunSmall(t, `inference "batch" {
   max_iters = 2
 }`, 2)

@@ -49,6 +49,7 @@ func TestMemoryGuard(t *testing.T) {
 // (framework.PhiUser) and under two-stage; with both, stage 2's copies of
 // φ in the softmax's statistics are counted too.
 func TestMemoryCountsPhiStore(t *testing.T) {
+	t.Parallel()
 	c, _ := plantedCorpus(t, 2, 20, 10, 2)
 	c.Answers = &framework.Answers{Annotators: []string{"a"}, Classes: []string{"x", "y"}, ByDoc: make([][]framework.Answer, len(c.Docs))}
 	uniq := 0

@@ -81,6 +81,7 @@ func matchTV(est, planted [][]float64) float64 {
 }
 
 func TestPlantedRecoveryBatch(t *testing.T) {
+	t.Parallel()
 	race.SkipLong(t)
 	c, pl := plantedCorpus(t, 1, 600, 300, 5)
 	m := newLDA(t, c, 5, 3, 2)
@@ -108,6 +109,7 @@ func TestPlantedRecoveryBatch(t *testing.T) {
 }
 
 func TestPlantedRecoverySVI(t *testing.T) {
+	t.Parallel()
 	c, pl := plantedCorpus(t, 1, 600, 300, 5)
 	m := newLDA(t, c, 5, 3, 2)
 	s := optim.DefaultSVI()

@@ -26,6 +26,7 @@ func (c *countedSoftmax) SetWorkers(n int) {
 // parallel (framework.Parallel), at construction and on SetWorkers, so that
 // workers = 1 means one core in the M-step too.
 func TestModelSetsComponentWorkers(t *testing.T) {
+	t.Parallel()
 	l, err := topics.New(topics.Defaults(), 10)
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +58,7 @@ func TestModelSetsComponentWorkers(t *testing.T) {
 // with updates between them and a change of the number of workers, give
 // the same bits for 1, 2 and 3 workers.
 func TestExactPassLargeAcrossWorkers(t *testing.T) {
+	t.Parallel()
 	c, _ := plantedCorpus(t, 27, 120, 40000, 4)
 	all := make([]int, len(c.Docs))
 	for i := range all {
@@ -97,6 +99,7 @@ func TestExactPassLargeAcrossWorkers(t *testing.T) {
 // number of workers releases the others at the next pass, and Run.Fit
 // releases them all.
 func TestExactBuffersPerWorker(t *testing.T) {
+	t.Parallel()
 	c, _ := plantedCorpus(t, 28, 200, 60, 3)
 	all := make([]int, len(c.Docs))
 	for i := range all {

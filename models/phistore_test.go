@@ -14,6 +14,7 @@ import (
 // schedule's response phase the softmax copies the renormalised rows
 // instead (Model.bindPhi).
 func TestPhiStoreServesSoftmax(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r, err := Build(mustConfig(t, evalCrowd), nil, crowdTrain(t))
 	if err != nil {

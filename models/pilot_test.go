@@ -31,6 +31,7 @@ import (
 // (docs/design.md, "The truth of the exact bound"); the fresh model then
 // holds the pilot's q(x_d) too.
 func TestMASLDArExactPilotMonotone(t *testing.T) {
+	t.Parallel()
 	race.SkipLong(t)
 	g := plantedRegression(t, 3, 150, 10, 0, 0.1)
 	for _, truth := range []string{gaussian.TruthExact, gaussian.TruthWeighted} {
@@ -144,6 +145,7 @@ func TestMASLDArExactPilotMonotone(t *testing.T) {
 // within 100% of the planted one (measured 48%), and the held-out
 // prediction is level with LDA + LinReg on the answers (within 0.03).
 func TestMASLDArOneAnswer(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	if testing.Short() {
 		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
 	}
@@ -169,6 +171,7 @@ func TestMASLDArOneAnswer(t *testing.T) {
 // every training document's posterior q(x_d) is the pilot's last, bit for
 // bit, while the response's η does move.
 func TestMASLDArHeldCrowdSVI(t *testing.T) {
+	t.Parallel()
 	cfg := mustConfig(t, smallRegConfig+`inference "svi" {
   batch_size = 60
   kappa = 0.6

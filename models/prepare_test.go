@@ -19,6 +19,7 @@ import (
 // source as they were; with a response (the restart phase; and the
 // first iteration after it) and without (plain LDA).
 func TestPrepareWithResumes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	train, _, _ := smallCrowd(t)
 	for name, src := range map[string]string{

@@ -48,6 +48,7 @@ func summary(c *Config) blocks {
 }
 
 func TestPresetConfig(t *testing.T) {
+	t.Parallel()
 	const at1, at2 = `test.hcl:1 (model "ma-sldac")`, `test.hcl:2 (model "dawid-skene")`
 	tests := []struct {
 		name, src string

@@ -66,6 +66,7 @@ func names(t *testing.T, dir string) []string {
 }
 
 func TestCheckOutDir(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	mk := func(name string, files ...string) string {
 		dir := filepath.Join(root, name)
@@ -113,6 +114,7 @@ func TestCheckOutDir(t *testing.T) {
 }
 
 func TestIsModelDir(t *testing.T) {
+	t.Parallel()
 	c, _ := plantedCorpus(t, 2, 30, 20, 2)
 	r, err := Build(mustConfig(t, "topics {\nk = 2\n}\ninference \"batch\" {\nmax_iters = 2\n}\n"), nil, c)
 	if err != nil {
@@ -243,6 +245,7 @@ func TestPublishCrash(t *testing.T) {
 // TestRecoverLeavesLiveRuns: a staging directory of a process that is
 // still running is not touched.
 func TestRecoverLeavesLiveRuns(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "out")
 	s, err := Stage(dir, hasA) // this process: alive
@@ -262,6 +265,7 @@ func TestRecoverLeavesLiveRuns(t *testing.T) {
 // TestPublishRefusesLateChange: a directory that became someone else's
 // during the run is not replaced.
 func TestPublishRefusesLateChange(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	s, err := Stage(dir, hasA)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 // the training documents' classes better than majority vote (ties split) by
 // 0.1. Measured: majority vote 0.615, MA-sLDAc 0.912 (seed 3).
 func TestQuickQuality(t *testing.T) {
+	t.Parallel()
 	race.SkipLong(t)
 	train, _, truth := smallCrowd(t)
 	cfg := mustConfig(t, twoStageTopics+"response \"softmax\" {}\nannotators \"confusion\" {}\ninference \"batch\" {\n max_iters = 30\n}\n")

@@ -16,6 +16,7 @@ import (
 // answers agree with more, keeps it by its bound, and recovers the truth;
 // relabel = "none" keeps the swap. About 10 s; not with -short.
 func TestRelabelledTwin(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	if testing.Short() {
 		t.Skip("fits a family draw twice (about 10 s)")
 	}
@@ -58,6 +59,7 @@ func TestRelabelledTwin(t *testing.T) {
 // the answers agree with most, beyond chance, without comparing bounds
 // (ByAgreement), and recovers the truth. About 5 s; not with -short.
 func TestRelabelledByAgreement(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	if testing.Short() {
 		t.Skip("fits a family draw (about 5 s)")
 	}

@@ -12,6 +12,7 @@ import (
 // gets DefaultRestarts starts of DefaultRestartIters iterations unless the
 // file says otherwise; plain LDA, SVI, two-stage and k = 1 keep one start.
 func TestDefaultRestarts(t *testing.T) {
+	t.Parallel()
 	type got struct {
 		Restarts, Iters int
 		Default         bool
@@ -45,6 +46,7 @@ func TestDefaultRestarts(t *testing.T) {
 // (MA-sLDAr's gaussian, its pilot) keeps one start unless the file asks for
 // restarts; Build leaves the caller's configuration alone.
 func TestDefaultRestartsWeighted(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, src string
 		want      int
@@ -73,6 +75,7 @@ func TestDefaultRestartsWeighted(t *testing.T) {
 // and the response and annotators start the joint phase from their
 // initialisation (the candidates never update them).
 func TestRestartsRunAsLDA(t *testing.T) {
+	t.Parallel()
 	c := crowdTrain(t)
 	src := "restarts = 3\nrestart_iters = 4\n" + warmCrowd
 	r, err := Build(mustConfig(t, src), nil, c)
@@ -120,6 +123,7 @@ func TestRestartsRunAsLDA(t *testing.T) {
 // are the default (they would discard it), and refuses them when written
 // (TestWarmStartRejects).
 func TestWarmStartDefaultRestarts(t *testing.T) {
+	t.Parallel()
 	c := crowdTrain(t)
 	src := twoStageTopics + "response \"softmax\" {}\nannotators \"confusion\" {}\ninference \"batch\" {\n  max_iters = 3\n  tol = 0\n}\n"
 	_, dir := trainSaved(t, src, c)

@@ -12,6 +12,7 @@ import (
 // the best candidate's bound, and the candidates differ (or the check could
 // not tell the best from the worst).
 func TestRestartsKeepTheBest(t *testing.T) {
+	t.Parallel()
 	train, _, _ := smallCrowd(t)
 	r, tr := fitTrace(t, twoStageTopics+"restarts = 4\nrestart_iters = 2\n"+`inference "batch" {
   max_iters = 3

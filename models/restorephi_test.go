@@ -12,6 +12,7 @@ import (
 // the counts: documents of this corpus repeat words, so γ without them
 // (α + Σ_v φ_dv) would be far off.
 func TestRestoredPhiGamma(t *testing.T) {
+	t.Parallel()
 	train, _, _ := smallCrowd(t)
 	cfg := mustConfig(t, "seed = 3\ntopics {\n k = 3\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {}\ninference \"batch\" {\n max_iters = 2\n tol = 0\n}\n")
 	r, err := Build(cfg, nil, train)

@@ -17,6 +17,7 @@ import (
 // for bit, its updates those of the fit's second pass; and such a run
 // marks nobody more (no third pass).
 func TestRewarmIsBuildWithMarks(t *testing.T) {
+	t.Parallel()
 	c, err := synth.NearConstantCrowd(120, true)
 	if err != nil {
 		t.Fatal(err)

@@ -53,6 +53,7 @@ func constantOf(t *testing.T, r *models.Run) []int32 {
 // iterations those of both passes. The first pass's start comes after
 // start_iters = 2 passes; the second pass runs the whole schedule.
 func TestRewarmSecondPass(t *testing.T) {
+	t.Parallel()
 	c := almostCorpus(t, 120, true)
 	for _, inf := range []string{rewarmBatch, "inference \"svi\" {\n batch_size = 50\n epochs = 5\n tol = 0\n}\n"} {
 		cfg, err := models.ParseConfig([]byte(almostSrc("almost", inf)), "c.hcl")
@@ -103,6 +104,7 @@ func TestRewarmSecondPass(t *testing.T) {
 // before the first pass's schedule, none after, and the run's restart
 // bounds are cleared.
 func TestRewarmOneStart(t *testing.T) {
+	t.Parallel()
 	c := almostCorpus(t, 120, true)
 	cfg, err := models.ParseConfig([]byte("restarts = 2\nrestart_iters = 2\n"+almostSrc("almost", rewarmBatch)), "c.hcl")
 	if err != nil {
@@ -146,6 +148,7 @@ func TestRewarmOneStart(t *testing.T) {
 // constant = "almost" is constant = "ignore" bit for bit: the same
 // progress, bounds and posterior, one pass.
 func TestRewarmNoMarks(t *testing.T) {
+	t.Parallel()
 	c := almostCorpus(t, 120, false)
 	want := fitTrace(t, almostSrc("ignore", rewarmBatch), c, 0, "")
 	got := fitTrace(t, almostSrc("almost", rewarmBatch), c, 0, "")
@@ -159,6 +162,7 @@ func TestRewarmNoMarks(t *testing.T) {
 // TestRewarmWorkers: the marks and the fit do not depend on the number of
 // workers.
 func TestRewarmWorkers(t *testing.T) {
+	t.Parallel()
 	c := almostCorpus(t, 120, true)
 	one := fitTrace(t, "workers = 1\n"+almostSrc("almost", rewarmBatch), c, 0, "")
 	two := fitTrace(t, "workers = 2\n"+almostSrc("almost", rewarmBatch), c, 0, "")
@@ -176,6 +180,7 @@ func TestRewarmWorkers(t *testing.T) {
 // its own start (the checkpoint holds the marks: the resumed run is built
 // with them and neither marks again nor loses them). Batch EM and SVI.
 func TestRewarmCheckpoint(t *testing.T) {
+	t.Parallel()
 	c := almostCorpus(t, 120, true)
 	for _, tc := range []struct {
 		inf   string
@@ -203,6 +208,7 @@ func TestRewarmCheckpoint(t *testing.T) {
 // TestRewarmMarksInFiles: the second pass's marks are saved with the
 // annotators (constant) and the run's model reads them back.
 func TestRewarmMarksInFiles(t *testing.T) {
+	t.Parallel()
 	c := almostCorpus(t, 120, true)
 	cfg, err := models.ParseConfig([]byte(almostSrc("almost", rewarmBatch)), "c.hcl")
 	if err != nil {

@@ -27,6 +27,7 @@ import (
 // their spread (before the defaults were scale-free, ×10 took the truth's
 // R² from 0.90 to 0.25).
 func TestMASLDArScaleInvariance(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	if testing.Short() {
 		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
 	}
@@ -159,6 +160,7 @@ func TestMASLDArScaleInvariance(t *testing.T) {
 // linearised φ update of repeated words (MODEL.md §3) lowers the bound;
 // the exact update (framework.PhiQuadratic) must not.
 func TestMASLDArWeightedMonotone(t *testing.T) {
+	t.Parallel()
 	g := plantedRegression(t, 3, 150, 10, 0, 0.1)
 	for _, w := range []float64{1, 100} {
 		gp := gaussian.Defaults()
@@ -185,6 +187,7 @@ func TestMASLDArWeightedMonotone(t *testing.T) {
 // from the update, or its quadratic part, moves the fixed point off the
 // maximiser of L_w.
 func TestMASLDArWeightedPhiIsMaximiser(t *testing.T) {
+	t.Parallel()
 	g := plantedRegression(t, 4, 120, 10, 0, 0.1)
 	gp := gaussian.Defaults()
 	gp.Weight, gp.EstimateSigma2, gp.ExactIters = 100, false, 0 // one weight throughout
@@ -248,6 +251,7 @@ func TestMASLDArWeightedPhiIsMaximiser(t *testing.T) {
 // −μ‖η‖²/(2σ²) and the annotators' prior. A bound that left w out of the
 // response and annotators' part, or out of the documents', fails this.
 func TestMASLDArWeightedELBOIsSumOfDocuments(t *testing.T) {
+	t.Parallel()
 	g := plantedRegression(t, 6, 100, 10, 0, 0.1)
 	for _, wt := range []float64{1, 100} {
 		gp := gaussian.Defaults()

@@ -131,6 +131,7 @@ func splits(n int, r *rand.Rand) []struct {
 // driven by a loop that keeps the per-document state itself (as an
 // engine's driver does), the bounds are Model.EStep's bit for bit.
 func TestShardEStepEqualsEStep(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range seamCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -243,6 +244,7 @@ func TestShardEStepEqualsEStep(t *testing.T) {
 // ErrIncompatible naming the reason, and a malformed shard with
 // ErrBadInput.
 func TestShardEStepRefuses(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	train, _, _ := smallCrowd(t)
 	for _, src := range []string{
@@ -329,6 +331,7 @@ func BenchmarkExactEStep(b *testing.B) {
 // runs the shard-level E-step exactly as the run's own model does; a
 // wrong sum, magic, version or a truncated snapshot is refused.
 func TestSnapshot(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct{ name, src string }{
 		{"ma-sldar", smallRegConfig},
@@ -461,6 +464,7 @@ func TestSnapshot(t *testing.T) {
 // the annotators); its truth accuracy is compared with the L-BFGS M-step
 // on the same bound.
 func TestSoftmaxMMMonotone(t *testing.T) {
+	t.Parallel()
 	race.SkipLong(t)
 	train, _, truth := smallCrowd(t)
 	acc := map[string]float64{}

@@ -42,6 +42,7 @@ select {
 // the same configuration (HCL and JSON); a saved choice is what ParseConfig
 // returns.
 func TestSelectParse(t *testing.T) {
+	t.Parallel()
 	cfg, err := models.ParseConfig([]byte(selectSrc), "s.hcl")
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +105,7 @@ func TestSelectParse(t *testing.T) {
 // TestSelectErrors: bad select blocks are errors that say what is
 // expected, with the file and line.
 func TestSelectErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ src, want string }{
 		{"model = \"ma-sldac\"\nselect {\n  candidate \"a\" {}\n}\n", "s.hcl:2: select: 1 candidates, want at least 2"},
 		{"model = \"ma-sldac\"\nselect {\n  candidate \"a\" {}\n  candidate \"a\" {}\n}\n", `candidate "a" named twice`},
@@ -177,6 +179,7 @@ func selectCrowd(t *testing.T) *synth.Crowd {
 // ScoreAnswers gives that candidate fitted alone on the same split; the
 // chosen configuration builds, and the same call chooses the same.
 func TestChoose(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	race.SkipLong(t)
 	cr := selectCrowd(t)
 	cfg, err := models.ParseConfig([]byte(selectSrc), "s.hcl")

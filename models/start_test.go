@@ -16,6 +16,7 @@ import (
 // restarted annotators, numbered on. A schedule that runs out of
 // iterations first ends without the start.
 func TestClassifierStartStages(t *testing.T) {
+	t.Parallel()
 	race.SkipLong(t)
 	cd := plantedCrowd(t, 3, 150, 200, 4, 3, 1, []float64{0.8, 0.5, 0.3})
 	for _, tc := range []struct {

@@ -17,6 +17,7 @@ import (
 // class prior) Build refuses before training, naming the annotators'
 // block and the starts that work, instead of failing mid-run.
 func TestBuildRefusesClassifierStartWithoutDocuments(t *testing.T) {
+	t.Parallel()
 	spec := synth.CrowdBase()
 	spec.D, spec.Test, spec.DocLen, spec.PerDoc = 30, 0, 5, 2
 	cr, err := synth.NewCrowd(spec, rand.New(rand.NewPCG(1, 2)))

@@ -18,6 +18,7 @@ import (
 // confusion.Model.updateMini: docs/design.md, "Communities of
 // annotators"); one and two E-step workers give the same bits.
 func TestSVICommunitiesOnceAnEpoch(t *testing.T) {
+	t.Parallel()
 	acc := []float64{0.9, 0.85, 0.8, 0.7, 0.6, 0.5, 0.45, 0.4, 0.35, 0.3, 0.3, 0.25}
 	cd := plantedCrowd(t, 5, 200, 300, 4, 3, 2, acc)
 	type point struct {

@@ -17,6 +17,7 @@ import (
 // annotators' classifier start (framework.Tuner), the bound is monotone
 // within each stage, and the saved model keeps the choice.
 func TestTextL2Folds(t *testing.T) {
+	t.Parallel()
 	cd := plantedCrowd(t, 3, 300, 300, 6, 3, 2, []float64{0.8, 0.6, 0.5, 0.4})
 	cfg, err := models.ParseConfig([]byte("restarts = 1\nconsensus = 1\ntopics {\n k = 6\n}\nresponse \"softmax\" {\n text_l2_folds = 5\n}\nannotators \"confusion\" {}\ninference \"batch\" {\n max_iters = 200\n}\n"), "c.hcl")
 	if err != nil {
@@ -68,6 +69,7 @@ func TestTextL2Folds(t *testing.T) {
 // The default: text_l2_folds 5 (a choice happens without being asked for),
 // 0 turns it off, and the MM step has none.
 func TestTextL2FoldsDefault(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	race.SkipLong(t)
 	cd := plantedCrowd(t, 3, 200, 300, 6, 3, 2, []float64{0.8, 0.6, 0.5, 0.4})
 	for _, c := range []struct {

@@ -130,6 +130,7 @@ func monotone(t *testing.T, name string, elbos []float64, rel float64) {
 // response and annotators, with and without restarts (whose candidates run
 // in the topics phase).
 func TestTwoStageTopicsEqualLDA(t *testing.T) {
+	t.Parallel()
 	train, _, _ := smallCrowd(t)
 	for _, restarts := range []string{"", "restarts = 3\nrestart_iters = 2\n"} {
 		lda, trL := fitTrace(t, twoStageTopics+restarts+`inference "batch" {
@@ -168,6 +169,7 @@ inference "two-stage" {
 // the stored γ nor the topics (its local step runs no sweep); the model is
 // left in the response phase, and posterior and prediction work.
 func TestTwoStageSoftmaxConfusion(t *testing.T) {
+	t.Parallel()
 	train, test, truth := smallCrowd(t)
 	src := twoStageTopics + `response "softmax" {}
 annotators "confusion" {}
@@ -274,6 +276,7 @@ func corpusUnique(c *framework.Corpus) int {
 // TestTwoStageDeterministicAcrossWorkers: both stages give the same
 // traces and parameters, bit for bit, with 1, 2 and 7 workers.
 func TestTwoStageDeterministicAcrossWorkers(t *testing.T) {
+	t.Parallel()
 	train, _, _ := smallCrowd(t)
 	src := twoStageTopics + `response "softmax" {}
 annotators "confusion" {}
@@ -307,6 +310,7 @@ inference "two-stage" {
 // TestTwoStageGaussian: MA-sLDAr's parts under two-stage (a response
 // without fixed features): both stages monotone, predictions work.
 func TestTwoStageGaussian(t *testing.T) {
+	t.Parallel()
 	c := smallRegCorpus(t)
 	r, tr := fitTrace(t, smallRegConfig+`inference "two-stage" {
   topics_iters = 20
@@ -353,6 +357,7 @@ func fixedRegistry() *framework.Registry {
 // block's line) and by a joint E-step of a model assembled by hand; under
 // two-stage, with restarts, it trains.
 func TestFixedFeaturesNeedsTwoStage(t *testing.T) {
+	t.Parallel()
 	c := smallRegCorpus(t)
 	reg := fixedRegistry()
 	head := twoStageTopics + `response "fixed" {}
@@ -397,6 +402,7 @@ annotators "bias-precision" {}
 
 // TestSetPhaseErrors: the phases' preconditions.
 func TestSetPhaseErrors(t *testing.T) {
+	t.Parallel()
 	c, _ := plantedCorpus(t, 1, 40, 30, 2)
 	lda := newLDA(t, c, 2, 1, 1)
 	train, _, _ := smallCrowd(t)
@@ -462,6 +468,7 @@ inference "two-stage" {
 // through the registry: the preset is expanded again from the saved
 // configuration and the loaded model predicts exactly as the trained one.
 func TestTwoStageSaveLoad(t *testing.T) {
+	t.Parallel()
 	c := smallRegCorpus(t)
 	r, err := Build(mustConfig(t, `model = "ma-sldar"
 topics {

@@ -65,6 +65,7 @@ func globals(t *testing.T, m *Model) (zeta []float64, params [][]byte) {
 // TestWarmStartCopiesGlobals: after WarmStart a run built from another seed
 // holds exactly the saved model's globals, for both models.
 func TestWarmStartCopiesGlobals(t *testing.T) {
+	t.Parallel()
 	race.SkipLong(t)
 	for _, tc := range []struct {
 		name, src string
@@ -115,6 +116,7 @@ func TestWarmStartCopiesGlobals(t *testing.T) {
 // model's bound, far above a cold start, climbs monotonically, and does
 // not repeat the classifier start (no Stage 2, no drop).
 func TestWarmStartContinues(t *testing.T) {
+	t.Parallel()
 	race.SkipLong(t)
 	c := crowdTrain(t)
 	trained, dir := trainSaved(t, warmCrowd, c)
@@ -158,6 +160,7 @@ func TestWarmStartContinues(t *testing.T) {
 // TestWarmStartRejects: a saved model that does not fit the run is a clear
 // error naming what differs.
 func TestWarmStartRejects(t *testing.T) {
+	t.Parallel()
 	c := crowdTrain(t)
 	_, crowdDir := trainSaved(t, warmCrowd, c)
 	_, ldaDir := trainSaved(t, twoStageTopics, c)
@@ -193,6 +196,7 @@ func TestWarmStartRejects(t *testing.T) {
 // so without the new pilot the annotators would be frozen at the loaded
 // values and the truth left to the weighted fit.
 func TestWarmStartHeldCrowd(t *testing.T) {
+	t.Parallel()
 	race.SkipLong(t)
 	c := smallRegCorpus(t)
 	src := smallRegConfig + "restarts = 1\n"

@@ -865,6 +865,7 @@ var demoTV = regexp.MustCompile(`(?m)^Mean TV (\d\.\d{3}), worst (\d\.\d{3})\. A
 // TestDemo runs the demo (a few seconds; minutes under the race detector,
 // hence skipped with -short and under -race; CI runs it without either).
 func TestDemo(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	if testing.Short() {
 		t.Skip("the demo takes seconds; run without -short")
 	}
@@ -900,6 +901,7 @@ var demoCrowdLine = regexp.MustCompile(`majority vote ([0-9.]+)\s+MA-sLDAc ([0-9
 // TestDemoCrowd: the default demo (MA-sLDAc, one answer per document) must
 // show the inferred truth well above majority vote.
 func TestDemoCrowd(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	if testing.Short() || raceEnabled {
 		t.Skip("the crowd demo takes tens of seconds (minutes under -race)")
 	}

@@ -14,6 +14,7 @@ import (
 // --model train MA-sLDAc for class labels and MA-sLDAr for numbers, and
 // answers alone Dawid–Skene, saying which in the log; never plain LDA.
 func TestTrainDefaultModel(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	race.SkipLong(t)
 	f := newFixture(t)
 	var cls, num strings.Builder

@@ -26,6 +26,7 @@ import (
 // with the uninterrupted run's files: every file byte for byte but
 // history.csv's seconds and model.json's checksum of history.csv.
 func TestTrainKilledResumes(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	f := newFixture(t)
 	truth, answers := f.crowd(t)
 	const maslda = "topics {\n  k = 3\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {\n  start_iters = 2\n}\n"

@@ -14,6 +14,7 @@ import (
 // and answers as a corpus directory that train --corpus reads, for class
 // labels and numbers; the same seed writes the same files.
 func TestSimulateCorpus(t *testing.T) {
+	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	race.SkipLong(t)
 	dir := t.TempDir()
 	for _, tc := range []struct {
