@@ -31,8 +31,11 @@ import (
 //
 // `model = "NAME"` names a preset (Presets: MA-sLDAc/r and the baselines
 // of MODEL.md §6) whose blocks are used for every kind of block the file
-// does not write; a block written in the file replaces the preset's block
-// of the same kind entirely:
+// does not write; a response, annotators or inference block written in the
+// file replaces the preset's block of the same kind entirely. The topics
+// block is the exception: every file sets its k, so the preset's topics
+// settings (the aggregators' k = 1, ma-sldar's α = 1) are defaults that
+// the file's topics block overrides one setting at a time:
 //
 //	model = "lda+raykar"
 //	topics { k = 50 }
@@ -93,6 +96,11 @@ type fileConfig struct {
 	Inference  *namedBlock    `hcl:"inference,block"`
 	Select     *selectBlock   `hcl:"select,block"`
 	Selected   *string        `hcl:"selected,optional"`
+
+	// presetTopics is the preset's topics block (applyPreset), decoded
+	// under the file's own: its settings are defaults that the file's
+	// topics block overrides one by one. Untagged.
+	presetTopics *rawBlock
 
 	// lines maps a top-level attribute to the line it is on (attrLines),
 	// for fromFile's errors; untagged, so decoding leaves it alone.
@@ -267,8 +275,12 @@ func fromFile(fc *fileConfig, preset, name string, src []byte) (*Config, error) 
 		}
 		cfg.Consensus = *fc.Consensus
 	}
-	if fc.Topics != nil {
-		if err := decodeStrict(fc.Topics.Body, &cfg.Topics); err != nil {
+	// The preset's topics settings first, then the file's over them.
+	for _, b := range []*rawBlock{fc.presetTopics, fc.Topics} {
+		if b == nil {
+			continue
+		}
+		if err := decodeStrict(b.Body, &cfg.Topics); err != nil {
 			return nil, err
 		}
 	}

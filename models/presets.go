@@ -13,8 +13,10 @@ import (
 
 // Preset is a named composition of the model's blocks (`model = "NAME"` at
 // the top of a configuration; docs/design.md "Named compositions", MODEL.md
-// §6). Its blocks are HCL text; a block of the same kind written in the
-// configuration replaces the preset's whole block.
+// §6). Its blocks are HCL text; a response, annotators or inference block
+// written in the configuration replaces the preset's whole block, while
+// the preset's topics settings are defaults under the configuration's own
+// topics block, which overrides them one at a time.
 type Preset struct {
 	Name        string
 	Description string
@@ -273,9 +275,7 @@ func applyPreset(fc *fileConfig, file string) (string, error) {
 	}
 	pc := *ppc
 	where := fmt.Sprintf("%s:%d (model %q)", file, line, name)
-	if fc.Topics == nil {
-		fc.Topics = pc.Topics
-	}
+	fc.presetTopics = pc.Topics // defaults under the file's own topics block
 	if fc.Select == nil {
 		fc.Select = pc.Select
 	}

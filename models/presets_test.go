@@ -65,10 +65,15 @@ inference "svi" {
 			[]string{`test.hcl:1 (model "lda+raykar")`, `test.hcl:1 (model "lda+raykar")`, `test.hcl:1 (model "lda+raykar")`}}},
 		{"dawid-skene: k = 1", `seed = 4
 model = "dawid-skene"`, blocks{"dawid-skene", "class-prior", "confusion", "batch", 1, []string{at2, at2, at2}}},
-		{"topics written replace the preset's", `model = "dawid-skene(bayes)"
+		{"topics written override the preset's settings one at a time", `model = "dawid-skene(bayes)"
 topics {
   alpha = 0.5
-}`, blocks{"dawid-skene(bayes)", "class-prior", "confusion", "batch", 20,
+}`, blocks{"dawid-skene(bayes)", "class-prior", "confusion", "batch", 1,
+			[]string{`test.hcl:1 (model "dawid-skene(bayes)")`, `test.hcl:1 (model "dawid-skene(bayes)")`, `test.hcl:1 (model "dawid-skene(bayes)")`}}},
+		{"k written over the preset's", `model = "dawid-skene(bayes)"
+topics {
+  k = 3
+}`, blocks{"dawid-skene(bayes)", "class-prior", "confusion", "batch", 3,
 			[]string{`test.hcl:1 (model "dawid-skene(bayes)")`, `test.hcl:1 (model "dawid-skene(bayes)")`, `test.hcl:1 (model "dawid-skene(bayes)")`}}},
 		{"annotators written", `model = "slda(mv)"
 annotators "confusion" {}`, blocks{"slda(mv)", "softmax", "confusion", "batch", 20,
@@ -89,6 +94,12 @@ annotators "confusion" {}`, blocks{"slda(mv)", "softmax", "confusion", "batch", 
 	}
 	if got := summary(cfg); got.Response != "gaussian" || got.Annotators != "bias-precision" || got.K != 3 {
 		t.Errorf("JSON preset decoded to %+v", got)
+	}
+	// The preset's topics settings are defaults: the file's own topics
+	// block keeps those it does not write and overrides the rest.
+	cfg = mustConfig(t, "model = \"dawid-skene(bayes)\"\ntopics {\n  alpha = 0.5\n}\n")
+	if cfg.Topics.K != 1 || cfg.Topics.Alpha != 0.5 {
+		t.Errorf("topics under a preset: k %d, α %v; want the preset's 1 and the file's 0.5", cfg.Topics.K, cfg.Topics.Alpha)
 	}
 }
 
