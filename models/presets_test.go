@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/maslda/maslda/framework/frameworktest/race"
+	"github.com/maslda/maslda/topics"
 	"math"
 	"sort"
 	"strings"
@@ -100,6 +101,21 @@ annotators "confusion" {}`, blocks{"slda(mv)", "softmax", "confusion", "batch", 
 	cfg = mustConfig(t, "model = \"dawid-skene(bayes)\"\ntopics {\n  alpha = 0.5\n}\n")
 	if cfg.Topics.K != 1 || cfg.Topics.Alpha != 0.5 {
 		t.Errorf("topics under a preset: k %d, α %v; want the preset's 1 and the file's 0.5", cfg.Topics.K, cfg.Topics.Alpha)
+	}
+	// ma-sldar's α = 1 (docs/results-realdata.md) survives the k every
+	// configuration writes, and gives way to an α written in the file.
+	for _, tc := range []struct {
+		src   string
+		k     int
+		alpha float64
+	}{
+		{"model = \"ma-sldar\"\ntopics {\n  k = 5\n}\n", 5, 1},
+		{"model = \"ma-sldar\"\ntopics {\n  k = 5\n  alpha = 0.1\n}\n", 5, 0.1},
+		{"model = \"ma-sldac\"\ntopics {\n  k = 5\n}\n", 5, topics.Defaults().Alpha},
+	} {
+		if cfg := mustConfig(t, tc.src); cfg.Topics.K != tc.k || cfg.Topics.Alpha != tc.alpha {
+			t.Errorf("%q: k %d, α %v; want %d, %v", tc.src, cfg.Topics.K, cfg.Topics.Alpha, tc.k, tc.alpha)
+		}
 	}
 }
 
