@@ -66,6 +66,13 @@ type Config struct {
 
 	Source     []byte // the file's text, saved with a trained model
 	SourceName string // the file's name; its extension selects the syntax
+
+	// fileAlpha is θ's prior α as the configuration gave it before a
+	// preset's topics settings became defaults under the file's own
+	// (no preset set α then): the file's topics block's α, else the
+	// topics default. Load uses it for a model saved without its α in
+	// model.json (Manifest.Alpha).
+	fileAlpha float64
 }
 
 // Component is a labelled block: a plug-in name and its parameters.
@@ -274,6 +281,14 @@ func fromFile(fc *fileConfig, preset, name string, src []byte) (*Config, error) 
 			return nil, fmt.Errorf("%w: %s: consensus = %d, want ≥ 1", framework.ErrBadInput, fc.at(name, "consensus"), *fc.Consensus)
 		}
 		cfg.Consensus = *fc.Consensus
+	}
+	cfg.fileAlpha = cfg.Topics.Alpha
+	if fc.Topics != nil {
+		own := topics.Defaults()
+		if err := decodeStrict(fc.Topics.Body, &own); err != nil {
+			return nil, err
+		}
+		cfg.fileAlpha = own.Alpha
 	}
 	// The preset's topics settings first, then the file's over them.
 	for _, b := range []*rawBlock{fc.presetTopics, fc.Topics} {

@@ -53,6 +53,11 @@ type Manifest struct {
 	// Consensus is how a run with consensus = N ≥ 2 chose this model's
 	// fit among its seeds' (Run.Fit); nil without.
 	Consensus *Consensus `json:"consensus,omitempty"`
+	// Alpha is θ's prior α the topics were trained with. Models saved
+	// before it was recorded (when `model = "ma-sldar"` began to mean
+	// α = 1) have none: Load then takes the α their configuration gave
+	// then (Config.fileAlpha), so that their predictions do not change.
+	Alpha *float64 `json:"alpha,omitempty"`
 	// Files maps every other file of the directory to its SHA-256 (hex);
 	// Load refuses a file whose content differs. Version 1 had none.
 	Files map[string]string `json:"files,omitempty"`
@@ -90,6 +95,8 @@ func (r *Run) WriteFiles(dir string) error {
 	if r.Config.Annotators != nil {
 		man.Annotators = r.Config.Annotators.Name
 	}
+	alpha := r.Config.Topics.Alpha
+	man.Alpha = &alpha
 	man.HeldOutAnswers = r.HeldOut
 	man.Selection = r.Choice
 	man.Consensus = r.Consensus
@@ -384,6 +391,14 @@ func Load(dir string, reg *framework.Registry) (*Saved, error) {
 	cfg, err := LoadConfig(filepath.Join(dir, man.Config))
 	if err != nil {
 		return nil, err
+	}
+	if man.Alpha != nil {
+		if a := *man.Alpha; !(a > 0) || math.IsInf(a, 0) {
+			return nil, framework.Errorf(mpath, 0, "alpha = %v, want a positive number", a)
+		}
+		cfg.Topics.Alpha = *man.Alpha
+	} else {
+		cfg.Topics.Alpha = cfg.fileAlpha
 	}
 	if cfg.Topics.K != man.K {
 		return nil, framework.Errorf(mpath, 0, "k = %d but the saved configuration says %d", man.K, cfg.Topics.K)

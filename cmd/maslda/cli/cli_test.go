@@ -21,6 +21,7 @@ import (
 	"github.com/maslda/maslda/framework/corpus"
 	"github.com/maslda/maslda/framework/synth"
 	"github.com/maslda/maslda/models"
+	"github.com/maslda/maslda/topics"
 
 	_ "github.com/maslda/maslda/optim" // schedules: batch, svi
 )
@@ -279,8 +280,9 @@ func TestTrainTopicsPredict(t *testing.T) {
 		t.Errorf("vocab.txt differs from --vocab")
 	}
 	man := readManifest(t, out)
+	alpha := topics.Defaults().Alpha // θ's prior as trained (batchHCL leaves it at the default)
 	wantMan := models.Manifest{Format: models.Format, Version: models.FormatVersion, K: 3, V: 60, TrainDocs: 130,
-		Config: "config.hcl", Inference: "batch", Vocab: true}
+		Config: "config.hcl", Inference: "batch", Vocab: true, Alpha: &alpha}
 	if diff := cmp.Diff(wantMan, man, cmp.FilterPath(func(p cmp.Path) bool {
 		n := p.Last().String()
 		return n == ".Iters" || n == ".ELBO" || n == ".Files"
