@@ -13,7 +13,30 @@ type DocState struct {
 	Phi       []float64 // φ_d, row-major Len()×K: Phi[j*K+k] = φ_{d,Words[j],k}
 	PhiBar    []float64 // φ̄_d = (1/N_d) Σ_v n_dv φ_dv, length K
 	Target    Target    // q(target); nil for plain LDA
+
+	// Logs is what the topic layer's last sweep of φ_d left so that its
+	// bound's entropy term costs one logarithm per word instead of K
+	// (topics.Layer.DocELBO). Bind and PhiChanged invalidate it: code that
+	// writes φ other than through the topic layer's sweeps must call
+	// PhiChanged.
+	Logs PhiLogs
 }
+
+// PhiLogs caches the normalisers of a sweep of φ_d: for word j,
+// Σ_k φ_jk log φ_jk = C[j] − log Z[j] or, where C[j] is NaN (a word φ was
+// set for multiplicatively), Σ_k φ_jk (Logf_k + E[log β_{k,w_j}]) − log
+// Z[j] at the topics whose version is Version. It is valid while Valid.
+type PhiLogs struct {
+	Valid    bool
+	Deferred bool   // some C[j] is NaN
+	Version  uint64 // the topics' version (E[log β]) for the deferred words
+	Logf     []float64
+	C, Z     []float64
+}
+
+// PhiChanged records that φ_d was written other than by a sweep of the
+// topic layer: its cached normalisers (Logs) no longer hold.
+func (s *DocState) PhiChanged() { s.Logs.Valid = false }
 
 // NewDocState allocates a state for documents of up to maxLen unique words.
 func NewDocState(k, maxLen int) *DocState {
@@ -29,6 +52,7 @@ func NewDocState(k, maxLen int) *DocState {
 // Bind points the state at document d (index i), growing φ if needed.
 func (s *DocState) Bind(i int, d *Doc, answers []Answer) {
 	s.Index, s.Doc, s.Answers = i, d, answers
+	s.Logs.Valid = false
 	if n := d.Len() * s.K; cap(s.Phi) < n {
 		s.Phi = make([]float64, n)
 	} else {
@@ -40,7 +64,16 @@ func (s *DocState) Bind(i int, d *Doc, answers []Answer) {
 func (s *DocState) PhiRow(j int) []float64 { return s.Phi[j*s.K : (j+1)*s.K] }
 
 // UpdatePhiBar recomputes φ̄_d from φ. An empty document gets φ̄ = 0.
+// It is what code that writes φ calls next, so it also invalidates the
+// topic layer's cached normalisers (PhiChanged).
 func (s *DocState) UpdatePhiBar() {
+	s.Logs.Valid = false
+	s.PhiBarOnly()
+}
+
+// PhiBarOnly is UpdatePhiBar for the topic layer's sweeps, which keep
+// their normalisers (Logs) valid.
+func (s *DocState) PhiBarOnly() {
 	for k := range s.PhiBar {
 		s.PhiBar[k] = 0
 	}

@@ -20,6 +20,11 @@
 // computed from the statistics and ζ after the update (Layer.ELBO), so the
 // reported bound is exact for the state after every update.
 //
+// DocELBO's entropy term Σ_v n_dv Σ_k φ_dvk log φ_dvk is taken from the
+// normalisers the last sweep kept (framework.PhiLogs): for a word set by a
+// softmax of x, Σ_k φ_k log φ_k = Σ_k φ_k (x_k − max x) − log Σ_k
+// exp(x_k − max x), one logarithm per word instead of K.
+//
 // Documents are sparse (unique words with counts): every sum over tokens is
 // a sum over unique words weighted by n_dv. No per-word φ is kept across
 // documents: φ lives in the per-document framework.DocState.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/maslda/maslda/framework"
 	"gonum.org/v1/gonum/mathext"
@@ -95,7 +96,19 @@ type Layer struct {
 
 	empty   emptyDoc // the fresh start of a document without words
 	workers int      // goroutines of the passes over ζ (SetWorkers; parallel.go)
+	version uint64   // E[log β]'s version: a new one (versions) at every refresh
 }
+
+// versions numbers the refreshes of E[log β] of every Layer, so that a
+// DocState's cached normalisers (framework.PhiLogs) taken at one layer's
+// topics are never used at another's.
+var versions atomic.Uint64
+
+// VerifyLogs makes DocELBO evaluate every document both from the cached
+// normalisers of the last sweep (framework.PhiLogs) and with K logarithms
+// per word, and panic when they differ by more than 1e-9 relative: for
+// tests (models' and this package's -short runs set it), never in use.
+var VerifyLogs bool
 
 // emptyDoc caches, for the α it was computed with, the fresh start of a
 // document without words (γ = α, E[log θ]) and its DocELBO: computed by
@@ -425,7 +438,7 @@ func (l *Layer) tolScale(d *framework.DocState) float64 {
 func (l *Layer) SweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, weight float64, s *Scratch) float64 {
 	copy(s.bar, d.PhiBar)
 	l.sweepPhi(d, sup, weight, s)
-	d.UpdatePhiBar()
+	d.PhiBarOnly()
 	change := 0.0
 	for k, p := range d.PhiBar {
 		change = max(change, math.Abs(p-s.bar[k]))
@@ -446,6 +459,8 @@ func (l *Layer) sweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, w
 	} else if q, ok := sup.(framework.PhiQuadratic); ok {
 		l.sweepQuad(d, sup, q, weight, s)
 	} else {
+		lg := l.beginLogs(d)
+		cs, zs := lg.C[:len(doc.Words)], lg.Z[:len(doc.Words)]
 		for j, w := range doc.Words {
 			row := d.PhiRow(j)
 			eb := l.ElogBeta[int(w)*K : (int(w)+1)*K]
@@ -464,8 +479,8 @@ func (l *Layer) sweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, w
 				}
 			}
 			copy(s.old, row)
-			softmaxInto(row, s.logit)
-			sup.WordChanged(d, j, s.old)
+			cs[j], zs[j] = softmaxLogs(row, s.logit)
+			sup.WordChanged(d, j, s.old) // may write row and call d.PhiChanged
 		}
 	}
 }
@@ -489,6 +504,7 @@ func (l *Layer) sweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, w
 func (l *Layer) sweepQuad(d *framework.DocState, sup framework.LikelihoodLocal, q framework.PhiQuadratic, weight float64, s *Scratch) {
 	K := l.K
 	doc := d.Doc
+	d.PhiChanged() // its φ is not a softmax whose normaliser is kept
 	et := s.expTheta[:K]
 	for k, e := range d.ElogTheta[:K] {
 		et[k] = math.Exp(e)
@@ -570,6 +586,10 @@ func (l *Layer) mulPhi(d *framework.DocState, logf []float64, s *Scratch, acc bo
 	K := l.K
 	doc := d.Doc
 	et := s.expTheta[:K]
+	lg := l.beginLogs(d)
+	lg.Logf = append(lg.Logf[:0], logf[:K]...)
+	lg.Deferred, lg.Version = true, l.version
+	cs, zs := lg.C[:len(doc.Words)], lg.Z[:len(doc.Words)]
 	for j, w := range doc.Words {
 		row := d.PhiRow(j)
 		row = row[:len(et)]
@@ -581,6 +601,7 @@ func (l *Layer) mulPhi(d *framework.DocState, logf []float64, s *Scratch, acc bo
 			norm += p
 		}
 		if norm > 1e-280 && !math.IsInf(norm, 0) {
+			cs[j], zs[j] = math.NaN(), norm
 			inv := 1 / norm
 			if acc {
 				n := doc.Counts[j]
@@ -604,7 +625,7 @@ func (l *Layer) mulPhi(d *framework.DocState, logf []float64, s *Scratch, acc bo
 		for k := range row {
 			s.logit[k] = logf[k] + lb[k]
 		}
-		softmaxInto(row, s.logit)
+		cs[j], zs[j] = softmaxLogs(row, s.logit)
 		if acc {
 			addWord(d, doc.Counts[j], row)
 		}
@@ -742,6 +763,46 @@ func softmaxInto(dst, x []float64) {
 	}
 }
 
+// softmaxLogs is softmaxInto (the same dst, bit for bit) that also
+// returns c = Σ_k dst_k (x_k − max x) and z = Σ_k exp(x_k − max x), so
+// that Σ_k dst_k log dst_k = c − log z (framework.PhiLogs).
+func softmaxLogs(dst, x []float64) (c, z float64) {
+	m := math.Inf(-1)
+	for _, v := range x {
+		if v > m {
+			m = v
+		}
+	}
+	sum := 0.0
+	for k, v := range x {
+		e := math.Exp(v - m)
+		dst[k] = e
+		sum += e
+	}
+	inv := 1 / sum
+	for k, v := range x {
+		p := dst[k] * inv
+		dst[k] = p
+		c += p * (v - m)
+	}
+	return c, sum
+}
+
+// beginLogs starts the cached normalisers of a sweep of every word of d:
+// valid from here unless φ_d is written other than by the sweep
+// (DocState.PhiChanged, for example by a WordChanged that backtracks), no
+// word deferred, C and Z of d's length.
+func (l *Layer) beginLogs(d *framework.DocState) *framework.PhiLogs {
+	lg := &d.Logs
+	n := len(d.Doc.Words)
+	if cap(lg.C) < n {
+		lg.C, lg.Z = make([]float64, n), make([]float64, n)
+	}
+	lg.C, lg.Z = lg.C[:n], lg.Z[:n]
+	lg.Valid, lg.Deferred = true, false
+	return lg
+}
+
 // Infer runs the unsupervised local step to convergence (at most
 // LocalIters sweeps, stopping when the mean |Δγ| falls below LocalTol): the
 // topic layer of prediction and of plain LDA. It returns the sweeps run.
@@ -766,6 +827,22 @@ func (l *Layer) DocELBO(d *framework.DocState) float64 {
 		return l.empty.elbo
 	}
 	e := l.thetaELBO(d.Gamma, d.ElogTheta)
+	if lg := &d.Logs; lg.Valid && (!lg.Deferred || lg.Version == l.version) && len(lg.Z) == len(d.Doc.Counts) {
+		c := e + l.wordsFromLogs(d)
+		if VerifyLogs {
+			if want := e + l.wordsWithLogs(d); !(math.Abs(c-want) <= 1e-9*(1+math.Abs(want))) {
+				panic(fmt.Sprintf("topics: document %d: DocELBO from the sweep's normalisers %v, with logarithms %v", d.Index, c, want))
+			}
+		}
+		return c
+	}
+	return e + l.wordsWithLogs(d)
+}
+
+// wordsWithLogs is Σ_v n_dv Σ_k φ_dvk (E[log θ_dk] − log φ_dvk), DocELBO's
+// words, with a logarithm per word and topic.
+func (l *Layer) wordsWithLogs(d *framework.DocState) float64 {
+	e := 0.0
 	for j, n := range d.Doc.Counts {
 		row := d.PhiRow(j)
 		t := 0.0
@@ -775,6 +852,35 @@ func (l *Layer) DocELBO(d *framework.DocState) float64 {
 			}
 		}
 		e += n * t
+	}
+	return e
+}
+
+// wordsFromLogs is wordsWithLogs from the last sweep's normalisers
+// (d.Logs, valid): Σ_k φ_k log φ_k = C_j − log Z_j, or for a deferred word
+// Σ_k φ_k (Logf_k + E[log β_kv]) − log Z_j; a logarithm per word.
+func (l *Layer) wordsFromLogs(d *framework.DocState) float64 {
+	K := l.K
+	lg := &d.Logs
+	et := d.ElogTheta[:K]
+	e := 0.0
+	for j, n := range d.Doc.Counts {
+		row := d.PhiRow(j)[:K]
+		t := 0.0
+		c := lg.C[j]
+		if c != c { // NaN: deferred
+			lb := l.ElogBeta[int(d.Doc.Words[j])*K:][:K]
+			lf := lg.Logf[:K]
+			for k, p := range row {
+				t += p * (et[k] - lf[k] - lb[k])
+			}
+		} else {
+			for k, p := range row {
+				t += p * et[k]
+			}
+			t -= c
+		}
+		e += n * (t + math.Log(lg.Z[j]))
 	}
 	return e
 }

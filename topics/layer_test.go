@@ -129,6 +129,7 @@ func TestPhiIsMaximiser(t *testing.T) {
 			}
 			copy(ds.Gamma, gamma)
 			ElogDirichlet(ds.ElogTheta, ds.Gamma)
+			ds.PhiChanged() // φ is written below
 			base := f()
 			for j := range ds.Doc.Words {
 				row := ds.PhiRow(j)
@@ -399,5 +400,69 @@ func TestSweepPhi(t *testing.T) {
 		if again := l.SweepPhi(b, nil, 1, s); again != 0 {
 			t.Errorf("doc %d: a second unsupervised SweepPhi moved φ̄ by %v", i, again)
 		}
+	}
+}
+
+// TestDocELBOFromLogs: after each kind of sweep DocELBO comes from the
+// sweep's normalisers (DocState.Logs valid) and equals the same with a
+// logarithm per word and topic; a write to φ (PhiChanged), a new E[log β]
+// (for the multiplicative sweeps' deferred words) or a Bind to another
+// document makes it fall back to the logarithms.
+func TestDocELBOFromLogs(t *testing.T) {
+	l, c := fixture(t, 4)
+	s := l.NewScratch()
+	rng := rand.New(rand.NewPCG(9, 10))
+	sup := &linearSup{}
+	for j := 0; j < 64; j++ {
+		r := make([]float64, l.K)
+		for k := range r {
+			r[k] = rng.NormFloat64()
+		}
+		sup.rho = append(sup.rho, r)
+	}
+	for _, tc := range []struct {
+		name     string
+		sweep    func(ds *framework.DocState)
+		deferred bool
+	}{
+		{"plain", func(ds *framework.DocState) { l.Sweep(ds, nil, s) }, true},
+		{"supervised", func(ds *framework.DocState) { l.SweepWeighted(ds, sup, 1, s) }, false},
+		{"supervised, w = 2.5", func(ds *framework.DocState) { l.SweepWeighted(ds, sup, 2.5, s) }, false},
+		{"phi only", func(ds *framework.DocState) { l.SweepPhi(ds, sup, 1, s) }, false},
+		{"doc term", func(ds *framework.DocState) { l.SweepDoc(ds, []float64{0.3, -1, 0, 2}, 1, s) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := framework.NewDocState(l.K, 64)
+			for i := range 5 {
+				ds.Bind(i, &c.Docs[i], nil)
+				if ds.Logs.Valid {
+					t.Fatal("valid after Bind")
+				}
+				l.Start(ds, nil)
+				tc.sweep(ds)
+				tc.sweep(ds)
+				want := l.thetaELBO(ds.Gamma, ds.ElogTheta) + l.wordsWithLogs(ds)
+				if !ds.Logs.Valid || ds.Logs.Deferred != tc.deferred {
+					t.Fatalf("document %d: Logs valid %v deferred %v after the sweep", i, ds.Logs.Valid, ds.Logs.Deferred)
+				}
+				if got := l.DocELBO(ds); math.Abs(got-want) > 1e-12*math.Abs(want) {
+					t.Errorf("document %d: DocELBO %v from the normalisers, %v with logarithms", i, got, want)
+				}
+				// φ written: the logarithms.
+				row := ds.PhiRow(0)
+				row[0], row[1] = row[0]+row[1], 0
+				ds.UpdatePhiBar()
+				if got, want := l.DocELBO(ds), l.thetaELBO(ds.Gamma, ds.ElogTheta)+l.wordsWithLogs(ds); ds.Logs.Valid || got != want {
+					t.Errorf("document %d after a write to φ: valid %v, DocELBO %v, want %v", i, ds.Logs.Valid, got, want)
+				}
+			}
+			// New topics: deferred words fall back, the others need not.
+			tc.sweep(ds)
+			l.Refresh()
+			want := l.thetaELBO(ds.Gamma, ds.ElogTheta) + l.wordsWithLogs(ds)
+			if got := l.DocELBO(ds); tc.deferred && got != want || math.Abs(got-want) > 1e-12*math.Abs(want) {
+				t.Errorf("after Refresh: DocELBO %v, want %v", got, want)
+			}
+		})
 	}
 }

@@ -62,6 +62,7 @@ func (l *Layer) forRange(n int, f func(lo, hi int)) {
 // the topics' sums, psiSum.
 func (l *Layer) refreshElog(psiSum []float64) {
 	K := l.K
+	l.version = versions.Add(1)
 	l.forRange(len(l.Zeta), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			e := mathext.Digamma(l.Zeta[i]) - psiSum[i%K]
@@ -256,6 +257,7 @@ func (l *Layer) blendRefresh(word []float64, r, sc float64) {
 // topics' sums added as Refresh adds them).
 func (l *Layer) refreshUniform() {
 	K := l.K
+	l.version = versions.Add(1)
 	clear(l.TopicSum)
 	for v := 0; v < l.V; v++ {
 		for k, z := range l.Zeta[v*K : (v+1)*K] {

@@ -309,6 +309,7 @@ func (lc *local) wordChanged(d *framework.DocState, j int, row, old []float64) {
 		}
 		return
 	}
+	d.PhiChanged() // row is no longer the topic layer's softmax
 	lc.backtrack(row, old, n, dots, tol)
 }
 

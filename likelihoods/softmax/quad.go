@@ -387,6 +387,7 @@ func (lc *qlocal) WordChanged(d *framework.DocState, j int, old []float64) {
 		lc.commitQ(zt)
 		return
 	}
+	d.PhiChanged() // row is no longer the topic layer's softmax
 	lc.backtrackQ(row, old, n, Q, tol)
 }
 
