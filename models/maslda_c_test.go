@@ -3,6 +3,7 @@ package models_test
 import (
 	"context"
 	"fmt"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -179,6 +180,7 @@ func TestMASLDAcRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a long recovery test (minutes under -race): run without -short; CI runs it in its non-race pass")
 	}
+	race.SkipUnlessLong(t, "MA-sLDAc's planted topics and annotators, batch (the default restarts and consensus, one start) and SVI (about 20 CPU-s)")
 	acc := []float64{0.737, 0.468, 0.284, 0.278, 0.260}
 	cd := plantedCrowd(t, 1, 1000, 400, 8, 4, 1, acc)
 	mv := majorityAccuracy(cd, rand.New(rand.NewPCG(1, 1)))

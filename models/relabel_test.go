@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"testing"
 
 	"github.com/maslda/maslda/framework/synth"
@@ -20,6 +21,7 @@ func TestRelabelledTwin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits a family draw twice (about 10 s)")
 	}
+	race.SkipUnlessLong(t, "a family draw's twin labelling kept for its higher bound (two fits, about 10 CPU-s)")
 	spec := synth.RandomFamily(50, 1001)[19]
 	cr, err := synth.NewFamilyCrowd(spec)
 	if err != nil {

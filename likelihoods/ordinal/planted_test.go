@@ -2,6 +2,7 @@ package ordinal_test
 
 import (
 	"context"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -233,6 +234,7 @@ func TestPlantedRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("planted recovery: skipped in -short mode")
 	}
+	race.SkipUnlessLong(t, "the ordinal response's planted recovery (about 10 CPU-s)")
 	pc := newPlantedCrowd(t, 1, 800, 400, 6, 5, 3)
 	o := fitPlanted(t, pc, ordinalConfig)
 	for i := 1; i < len(o.elbos); i++ {

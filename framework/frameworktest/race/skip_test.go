@@ -20,3 +20,19 @@ func TestSkipLong(t *testing.T) {
 		t.Errorf("skipped %v under race.Enabled = %v", r.skipped, race.Enabled)
 	}
 }
+
+// TestSkipUnlessLong: SkipUnlessLong skips exactly when MASLDA_LONG is
+// not 1.
+func TestSkipUnlessLong(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		skip bool
+	}{{"", true}, {"0", true}, {"1", false}} {
+		t.Setenv(race.LongEnv, tc.env)
+		var r rec
+		race.SkipUnlessLong(&r, "what")
+		if r.skipped != tc.skip {
+			t.Errorf("%s=%q: skipped %v, want %v", race.LongEnv, tc.env, r.skipped, tc.skip)
+		}
+	}
+}
