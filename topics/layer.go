@@ -504,7 +504,8 @@ func (l *Layer) sweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, w
 func (l *Layer) sweepQuad(d *framework.DocState, sup framework.LikelihoodLocal, q framework.PhiQuadratic, weight float64, s *Scratch) {
 	K := l.K
 	doc := d.Doc
-	d.PhiChanged() // its φ is not a softmax whose normaliser is kept
+	lg := l.beginLogs(d)
+	cs, zs := lg.C[:len(doc.Words)], lg.Z[:len(doc.Words)]
 	et := s.expTheta[:K]
 	for k, e := range d.ElogTheta[:K] {
 		et[k] = math.Exp(e)
@@ -550,6 +551,7 @@ func (l *Layer) sweepQuad(d *framework.DocState, sup framework.LikelihoodLocal, 
 			p0[k] = p
 			norm += p
 		}
+		t := 0.0 // row = softmax(logit − 2·cw·t·u)
 		switch {
 		case !(norm > 1e-280 && !math.IsInf(norm, 0)):
 			for k := range s.prev {
@@ -560,18 +562,19 @@ func (l *Layer) sweepQuad(d *framework.DocState, sup framework.LikelihoodLocal, 
 			}
 			softmaxInto(p0, s.prev)
 			if c > 0 {
-				solveQuadratic(row, logit, cw, u, t0, s.prev, p0, true)
+				t = solveQuadratic(row, logit, cw, u, t0, s.prev, p0, true)
 			} else {
 				copy(row, p0)
 			}
 		case c > 0: // p0 is the softmax up to the factor norm
-			solveQuadratic(row, logit, cw, u, t0, s.prev, p0, true)
+			t = solveQuadratic(row, logit, cw, u, t0, s.prev, p0, true)
 		default:
 			inv := 1 / norm
 			for k, p := range p0 {
 				row[k] = p * inv
 			}
 		}
+		cs[j], zs[j] = softmaxRowLogs(row, logit, 2*cw*t, u, c > 0)
 		sup.WordChanged(d, j, s.old)
 	}
 }
@@ -652,7 +655,7 @@ func (l *Layer) mulPhi(d *framework.DocState, logf []float64, s *Scratch, acc bo
 // documents, where the quadratic term is weak (c ∝ n_dv/N_d²), so such a
 // word costs no exponential at all (docs/performance.md, "MA-sLDAr on long
 // documents and two workers").
-func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp, ref []float64, haveRef bool) {
+func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp, ref []float64, haveRef bool) (tFinal float64) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range u {
 		lo, hi = min(lo, x), max(hi, x)
@@ -729,6 +732,7 @@ func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp, r
 			dst[k] *= inv
 		}
 	}
+	return t
 }
 
 // taylorMax is the largest |e| for which solveQuadratic takes exp(e) as
@@ -786,6 +790,32 @@ func softmaxLogs(dst, x []float64) (c, z float64) {
 		c += p * (v - m)
 	}
 	return c, sum
+}
+
+// softmaxRowLogs returns PhiLogs' c and z of row = softmax(y), y_k = a_k −
+// b·u_k (b·u left out unless quad): with m the largest entry of row,
+// Σ_k row_k log row_k = Σ_k row_k (y_k − y_m) + log row_m, so c = Σ_k
+// row_k (y_k − y_m) and z = 1/row_m, no logarithm (sweepQuad, whose rows
+// come from a Newton solve or Taylor steps, not from one softmax).
+func softmaxRowLogs(row, a []float64, b float64, u []float64, quad bool) (c, z float64) {
+	m := 0
+	for k, p := range row {
+		if p > row[m] {
+			m = k
+		}
+	}
+	ym := a[m]
+	if quad {
+		ym -= b * u[m]
+		for k, p := range row {
+			c += p * (a[k] - b*u[k] - ym)
+		}
+	} else {
+		for k, p := range row {
+			c += p * (a[k] - ym)
+		}
+	}
+	return c, 1 / row[m]
 }
 
 // beginLogs starts the cached normalisers of a sweep of every word of d:

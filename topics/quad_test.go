@@ -137,6 +137,10 @@ func TestSweepQuadIsExact(t *testing.T) {
 					q.c = append(q.c, cj)
 				}
 				l.sweepPhi(ds, q, tc.weight, s) // E[log θ] and γ as they were
+				// DocELBO from the sweep's normalisers (softmaxRowLogs).
+				if want := l.thetaELBO(ds.Gamma, ds.ElogTheta) + l.wordsWithLogs(ds); !ds.Logs.Valid || math.Abs(l.DocELBO(ds)-want) > 1e-12*math.Abs(want) {
+					t.Errorf("doc %d: Logs valid %v, DocELBO %v, with logarithms %v", i, ds.Logs.Valid, l.DocELBO(ds), want)
+				}
 				for j, w := range doc.Words {
 					row := ds.PhiRow(j)
 					tt := dot(q.u, row)
