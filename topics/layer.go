@@ -749,40 +749,34 @@ func dot(a, b []float64) float64 {
 
 // softmaxInto sets dst = exp(x − logsumexp(x)).
 func softmaxInto(dst, x []float64) {
-	m := math.Inf(-1)
-	for _, v := range x {
-		if v > m {
-			m = v
-		}
-	}
-	sum := 0.0
-	for k, v := range x {
-		e := math.Exp(v - m)
-		dst[k] = e
-		sum += e
-	}
+	_, sum := softmaxExp(dst, x)
 	inv := 1 / sum
 	for k := range dst {
 		dst[k] *= inv
 	}
 }
 
-// softmaxLogs is softmaxInto (the same dst, bit for bit) that also
-// returns c = Σ_k dst_k (x_k − max x) and z = Σ_k exp(x_k − max x), so
-// that Σ_k dst_k log dst_k = c − log z (framework.PhiLogs).
-func softmaxLogs(dst, x []float64) (c, z float64) {
-	m := math.Inf(-1)
+// softmaxExp sets dst = exp(x − m), m = max x, and returns m and Σ dst.
+func softmaxExp(dst, x []float64) (m, sum float64) {
+	m = math.Inf(-1)
 	for _, v := range x {
 		if v > m {
 			m = v
 		}
 	}
-	sum := 0.0
 	for k, v := range x {
 		e := math.Exp(v - m)
 		dst[k] = e
 		sum += e
 	}
+	return m, sum
+}
+
+// softmaxLogs is softmaxInto (the same dst, bit for bit) that also
+// returns c = Σ_k dst_k (x_k − max x) and z = Σ_k exp(x_k − max x), so
+// that Σ_k dst_k log dst_k = c − log z (framework.PhiLogs).
+func softmaxLogs(dst, x []float64) (c, z float64) {
+	m, sum := softmaxExp(dst, x)
 	inv := 1 / sum
 	for k, v := range x {
 		p := dst[k] * inv
