@@ -23,12 +23,14 @@ type DocState struct {
 }
 
 // PhiLogs caches the normalisers of a sweep of φ_d: for word j,
-// Σ_k φ_jk log φ_jk = C[j] − log Z[j] or, where C[j] is NaN (a word φ was
-// set for multiplicatively), Σ_k φ_jk (Logf_k + E[log β_{k,w_j}]) − log
-// Z[j] at the topics whose version is Version. It is valid while Valid.
+// Σ_k φ_jk log φ_jk = C[j] − log Z[j] or, where C[j] is NaN (a word whose
+// φ the sweep took multiplicatively, φ_jk ∝ exp(Logf_k)·exp(E[log β_kw])),
+// Σ_k φ_jk (Logf_k + E[log β_{k,w_j}]) − log Z[j] at the topics whose
+// version is Version. It is valid while Valid; Deferred (some C[j] is NaN)
+// is kept so that DocELBO need not scan C to know whether Version matters.
 type PhiLogs struct {
 	Valid    bool
-	Deferred bool   // some C[j] is NaN
+	Deferred bool   // some C[j] is NaN (the doc comment says why it is stored)
 	Version  uint64 // the topics' version (E[log β]) for the deferred words
 	Logf     []float64
 	C, Z     []float64

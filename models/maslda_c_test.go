@@ -3,7 +3,6 @@ package models_test
 import (
 	"context"
 	"fmt"
-	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/maslda/maslda/annotators/confusion"
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"github.com/maslda/maslda/framework/synth"
 	_ "github.com/maslda/maslda/likelihoods/softmax"
 	"github.com/maslda/maslda/models"

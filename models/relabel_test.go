@@ -2,9 +2,9 @@ package models_test
 
 import (
 	"context"
-	"github.com/maslda/maslda/framework/frameworktest/race"
 	"testing"
 
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"github.com/maslda/maslda/framework/synth"
 	"github.com/maslda/maslda/models"
 )

@@ -2,7 +2,6 @@ package ordinal_test
 
 import (
 	"context"
-	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,6 +13,7 @@ import (
 	_ "github.com/maslda/maslda/annotators/confusion" // exploration: MA-sLDAc
 	"github.com/maslda/maslda/annotators/ordinalshift"
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/frameworktest/race"
 	"github.com/maslda/maslda/framework/synth"
 	"github.com/maslda/maslda/likelihoods/ordinal"
 	_ "github.com/maslda/maslda/likelihoods/softmax" // exploration: MA-sLDAc
