@@ -21,7 +21,7 @@ const checkpointIntervalEnv = "MASLDA_CLI_TEST_CHECKPOINT_INTERVAL"
 func TestDefaultCheckpointKilled(t *testing.T) {
 	f := newFixture(t)
 	truth, answers := f.crowd(t)
-	cfg := f.config(t, "c.hcl", "topics {\n  k = 3\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {\n  start_iters = 2\n}\ninference \"batch\" {\n  max_iters = 200\n  tol = 0\n}\n")
+	cfg := f.config(t, "c.hcl", "topics {\n  k = 3\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {\n  start_iters = 2\n}\ninference \"batch\" {\n  max_iters = 60\n  tol = 0\n}\n")
 	args := func(out string, extra ...string) []string {
 		return append([]string{"train", "--docs", f.docs, "--vocab", f.vocab, "--ids", f.ids, "--answers", answers, "--truth", truth,
 			"--config", cfg, "--out", filepath.Join(f.dir, out), "--log-level", "warn", "--progress", "never"}, extra...)
