@@ -334,7 +334,7 @@ type ExactSums struct {
 	n       int             // the number of numbers
 	slot    []int32         // slot[b]: 1 + the position of block b in touched (and in acc, in blocks); 0 when untouched
 	touched []int32         // the blocks kept, in the order first touched
-	acc     []sum192        // the sums of the touched blocks' numbers, block after block (len(touched)·exactBlock); zero beyond its length up to its capacity
+	acc     [][]sum192      // the sums of the touched blocks' numbers, block after block, in pages of exactPage blocks (at); zero beyond the len(touched) blocks in use
 	bad     map[int]float64 // the first out-of-range addend of each number that had one
 }
 
@@ -343,6 +343,15 @@ type ExactSums struct {
 const (
 	exactShift = 3
 	exactBlock = 1 << exactShift
+)
+
+// exactPageShift sets the blocks of a page of ExactSums.acc: 2^11 (393
+// KB of sums), or every block of a smaller layout. The sums grow a page at
+// a time: nothing is copied as they grow, and a new page's memory is
+// touched only as its blocks are used.
+const (
+	exactPageShift = 11
+	exactPage      = 1 << exactPageShift
 )
 
 // ExactBytesPerNumber is the most memory ExactSums take per number of
@@ -366,7 +375,13 @@ func NewExactSums(layout []SumPart) *ExactSums {
 		panic(fmt.Sprintf("framework: exact sums of %d numbers (at most %d)", e.n, maxExactNumbers))
 	}
 	e.slot = make([]int32, (e.n+exactBlock-1)>>exactShift)
+	e.touched = make([]int32, 0, len(e.slot)) // 1/48 of the sums' most memory: never regrown
 	return e
+}
+
+// pos is the sums of the block at position j (of touched, < len(slot)).
+func (e *ExactSums) pos(j int) []sum192 {
+	return e.acc[j>>exactPageShift][(j&(exactPage-1))*exactBlock:][:exactBlock]
 }
 
 // newBlock keeps block b (untouched so far), its numbers 0, and returns
@@ -375,13 +390,8 @@ func (e *ExactSums) newBlock(b int) int {
 	j := len(e.touched)
 	e.touched = append(e.touched, int32(b))
 	e.slot[b] = int32(j + 1)
-	if n := len(e.acc) + exactBlock; n > cap(e.acc) {
-		// Grow by doubling, never beyond every block: the new memory is zero.
-		acc := make([]sum192, n, min(max(2*cap(e.acc), 64*exactBlock), len(e.slot)*exactBlock))
-		copy(acc, e.acc)
-		e.acc = acc
-	} else {
-		e.acc = e.acc[:n] // zero: Reset clears what it drops
+	if p := j >> exactPageShift; p == len(e.acc) { // a new page, zero (Reset clears the blocks it drops)
+		e.acc = append(e.acc, make([]sum192, min(exactPage, len(e.slot))*exactBlock))
 	}
 	return j
 }
@@ -392,7 +402,7 @@ func (e *ExactSums) blockAt(b int) []sum192 {
 	if j < 0 {
 		j = e.newBlock(b)
 	}
-	return e.acc[j*exactBlock:][:exactBlock]
+	return e.pos(j)
 }
 
 // kept is the sums of block b, or nil when it is untouched.
@@ -401,7 +411,7 @@ func (e *ExactSums) kept(b int) []sum192 {
 	if j < 0 {
 		return nil
 	}
-	return e.acc[j*exactBlock:][:exactBlock]
+	return e.pos(j)
 }
 
 // markBad records x, out of range, as an addend of number i (the first
@@ -431,8 +441,11 @@ func (e *ExactSums) Reset() {
 	for _, b := range e.touched {
 		e.slot[b] = 0
 	}
-	clear(e.acc)
-	e.acc = e.acc[:0]
+	for p, n := 0, len(e.touched)*exactBlock; n > 0; p++ {
+		m := min(n, len(e.acc[p]))
+		clear(e.acc[p][:m])
+		n -= m
+	}
 	e.touched = e.touched[:0]
 	clear(e.bad)
 }
@@ -501,7 +514,7 @@ func (e *ExactSums) Merge(o *ExactSums) error {
 		return err
 	}
 	for j, b := range o.touched {
-		dst, src := e.blockAt(int(b)), o.acc[j*exactBlock:][:exactBlock]
+		dst, src := e.blockAt(int(b)), o.pos(j)
 		for i := range dst {
 			dst[i].merge(src[i])
 		}
@@ -628,8 +641,8 @@ func (e *ExactSums) MergeRound(s Summable, others []*ExactSums, workers int) err
 	for _, o := range others {
 		parts(len(o.touched), func(_, lo, hi int) {
 			for j, b := range o.touched[lo:hi] {
-				dst := e.acc[(int(e.slot[b])-1)*exactBlock:][:exactBlock]
-				for i, f := range o.acc[(lo+j)*exactBlock:][:exactBlock] {
+				dst := e.pos(int(e.slot[b]) - 1)
+				for i, f := range o.pos(lo + j) {
 					dst[i].merge(f)
 				}
 			}
@@ -641,7 +654,7 @@ func (e *ExactSums) MergeRound(s Summable, others []*ExactSums, workers int) err
 	}
 	parts(len(e.touched), func(j, lo, hi int) {
 		for p, b := range e.touched[lo:hi] {
-			for i, f := range e.acc[(lo+p)*exactBlock:][:exactBlock] {
+			for i, f := range e.pos(lo + p) {
 				if !f.fits() {
 					if k := int(b)<<exactShift + i; over[j] < 0 || k < over[j] {
 						over[j] = k
@@ -709,9 +722,11 @@ func (e *ExactSums) MarshalBinary() ([]byte, error) {
 		b = binary.LittleEndian.AppendUint64(b, uint64(p.Len))
 	}
 	nz := 0
-	for _, f := range e.acc {
-		if !f.zero() {
-			nz++
+	for j := range e.touched {
+		for _, f := range e.pos(j) {
+			if !f.zero() {
+				nz++
+			}
 		}
 	}
 	b = binary.LittleEndian.AppendUint64(b, uint64(nz))
