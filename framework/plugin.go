@@ -398,6 +398,16 @@ type ConvergenceScaler interface {
 	ConvergenceScale(s Stats, st Step) (scale float64, ok bool)
 }
 
+// StatsRecycler is an optional capability of a Model: a schedule that
+// is done with statistics its EStep returned (after their Update and
+// ELBO) hands them back, and the model may fill them again in a later
+// EStep instead of allocating new ones (the topic layer's are K×V
+// numbers; a fresh allocation of them is zeroed on one goroutine every
+// iteration). The caller must not use s afterwards.
+type StatsRecycler interface {
+	RecycleStats(s Stats)
+}
+
 // ConvergencePart is an optional capability of a Model: a part of its
 // bound whose own relative change a batch schedule also judges, so that a
 // part that is still moving is not hidden by a larger part that has

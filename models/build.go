@@ -902,7 +902,7 @@ func (r *Run) fitOne(ctx context.Context, obs framework.Observer) (*framework.Re
 	}
 	r.resume = nil
 	r.Result = res
-	r.Model.exactBufs = nil // the exact E-step's buffers (K×V sums per worker) are not kept after training
+	r.Model.exactBufs, r.Model.spareTopics = nil, nil // the exact E-step's buffers (K×V sums per worker) are not kept after training
 	return res, err
 }
 

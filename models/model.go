@@ -64,6 +64,10 @@ type Model struct {
 	exactKey  exactKey
 	exactLay  []framework.SumPart
 	exactBufs []exactBuf
+	// spareTopics is the topic layer's part of statistics a schedule
+	// handed back (RecycleStats), filled again by the next exact pass
+	// instead of a new K×V allocation; dropped with exactBufs.
+	spareTopics *topics.Stats
 }
 
 // NewModel assembles a model over a training corpus (which may be nil for a
@@ -325,10 +329,18 @@ func (s *stats) Reset() {
 // NewStats returns empty statistics of every component taking part in the
 // current phase: all of them (PhaseJoint), the topic layer's
 // (PhaseTopics), the response's and the annotators' (PhaseResponse).
-func (m *Model) NewStats() framework.Stats {
+func (m *Model) NewStats() framework.Stats { return m.newStats(nil) }
+
+// newStats is NewStats with the topic layer's part ts when it is not nil
+// (statistics of m.Topics).
+func (m *Model) newStats(ts *topics.Stats) framework.Stats {
 	s := &stats{}
 	if m.phase != framework.PhaseResponse {
-		s.topics = m.Topics.NewStats()
+		if ts != nil {
+			s.topics = ts
+		} else {
+			s.topics = m.Topics.NewStats()
+		}
 	}
 	if m.phase == framework.PhaseTopics {
 		return s
@@ -789,7 +801,17 @@ func (m *Model) exactPass(ctx context.Context, n int, step func(w *worker, pos i
 			if k := len(free); k > 0 {
 				b, free = free[k-1], free[:k-1]
 			} else {
-				b = exactBuf{framework.NewExactSums(layout), m.NewStats()}
+				// A new buffer's K×V numbers are allocated (and zeroed)
+				// without the lock, so that workers do not wait for each
+				// other's (topics.Layer.NewStats allocates and nothing else).
+				mu.Unlock()
+				var ts *topics.Stats
+				if m.phase != framework.PhaseResponse {
+					ts = m.Topics.NewStats().(*topics.Stats)
+				}
+				sums := framework.NewExactSums(layout)
+				mu.Lock()
+				b = exactBuf{sums, m.newStats(ts)}
 			}
 			all = append(all, b.sums)
 			m.exactBufs = append(m.exactBufs, b)
@@ -815,11 +837,28 @@ func (m *Model) exactPass(ctx context.Context, n int, step func(w *worker, pos i
 	if len(all) == 0 {
 		return m.Combine(framework.NewExactSums(layout))
 	}
-	s := m.NewStats()
+	// MergeRound sets every number of s (SetSums), so the topic layer's
+	// statistics handed back by the schedule (RecycleStats) serve as well
+	// as new ones.
+	s := m.newStats(m.spareTopics)
+	m.spareTopics = nil
 	if err := all[0].MergeRound(s.(*stats), all[1:], m.workers); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// RecycleStats keeps the topic layer's part of s, statistics of an
+// EStep the caller is done with, for the next exact pass to fill
+// (framework.StatsRecycler): that pass then allocates nothing of size K×V.
+func (m *Model) RecycleStats(s framework.Stats) {
+	st, ok := s.(*stats)
+	if !ok || st.topics == nil {
+		return
+	}
+	if ts, ok := st.topics.(*topics.Stats); ok && ts.K == m.Topics.K && ts.V == m.Topics.V {
+		m.spareTopics = ts
+	}
 }
 
 // accumulateWorker adds w's document, after its local step, to w.stats

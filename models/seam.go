@@ -124,7 +124,7 @@ type exactBuf struct {
 func (m *Model) exactLayout() []framework.SumPart {
 	key := exactKey{m.phase, m.Topics, m.Response, m.Noise}
 	if m.exactLay == nil || !sameComponent(m.exactKey.response, key.response) || !sameComponent(m.exactKey.noise, key.noise) || m.exactKey.phase != key.phase || m.exactKey.topics != key.topics {
-		m.exactKey, m.exactLay, m.exactBufs = key, m.NewStats().(*stats).SumLayout(), nil
+		m.exactKey, m.exactLay, m.exactBufs, m.spareTopics = key, m.NewStats().(*stats).SumLayout(), nil, nil
 	}
 	return m.exactLay
 }

@@ -3,14 +3,16 @@ package models
 import (
 	"context"
 	"errors"
-	"github.com/maslda/maslda/framework/frameworktest/race"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/maslda/maslda/framework"
+	"github.com/maslda/maslda/framework/frameworktest/race"
+	"github.com/maslda/maslda/topics"
 )
 
 // bits compares float64s bit for bit (cmp).
@@ -501,5 +503,53 @@ func TestSoftmaxMMMonotone(t *testing.T) {
 	}
 	if acc["mm"] < acc["lbfgs"]-0.03 {
 		t.Errorf("truth accuracy with the MM step %.4f, with L-BFGS %.4f", acc["mm"], acc["lbfgs"])
+	}
+}
+
+// Statistics handed back (RecycleStats) and filled again by the next
+// exact E-step are the statistics a fresh buffer gets, bit for bit, even
+// when the caller wrote into them after Update (each number is set);
+// and they are reused (the topic layer's part is the one handed back).
+func TestRecycledStatsEqualFresh(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range seamCases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := tc.build(t), tc.build(t)
+			all := make([]int, a.NumDocs())
+			for d := range all {
+				all[d] = d
+			}
+			var recycled *topics.Stats // the topic layer's part handed back last
+			for it := 1; it <= 3; it++ {
+				sa, err := a.EStep(ctx, all)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sb, err := b.EStep(ctx, all)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := denseSums(t, sa), denseSums(t, sb); !slices.Equal(got, want) {
+					t.Fatalf("iteration %d: the E-step into recycled statistics differs from a fresh one", it)
+				}
+				if it > 1 && a.exact() && recycled != nil && sa.(*stats).topics != framework.Stats(recycled) {
+					t.Errorf("iteration %d: the recycled statistics were not reused", it)
+				}
+				for _, m := range []*Model{a, b} {
+					s := map[*Model]framework.Stats{a: sa, b: sb}[m]
+					if err := m.Update(ctx, s, framework.BatchStep(it)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if ts, ok := sa.(*stats).topics.(*topics.Stats); ok {
+					for i := range ts.Word {
+						ts.Word[i] = 1.5 // written after use: the next E-step must set every number
+					}
+					ts.DocELBO, ts.Docs = -3, 7
+					recycled = ts
+				}
+				a.RecycleStats(sa)
+			}
+		})
 	}
 }

@@ -96,6 +96,7 @@ func (b *Batch) FitFrom(ctx context.Context, m framework.Model, obs framework.Ob
 	}
 	scaler, _ := m.(framework.ConvergenceScaler)
 	parter, _ := m.(framework.ConvergencePart)
+	recycler, _ := m.(framework.StatsRecycler)
 	for it := from.Iter + 1; it <= b.MaxIters; it++ {
 		s, err := m.EStep(ctx, all)
 		if err != nil {
@@ -123,6 +124,9 @@ func (b *Batch) FitFrom(ctx context.Context, m framework.Model, obs framework.Ob
 		part, hasPart := math.NaN(), false
 		if parter != nil {
 			part, hasPart = parter.ConvergencePart(s, st)
+		}
+		if recycler != nil {
+			recycler.RecycleStats(s)
 		}
 		if it >= max(b.MinIters, 2) && convergedAt(prev, e, b.Tol, prevScale) &&
 			(!hasPart || convergedAt(prevPart, part, b.Tol, math.Abs(prevPart))) {
