@@ -276,11 +276,10 @@ func (r *Run) errGlobals(what string) error {
 // assemble builds and initialises a model, drawing from r.Rand.
 func (r *Run) assemble() (*Model, framework.Schedule, error) {
 	cfg, c := r.Config, r.corpus
-	layer, err := topics.New(cfg.Topics, c.V)
+	layer, err := topics.NewWorkers(cfg.Topics, c.V, workerCount(cfg.Workers)) // its fills and Init's Refresh on the workers
 	if err != nil {
 		return nil, nil, err
 	}
-	layer.SetWorkers(workerCount(cfg.Workers)) // Init's Refresh on the workers too
 	D := len(c.Docs)
 	if r.globals {
 		D = r.docs

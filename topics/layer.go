@@ -156,22 +156,29 @@ func (l *Layer) emptyHit(d *framework.DocState) bool {
 
 // New returns a layer of the given configuration over V words with ζ = τ
 // (call Init or SetZeta before use).
-func New(cfg Config, v int) (*Layer, error) {
+func New(cfg Config, v int) (*Layer, error) { return NewWorkers(cfg, v, 1) }
+
+// NewWorkers is New with the layer's passes over ζ on the given number of
+// workers (SetWorkers) from the start: its own fills of the K·V numbers
+// too.
+func NewWorkers(cfg Config, v, workers int) (*Layer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if v < 1 {
 		return nil, fmt.Errorf("%w: vocabulary size %d, want ≥ 1", framework.ErrBadInput, v)
 	}
-	l := &Layer{Config: cfg, V: v}
+	l := &Layer{Config: cfg, V: v, workers: workers}
 	n := v * cfg.K
 	l.Zeta = make([]float64, n)
 	l.ElogBeta = make([]float64, n)
 	l.ExpElogBeta = make([]float64, n)
 	l.TopicSum = make([]float64, cfg.K)
-	for i := range l.Zeta {
-		l.Zeta[i] = cfg.Tau
-	}
+	l.forRange(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			l.Zeta[i] = cfg.Tau
+		}
+	})
 	l.refreshUniform()
 	return l, nil
 }
@@ -1036,16 +1043,34 @@ func (l *Layer) Update(ctx context.Context, st framework.Stats, step framework.S
 // Σ_kv Word_kv E[log β_kv]) + Σ_k (E[log p(β_k|τ)] − E[log q(β_k)]).
 func (l *Layer) ELBO(st framework.Stats, step framework.Step) float64 {
 	s := st.(*Stats)
-	local := s.DocELBO
-	for _, w := range s.touched {
-		K := l.K
-		row := s.Word[int(w)*K : (int(w)+1)*K]
-		eb := l.ElogBeta[int(w)*K : (int(w)+1)*K]
-		for k, x := range row {
-			local += x * eb[k]
+	return step.Scale*(s.DocELBO+l.wordTerm(s)) + l.GlobalELBO()
+}
+
+// wordTermChunk is the number of touched words whose part of wordTerm is
+// summed apart before the parts are added in order: a fixed size, so that
+// the sum's bits do not depend on the number of workers.
+const wordTermChunk = 512
+
+// wordTerm is Σ_kv Word_kv E[log β_kv] over the words s touched, summed
+// per wordTermChunk words (on the layer's workers when there are many,
+// pipeline) and the parts added in order.
+func (l *Layer) wordTerm(s *Stats) float64 {
+	K := l.K
+	n := len(s.touched)
+	part := make([]float64, (n+wordTermChunk-1)/wordTermChunk)
+	total := 0.0
+	l.pipeline(n, wordTermChunk, 4*max(1, l.workers), func(c, lo, hi int) {
+		p := 0.0
+		for _, w := range s.touched[lo:hi] {
+			row := s.Word[int(w)*K : (int(w)+1)*K]
+			eb := l.ElogBeta[int(w)*K : (int(w)+1)*K]
+			for k, x := range row {
+				p += x * eb[k]
+			}
 		}
-	}
-	return step.Scale*local + l.GlobalELBO()
+		part[c] = p
+	}, func(c, _, _ int) { total += part[c] })
+	return total
 }
 
 // GlobalELBO is Σ_k (E[log p(β_k|τ)] − E[log q(β_k)]).

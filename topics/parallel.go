@@ -253,26 +253,29 @@ func (l *Layer) blendRefresh(word []float64, r, sc float64) {
 
 // refreshUniform is Refresh for ζ = τ everywhere (New): E[log β_kv] =
 // ψ(τ) − ψ(Σ_v ζ_kv) is the same for every word of topic k, so it takes
-// K digammas and exponentials instead of K·V, with Refresh's bits (the
-// topics' sums added as Refresh adds them).
+// K digammas and exponentials instead of K·V, with Refresh's bits (each
+// topic's sum is τ added V times, as Refresh adds ζ word by word; the
+// rows are filled on the workers, forRange).
 func (l *Layer) refreshUniform() {
 	K := l.K
 	l.version = versions.Add(1)
-	clear(l.TopicSum)
-	for v := 0; v < l.V; v++ {
-		for k, z := range l.Zeta[v*K : (v+1)*K] {
-			l.TopicSum[k] += z
-		}
+	sum := 0.0
+	for range l.V {
+		sum += l.Tau
+	}
+	for k := range l.TopicSum {
+		l.TopicSum[k] = sum
 	}
 	e, x := make([]float64, K), make([]float64, K)
 	for k, s := range l.TopicSum {
 		e[k] = mathext.Digamma(l.Tau) - mathext.Digamma(s)
 		x[k] = math.Exp(e[k])
 	}
-	for v := 0; v < l.V; v++ {
-		copy(l.ElogBeta[v*K:(v+1)*K], e)
-		copy(l.ExpElogBeta[v*K:(v+1)*K], x)
-	}
+	l.forRange(len(l.Zeta), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			l.ElogBeta[i], l.ExpElogBeta[i] = e[i%K], x[i%K]
+		}
+	})
 	l.refreshEmpty()
 }
 

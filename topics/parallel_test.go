@@ -43,17 +43,82 @@ func TestParallelPassesBitIdentical(t *testing.T) {
 	}
 }
 
-// New's E[log β] (refreshUniform) is Refresh's, bit for bit.
+// New's E[log β] (refreshUniform) is Refresh's, bit for bit, and so is
+// NewWorkers' for any number of workers (on a layer large enough to be
+// split).
 func TestNewRefreshUniform(t *testing.T) {
 	cfg := Defaults()
-	l, err := New(cfg, 1003)
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct{ v, workers int }{{1003, 1}, {7001, 1}, {7001, 2}, {7001, 3}} {
+		l, err := NewWorkers(cfg, tc.v, tc.workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.workers == 1 {
+			if n, err := New(cfg, tc.v); err != nil || !slices.Equal(n.Zeta, l.Zeta) || !slices.Equal(n.ElogBeta, l.ElogBeta) {
+				t.Errorf("V %d: New differs from NewWorkers with one worker (%v)", tc.v, err)
+			}
+		}
+		if tc.v*cfg.K >= parallelMin && len(slices.Compact(slices.Clone(l.Zeta))) != 1 {
+			t.Errorf("V %d, %d workers: ζ is not τ everywhere", tc.v, tc.workers)
+		}
+		eb, xb, ts := slices.Clone(l.ElogBeta), slices.Clone(l.ExpElogBeta), slices.Clone(l.TopicSum)
+		l.Refresh()
+		if !slices.Equal(eb, l.ElogBeta) || !slices.Equal(xb, l.ExpElogBeta) || !slices.Equal(ts, l.TopicSum) {
+			t.Errorf("V %d, %d workers: New's E[log β] differs from Refresh's", tc.v, tc.workers)
+		}
 	}
-	eb, xb, ts := slices.Clone(l.ElogBeta), slices.Clone(l.ExpElogBeta), slices.Clone(l.TopicSum)
-	l.Refresh()
-	if !slices.Equal(eb, l.ElogBeta) || !slices.Equal(xb, l.ExpElogBeta) || !slices.Equal(ts, l.TopicSum) {
-		t.Error("New's E[log β] differs from Refresh's")
+}
+
+// ELBO's word term Σ_kv Word_kv E[log β_kv] has the same bits for any
+// number of workers, on statistics touching enough words to be split
+// (pipeline), in an order that is not the words': the parts of
+// wordTermChunk touched words, each summed in order, added in order.
+func TestWordTermBitIdentical(t *testing.T) {
+	cfg := Defaults()
+	cfg.K = 3
+	const V = 3 * parallelMin / 2
+	var want float64
+	for i, w := range []int{1, 2, 3, 7} {
+		l, err := NewWorkers(cfg, V, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(8, 9))
+		for i := range l.Zeta {
+			l.Zeta[i] = cfg.Tau + 50*r.Float64()*r.Float64()
+		}
+		l.Refresh()
+		st := l.NewStats().(*Stats)
+		for _, v := range r.Perm(V)[:V-100] {
+			st.touch(int32(v))
+			for k := range cfg.K {
+				st.Word[v*cfg.K+k] = 3 * r.Float64()
+			}
+		}
+		got := l.wordTerm(st)
+		if i == 0 {
+			// The parts by hand.
+			var parts []float64
+			for lo := 0; lo < len(st.touched); lo += wordTermChunk {
+				p := 0.0
+				for _, v := range st.touched[lo:min(len(st.touched), lo+wordTermChunk)] {
+					for k := range cfg.K {
+						p += st.Word[int(v)*cfg.K+k] * l.ElogBeta[int(v)*cfg.K+k]
+					}
+				}
+				parts = append(parts, p)
+			}
+			for _, p := range parts {
+				want += p
+			}
+			if math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("one worker: %v, the parts added by hand %v", got, want)
+			}
+			continue
+		}
+		if math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("%d workers: %v, one worker %v", w, got, want)
+		}
 	}
 }
 
