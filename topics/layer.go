@@ -959,10 +959,15 @@ type Stats struct {
 	Docs    int
 	touched []int32
 	mark    []bool
+	workers int // SetSums' goroutines (the layer's)
 }
 
 // NewStats returns empty statistics.
-func (l *Layer) NewStats() framework.Stats { return newStats(l.K, l.V) }
+func (l *Layer) NewStats() framework.Stats {
+	s := newStats(l.K, l.V)
+	s.workers = l.workers
+	return s
+}
 
 func newStats(k, v int) *Stats {
 	return &Stats{K: k, V: v, Word: make([]float64, k*v), mark: make([]bool, v)}
@@ -1119,15 +1124,30 @@ func (s *Stats) Sums(visit func(part, off int, xs []float64)) {
 // SetSums sets every number; the touched rows are then those with a
 // non-zero entry, in increasing word order.
 func (s *Stats) SetSums(get func(part int, dst []float64)) {
-	s.Reset()
+	for _, w := range s.touched { // Reset but for the rows, which get sets
+		s.mark[w] = false
+	}
+	s.touched = s.touched[:0]
 	get(0, s.Word)
+	// Mark the rows with a non-zero entry on the workers (each row's mark
+	// by one goroutine), then list them in word order.
 	K := s.K
-	for w := range s.V {
-		for _, x := range s.Word[w*K : (w+1)*K] {
-			if x != 0 {
-				s.touch(int32(w))
-				break
+	forRange(s.workers, s.V*K, func(lo, hi int) {
+		for w := lo / K; w*K < hi; w++ {
+			if w*K < lo {
+				continue // the row's first entry is in another range: its mark is that range's
 			}
+			for _, x := range s.Word[w*K : (w+1)*K] {
+				if x != 0 {
+					s.mark[w] = true
+					break
+				}
+			}
+		}
+	})
+	for w, m := range s.mark {
+		if m {
+			s.touched = append(s.touched, int32(w))
 		}
 	}
 	var docs float64

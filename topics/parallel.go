@@ -12,7 +12,8 @@ import (
 // of ζ, Refresh's digammas and exponentials, GlobalELBO's log-gammas:
 // O(K·V) per iteration, the serial part of an iteration that the E-step's
 // workers do not share) run on the model's number of workers
-// (SetWorkers). Every element is computed as by one goroutine, and sums
+// (SetWorkers). Every element is computed as by one goroutine, and a sum
+// is taken over chunks of a fixed size, each in index order, whose sums
 // are added in index order, so the results are the same bits for any
 // number of workers.
 
@@ -31,8 +32,10 @@ func (l *Layer) SetWorkers(n int) { l.workers = n }
 // whichever goroutine is free: a goroutine that is slowed (by the
 // elements' cost, or by the machine's other work) leaves its share to the
 // others instead of keeping them waiting at the end.
-func (l *Layer) forRange(n int, f func(lo, hi int)) {
-	w := l.workers
+func (l *Layer) forRange(n int, f func(lo, hi int)) { forRange(l.workers, n, f) }
+
+// forRange is Layer.forRange on w goroutines.
+func forRange(w, n int, f func(lo, hi int)) {
 	if w <= 1 || n < parallelMin {
 		f(0, n)
 		return
@@ -150,81 +153,25 @@ func (l *Layer) pipeline(n, size, ahead int, work, consume func(c, lo, hi int)) 
 	wg.Wait()
 }
 
-// sumZetaTerms returns e + Σ_i [log Γ(ζ_i) + (τ − ζ_i) E[log β]_i], added
-// in index order (GlobalELBO's sum). With w workers the chunks are dealt
-// in turn: one in w to the calling goroutine, which computes and adds its
-// terms in one loop (the one-worker loop, where each addition's latency
-// hides in the log-gamma's), the others to the other goroutines, which
-// store their terms in a ring of finished chunks (4 slots a goroutine)
-// that the calling goroutine adds in order when it reaches them. Each
-// chunk is claimed once: one that no goroutine has claimed when the
-// calling goroutine reaches it (its goroutine slowed by the machine's
-// other work) the calling goroutine computes and adds itself.
+// zetaChunk is the number of ζ terms that sumZetaTerms sums apart before
+// adding the parts in order: a fixed size, so that the sum's bits do not
+// depend on the number of workers.
+const zetaChunk = 1 << 13
+
+// sumZetaTerms returns e + Σ_i [log Γ(ζ_i) + (τ − ζ_i) E[log β]_i]
+// (GlobalELBO's sum): each chunk of zetaChunk terms summed in index order
+// on whichever worker takes it (pipeline), and the chunks' sums added to e
+// in index order on the calling goroutine as they finish.
 func (l *Layer) sumZetaTerms(e float64) float64 {
 	n := len(l.Zeta)
-	const size = 1 << 13
-	chunks := (n + size - 1) / size
-	w := min(l.workers, chunks)
-	if w <= 1 || n < parallelMin {
-		for i, z := range l.Zeta {
-			e += zetaTerm(z, l.Tau, l.ElogBeta[i])
+	part := make([]float64, (n+zetaChunk-1)/zetaChunk)
+	l.pipeline(n, zetaChunk, 4*max(1, l.workers), func(c, lo, hi int) {
+		p := 0.0
+		for i := lo; i < hi; i++ {
+			p += zetaTerm(l.Zeta[i], l.Tau, l.ElogBeta[i])
 		}
-		return e
-	}
-	claimed := make([]atomic.Bool, chunks)
-	slot := make([]int, chunks) // the ring slot of a stored chunk
-	ready := make([]chan struct{}, chunks)
-	for c := range ready {
-		ready[c] = make(chan struct{}, 1)
-	}
-	slots := 4 * (w - 1)
-	ring := make([]float64, slots*size)
-	free := make(chan int, slots) // the ring slots not in use
-	for j := range slots {
-		free <- j
-	}
-	var next atomic.Int64 // the next of the other goroutines' chunks, counted among theirs
-	var wg sync.WaitGroup
-	for range w - 1 {
-		wg.Go(func() {
-			for {
-				j := <-free
-				k := int(next.Add(1) - 1)
-				c := k/(w-1)*w + k%(w-1) + 1 // the k-th chunk not the calling goroutine's
-				if c >= chunks {
-					free <- j
-					return
-				}
-				if !claimed[c].CompareAndSwap(false, true) { // the calling goroutine's now
-					free <- j
-					continue
-				}
-				lo, hi := c*size, min(n, (c+1)*size)
-				t := ring[j*size:][:hi-lo]
-				for i := range t {
-					t[i] = zetaTerm(l.Zeta[lo+i], l.Tau, l.ElogBeta[lo+i])
-				}
-				slot[c] = j
-				ready[c] <- struct{}{}
-			}
-		})
-	}
-	for c := range chunks {
-		lo, hi := c*size, min(n, (c+1)*size)
-		if claimed[c].CompareAndSwap(false, true) { // its own, or not claimed yet
-			for i := lo; i < hi; i++ {
-				e += zetaTerm(l.Zeta[i], l.Tau, l.ElogBeta[i])
-			}
-			continue
-		}
-		<-ready[c]
-		j := slot[c]
-		for _, x := range ring[j*size:][:hi-lo] {
-			e += x
-		}
-		free <- j
-	}
-	wg.Wait()
+		part[c] = p
+	}, func(c, _, _ int) { e += part[c] })
 	return e
 }
 

@@ -12,7 +12,7 @@ import (
 
 // Refresh and GlobalELBO give the same bits for any number of workers,
 // on a layer large enough to be split (K·V above parallelMin and above
-// sumZetaTerms' chunk, with fewer ring slots than chunks at 2 and 3).
+// zetaChunk), and GlobalELBO's sum is its chunks' sums added in order.
 func TestParallelPassesBitIdentical(t *testing.T) {
 	cfg := Defaults()
 	const V = 7001
@@ -32,6 +32,21 @@ func TestParallelPassesBitIdentical(t *testing.T) {
 		e := l.GlobalELBO()
 		if want == nil {
 			want, wantELBO = l, e
+			lg := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+			byHand := float64(l.K) * (lg(V*l.Tau) - V*lg(l.Tau))
+			for _, s := range l.TopicSum {
+				byHand -= lg(s)
+			}
+			for lo := 0; lo < len(l.Zeta); lo += zetaChunk {
+				p := 0.0
+				for i := lo; i < min(len(l.Zeta), lo+zetaChunk); i++ {
+					p += lg(l.Zeta[i]) + (l.Tau-l.Zeta[i])*l.ElogBeta[i]
+				}
+				byHand += p
+			}
+			if math.Float64bits(e) != math.Float64bits(byHand) {
+				t.Errorf("one worker: GlobalELBO %v, by hand %v", e, byHand)
+			}
 			continue
 		}
 		if !slices.Equal(l.ElogBeta, want.ElogBeta) || !slices.Equal(l.ExpElogBeta, want.ExpElogBeta) {
@@ -161,6 +176,54 @@ func TestUpdateBitIdentical(t *testing.T) {
 		}
 		if !slices.Equal(l.Zeta, want.Zeta) || !slices.Equal(l.TopicSum, want.TopicSum) || !slices.Equal(l.ElogBeta, want.ElogBeta) || !slices.Equal(l.ExpElogBeta, want.ExpElogBeta) {
 			t.Errorf("%d workers: ζ, the topics' sums or E[log β] differ from the blend and Refresh", w)
+		}
+	}
+}
+
+// SetSums lists the rows with a non-zero entry in word order for any
+// number of workers (the marks set on the workers), after statistics that
+// touched other rows.
+func TestSetSumsTouchedAcrossWorkers(t *testing.T) {
+	cfg := Defaults()
+	cfg.K = 3
+	const V = parallelMin // K·V above parallelMin: split
+	dense := make([]float64, V*cfg.K)
+	r := rand.New(rand.NewPCG(4, 4))
+	var want []int32
+	for v := range V {
+		if r.IntN(3) == 0 {
+			dense[v*cfg.K+r.IntN(cfg.K)] = r.Float64() + 0.5
+			want = append(want, int32(v))
+		}
+	}
+	for _, w := range []int{1, 2, 3, 7} {
+		l, err := NewWorkers(cfg, V, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := l.NewStats().(*Stats)
+		for v := range 50 { // touched before: unmarked by SetSums
+			st.touch(int32(3 * v))
+			st.Word[3*v*cfg.K] = 9
+		}
+		st.SetSums(func(part int, dst []float64) {
+			if part == 0 {
+				copy(dst, dense)
+			} else {
+				clear(dst)
+			}
+		})
+		if !slices.Equal(st.touched, want) || !slices.Equal(st.Word, dense) {
+			t.Errorf("%d workers: %d touched rows, want %d (in word order), or other numbers", w, len(st.touched), len(want))
+		}
+		in := make([]bool, V)
+		for _, v := range want {
+			in[v] = true
+		}
+		for v, m := range st.mark {
+			if m != in[v] {
+				t.Fatalf("%d workers: row %d marked %v", w, v, m)
+			}
 		}
 	}
 }
