@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -396,6 +397,45 @@ func (e *ExactSums) newBlock(b int) int {
 	return j
 }
 
+// keepAll keeps the blocks of bs (distinct) that e does not keep yet, at
+// the positions that newBlock called on each in turn would give them:
+// the parts (MergeRound's, c of them, on its goroutines) first count the
+// new blocks of their ranges of bs, then write them at their offsets in
+// touched and slot (each block by one goroutine).
+func (e *ExactSums) keepAll(bs []int32, c int, parts func(n int, f func(j, lo, hi int))) {
+	before := make([]int, c+1) // before[j+1]: the new blocks of part j; then the new blocks before part j
+	parts(len(bs), func(j, lo, hi int) {
+		n := 0
+		for _, b := range bs[lo:hi] {
+			if e.slot[b] == 0 {
+				n++
+			}
+		}
+		before[j+1] = n
+	})
+	for j := 1; j <= c; j++ {
+		before[j] += before[j-1]
+	}
+	start, total := len(e.touched), before[c]
+	if total == 0 {
+		return
+	}
+	e.touched = slices.Grow(e.touched, total)[:start+total]
+	for len(e.acc) <= (start+total-1)>>exactPageShift { // new pages, zero
+		e.acc = append(e.acc, make([]sum192, min(exactPage, len(e.slot))*exactBlock))
+	}
+	parts(len(bs), func(j, lo, hi int) {
+		at := start + before[j]
+		for _, b := range bs[lo:hi] {
+			if e.slot[b] == 0 {
+				e.touched[at] = b
+				e.slot[b] = int32(at + 1)
+				at++
+			}
+		}
+	})
+}
+
 // blockAt is the sums of block b, kept (and then 0) if it was not.
 func (e *ExactSums) blockAt(b int) []sum192 {
 	j := int(e.slot[b]) - 1
@@ -590,16 +630,6 @@ func (e *ExactSums) MergeRound(s Summable, others []*ExactSums, workers int) err
 			return err
 		}
 	}
-	// Keep every block that others touched (on this goroutine: e's blocks
-	// then stay where they are while the goroutines merge into them).
-	for _, o := range others {
-		for _, b := range o.touched {
-			if e.slot[b] == 0 {
-				e.newBlock(int(b))
-			}
-		}
-		e.mergeBad(o)
-	}
 	nb := len(e.slot)
 	w := max(1, min(workers, nb/exactChunk))
 	// c parts (8 a goroutine with more than one goroutine, 1 otherwise).
@@ -632,6 +662,12 @@ func (e *ExactSums) MergeRound(s Summable, others []*ExactSums, workers int) err
 		}
 		run()
 		wg.Wait()
+	}
+	// Keep every block that others touched (before any merging: e's blocks
+	// then stay where they are while the goroutines merge into them).
+	for _, o := range others {
+		e.keepAll(o.touched, c, parts)
+		e.mergeBad(o)
 	}
 	// Merge each of others' blocks into e's (others one after the other:
 	// two of them may hold the same block), reading theirs in their order;

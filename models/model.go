@@ -798,8 +798,11 @@ func (m *Model) exactPass(ctx context.Context, n int, step func(w *worker, pos i
 		if w.sums == nil {
 			mu.Lock()
 			var b exactBuf
-			if k := len(free); k > 0 {
-				b, free = free[k-1], free[:k-1]
+			if len(free) > 0 {
+				// In the order of the last pass: the first buffer taken is
+				// the one the others were merged into (all[0]), which
+				// keeps every block's memory, so it is again.
+				b, free = free[0], free[1:]
 			} else {
 				// A new buffer's K×V numbers are allocated (and zeroed)
 				// without the lock, so that workers do not wait for each
