@@ -31,12 +31,9 @@ func TestTrainKilledResumes(t *testing.T) {
 	f := newFixture(t)
 	truth, answers := f.crowd(t)
 	const maslda = "topics {\n  k = 3\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {\n  start_iters = 2\n}\n"
-	points := 2 // 4 with MASLDA_LONG=1 (.ci/run), 1 under -short
+	points := 1 // 4 with MASLDA_LONG=1 (.ci/run's long pass)
 	if os.Getenv(race.LongEnv) == "1" {
 		points = 4
-	}
-	if testing.Short() {
-		points = 1
 	}
 	rng := rand.New(rand.NewPCG(14, 2026))
 	var oldFiles map[string]string
