@@ -5,6 +5,9 @@
 // step on the whole corpus and applies framework.BatchStep (ρ = 1, S = 1);
 // the ELBO after each update never decreases (a test). It stops when the
 // relative ELBO change |ΔL| / |L| falls below tol, or after max_iters.
+// A model that is a framework.StatsRecycler gets each iteration's
+// statistics back once the update, the bound and the convergence test are
+// done with them, to fill again in a later E-step.
 //
 // Stochastic variational inference (SVI, MODEL.md §5): each epoch visits a
 // fresh random permutation of the documents cut into mini-batches (so each
