@@ -302,6 +302,19 @@ func TestStatsMergeAndStep(t *testing.T) {
 			t.Fatalf("ζ[%d] = %v, want %v", i, z, want)
 		}
 	}
+	// SVI's bound with scale S is the bound of S copies of the batch:
+	// statistics of two copies at S/2 give the same (the word term and
+	// the documents' terms both scaled, the global terms once).
+	twice := l.NewStats()
+	twice.Merge(whole)
+	twice.Merge(whole)
+	st = framework.Step{Rho: rho, Scale: scale}
+	if e1, e2 := l.ELBO(whole, st), l.ELBO(twice, framework.Step{Rho: rho, Scale: scale / 2}); math.Abs(e1-e2) > 1e-12*math.Abs(e1) {
+		t.Errorf("ELBO at scale %v: %v; of two copies at scale %v: %v", scale, e1, scale/2, e2)
+	}
+	if e1, e0 := l.ELBO(whole, st), l.ELBO(whole, framework.Step{Rho: rho, Scale: 1}); e1 == e0 {
+		t.Errorf("ELBO does not depend on the scale (%v)", e1)
+	}
 	// A cancelled context stops the update.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
