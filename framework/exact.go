@@ -391,10 +391,17 @@ func (e *ExactSums) newBlock(b int) int {
 	j := len(e.touched)
 	e.touched = append(e.touched, int32(b))
 	e.slot[b] = int32(j + 1)
-	if p := j >> exactPageShift; p == len(e.acc) { // a new page, zero (Reset clears the blocks it drops)
+	e.pages(j + 1)
+	return j
+}
+
+// pages adds the pages that positions [0, n) need (new pages are zero;
+// Reset clears the blocks it drops, so every block beyond the ones in use
+// is zero).
+func (e *ExactSums) pages(n int) {
+	for len(e.acc) <= (n-1)>>exactPageShift {
 		e.acc = append(e.acc, make([]sum192, min(exactPage, len(e.slot))*exactBlock))
 	}
-	return j
 }
 
 // keepAll keeps the blocks of bs (distinct) that e does not keep yet, at
@@ -421,9 +428,7 @@ func (e *ExactSums) keepAll(bs []int32, c int, parts func(n int, f func(j, lo, h
 		return
 	}
 	e.touched = slices.Grow(e.touched, total)[:start+total]
-	for len(e.acc) <= (start+total-1)>>exactPageShift { // new pages, zero
-		e.acc = append(e.acc, make([]sum192, min(exactPage, len(e.slot))*exactBlock))
-	}
+	e.pages(start + total)
 	parts(len(bs), func(j, lo, hi int) {
 		at := start + before[j]
 		for _, b := range bs[lo:hi] {

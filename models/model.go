@@ -780,9 +780,12 @@ func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) 
 //
 // The workers' buffers (their ExactSums and one document's statistics)
 // are the model's, kept from one pass to the next (exactBufs, seam.go):
-// a pass allocates nothing of size K×V but the statistics it returns, and
-// each worker empties its sums itself (ExactSums.Reset, the blocks it
-// touched). The total is the first buffer's sums, the others merged into
+// a pass allocates nothing of size K×V but the statistics it returns (and
+// not those when the schedule handed the last ones back, RecycleStats),
+// and each worker empties its sums itself (ExactSums.Reset, the blocks it
+// touched). The buffers are taken in the order of the last pass, so the
+// first, all[0], is the one merged into before and holds every block's
+// pages. The total is the first buffer's sums, the others merged into
 // it, and rounded (Combine's bits), on the workers' goroutines
 // (ExactSums.MergeRound: each a range of the numbers).
 func (m *Model) exactPass(ctx context.Context, n int, step func(w *worker, pos int)) (framework.Stats, error) {
@@ -856,7 +859,7 @@ func (m *Model) exactPass(ctx context.Context, n int, step func(w *worker, pos i
 // (framework.StatsRecycler): that pass then allocates nothing of size K×V.
 func (m *Model) RecycleStats(s framework.Stats) {
 	st, ok := s.(*stats)
-	if !ok || st.topics == nil {
+	if !ok || st.topics == nil || !m.exact() { // only the exact pass fills them again: do not hold K×V numbers for nothing
 		return
 	}
 	if ts, ok := st.topics.(*topics.Stats); ok && ts.K == m.Topics.K && ts.V == m.Topics.V {

@@ -515,10 +515,7 @@ func TestRecycledStatsEqualFresh(t *testing.T) {
 	for _, tc := range seamCases {
 		t.Run(tc.name, func(t *testing.T) {
 			a, b := tc.build(t), tc.build(t)
-			all := make([]int, a.NumDocs())
-			for d := range all {
-				all[d] = d
-			}
+			all := allDocs(a.NumDocs())
 			var recycled *topics.Stats // the topic layer's part handed back last
 			for it := 1; it <= 3; it++ {
 				sa, err := a.EStep(ctx, all)
