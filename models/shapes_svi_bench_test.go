@@ -21,7 +21,10 @@ import (
 // MA-sLDAc, K 20, α 0.1, τ 0.1, one worker: SVI (batch_size 500, κ 0.6,
 // delay 1, tol 0) for 15 epochs, then batch EM for 15 iterations (the
 // matrix's run) from one start (restarts = 1, as SVI: MASLDA_SVI_RESTARTS=N
-// for N candidates, 0 for the library's default). It predicts the
+// for N candidates, 0 for the library's default) and one fit (consensus =
+// 1, as SVI, whose runs are one fit: MASLDA_SVI_CONSENSUS=N for the medoid
+// of N, whose first N − 1 fits are evaluated on the model they do not
+// train). It predicts the
 // held-out documents after every batch update and four times an SVI epoch
 // (by documents seen) and after the last update, out of the timed CPU
 // (MASLDA_SVI_TRACE=1 logs every evaluation; with -v they are not cut
@@ -67,6 +70,13 @@ func BenchmarkSVIShape(b *testing.B) {
 	if batchRestarts > 0 {
 		batchSrc += fmt.Sprintf("restarts = %d\n", batchRestarts)
 	}
+	consensus := 1
+	if s := os.Getenv("MASLDA_SVI_CONSENSUS"); s != "" {
+		if _, err := fmt.Sscan(s, &consensus); err != nil || consensus < 1 {
+			b.Fatalf("MASLDA_SVI_CONSENSUS=%q", s)
+		}
+	}
+	batchSrc += fmt.Sprintf("consensus = %d\n", consensus)
 	infer := fmt.Sprintf("  batch_size = 500\n  kappa = 0.6\n  delay = 1\n  epochs = %d\n  min_epochs = %d\n  tol = 0\n", shapeIters, shapeIters)
 	if s := os.Getenv("MASLDA_SVI_INFER"); s != "" {
 		infer = s
