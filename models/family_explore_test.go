@@ -156,6 +156,35 @@ func buildFittedChoice(ctx context.Context, cfg *models.Config, train *framework
 	return r, ch, err
 }
 
+// writeVoteShares writes, a line a training document, its true class and
+// the share of its answers in each class (all equal without answers): the
+// majority vote beside the posteriors of MASLDA_FAMILY_POST.
+func writeVoteShares(path string, cr *synth.Crowd) error {
+	var b strings.Builder
+	votes := make([]float64, cr.Spec.C)
+	for d, as := range cr.Train.Answers.ByDoc {
+		for c := range votes {
+			votes[c] = 1
+		}
+		if len(as) > 0 {
+			clear(votes)
+			for _, a := range as {
+				votes[a.Class]++
+			}
+		}
+		n := 0.0
+		for _, v := range votes {
+			n += v
+		}
+		fmt.Fprintf(&b, "%d", cr.Truth[d])
+		for _, v := range votes {
+			fmt.Fprintf(&b, " %.6g", v/n)
+		}
+		b.WriteByte('\n')
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
 // TestRandomFamily measures configurations (the shipped MA-sLDAc by
 // default) on the randomised planted family of issue 25
 // (synth.RandomFamily): per draw, majority vote (expected, ties split),
@@ -182,6 +211,9 @@ func buildFittedChoice(ctx context.Context, cfg *models.Config, train *framework
 // the held-out answers criterion (models.ScoreAnswers): per draw, the rank
 // correlation between the criterion and the truth accuracy over every
 // configuration × seed, and the truth of the fit the criterion picks.
+// MASLDA_FAMILY_POST=DIR writes every fit's posterior (DRAW.cCFG.sSEED.txt),
+// Dawid–Skene's (DRAW.ds.txt) and the vote shares (DRAW.mv.txt), a line a
+// training document, its true class first (docs/scripts/family_consensus.py).
 func TestRandomFamily(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("MASLDA_FAMILY"))
 	if n <= 0 {
@@ -251,7 +283,14 @@ func TestRandomFamily(t *testing.T) {
 				var err error
 				switch j.kind {
 				case 0:
-					truth, _, _, err = fitScored(cr, "seed = 1\nworkers = 1\nmodel = \"dawid-skene\"\n", nil, nil)
+					dsPath := ""
+					if dir := os.Getenv("MASLDA_FAMILY_POST"); dir != "" {
+						dsPath = filepath.Join(dir, spec.Name+".ds.txt")
+						if err = writeVoteShares(filepath.Join(dir, spec.Name+".mv.txt"), cr); err != nil {
+							break
+						}
+					}
+					truth, _, _, err = fitScoredTo(cr, "seed = 1\nworkers = 1\nmodel = \"dawid-skene\"\n", nil, nil, dsPath)
 				case 1:
 					truth, _, _, err = fitScored(cr, "seed = 1\nworkers = 1\nmodel = \"dawid-skene(bayes)\"\n", nil, nil)
 				case 2:

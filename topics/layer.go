@@ -97,6 +97,14 @@ type Layer struct {
 	empty   emptyDoc // the fresh start of a document without words
 	workers int      // goroutines of the passes over ζ (SetWorkers; parallel.go)
 	version uint64   // E[log β]'s version: a new one (versions) at every refresh
+	// expVer is the version whose exponentials every word's row of
+	// ExpElogBeta holds (an eager refresh sets it to version). After a
+	// lazy one (a mini-batch's Update) it is older, and a word's row holds
+	// them when expStamp[w] is version: ensureExp fills the rows of a
+	// document's words before a sweep reads them (parallel.go).
+	expVer   uint64
+	expStamp []atomic.Uint64
+	eager    bool // every refresh eager (tests: the lazy one's reference)
 }
 
 // versions numbers the refreshes of E[log β] of every Layer, so that a
@@ -173,6 +181,7 @@ func NewWorkers(cfg Config, v, workers int) (*Layer, error) {
 	l.Zeta = make([]float64, n)
 	l.ElogBeta = make([]float64, n)
 	l.ExpElogBeta = make([]float64, n)
+	l.expStamp = make([]atomic.Uint64, v)
 	l.TopicSum = make([]float64, cfg.K)
 	l.forRange(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -263,17 +272,18 @@ func (l *Layer) Refresh() {
 			l.TopicSum[k] += z
 		}
 	}
-	l.refreshFromSums()
+	l.refreshFromSums(false)
 }
 
-// refreshFromSums is Refresh after the topics' sums (TopicSum).
-func (l *Layer) refreshFromSums() {
+// refreshFromSums is Refresh after the topics' sums (TopicSum); lazy
+// leaves exp(E[log β]) to ensureExp.
+func (l *Layer) refreshFromSums(lazy bool) {
 	K := l.K
 	psiSum := make([]float64, K)
 	for k, s := range l.TopicSum {
 		psiSum[k] = mathext.Digamma(s)
 	}
-	l.refreshElog(psiSum)
+	l.refreshElog(psiSum, lazy)
 	l.refreshEmpty()
 }
 
@@ -511,6 +521,7 @@ func (l *Layer) sweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, w
 func (l *Layer) sweepQuad(d *framework.DocState, sup framework.LikelihoodLocal, q framework.PhiQuadratic, weight float64, s *Scratch) {
 	K := l.K
 	doc := d.Doc
+	l.ensureExp(doc.Words)
 	lg := l.beginLogs(d)
 	cs, zs := lg.C[:len(doc.Words)], lg.Z[:len(doc.Words)]
 	et := s.expTheta[:K]
@@ -595,6 +606,7 @@ func (l *Layer) sweepQuad(d *framework.DocState, sup framework.LikelihoodLocal, 
 func (l *Layer) mulPhi(d *framework.DocState, logf []float64, s *Scratch, acc bool) {
 	K := l.K
 	doc := d.Doc
+	l.ensureExp(doc.Words)
 	et := s.expTheta[:K]
 	lg := l.beginLogs(d)
 	lg.Logf = append(lg.Logf[:0], logf[:K]...)
@@ -1035,12 +1047,16 @@ func (l *Layer) AccumulateDocELBO(st framework.Stats, d *framework.DocState, doc
 }
 
 // Update blends ζ toward τ + S·Word (MODEL.md §5) and refreshes E[log β].
+// After a mini-batch's update (step.Full false) the exponentials
+// exp(E[log β]) are filled lazily, for the words of the documents swept
+// next (ensureExp): a mini-batch holds a small part of a large vocabulary.
+// The numbers are those of an eager refresh, bit for bit.
 func (l *Layer) Update(ctx context.Context, st framework.Stats, step framework.Step) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	s := st.(*Stats)
-	l.blendRefresh(s.Word, step.Rho, step.Scale)
+	l.blendRefresh(s.Word, step.Rho, step.Scale, !step.Full && !l.eager)
 	return nil
 }
 

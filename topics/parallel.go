@@ -2,6 +2,7 @@ package topics
 
 import (
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -62,10 +63,22 @@ func forRange(w, n int, f func(lo, hi int)) {
 }
 
 // refreshElog sets E[log β] and exp(E[log β]) from ζ and the digammas of
-// the topics' sums, psiSum.
-func (l *Layer) refreshElog(psiSum []float64) {
+// the topics' sums, psiSum; lazy sets E[log β] alone and leaves the
+// exponentials to ensureExp.
+func (l *Layer) refreshElog(psiSum []float64, lazy bool) {
 	K := l.K
 	l.version = versions.Add(1)
+	if lazy {
+		if len(l.expStamp) != l.V {
+			l.expStamp = make([]atomic.Uint64, l.V)
+		}
+		l.forRange(len(l.Zeta), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				l.ElogBeta[i] = mathext.Digamma(l.Zeta[i]) - psiSum[i%K]
+			}
+		})
+		return
+	}
 	l.forRange(len(l.Zeta), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			e := mathext.Digamma(l.Zeta[i]) - psiSum[i%K]
@@ -73,6 +86,44 @@ func (l *Layer) refreshElog(psiSum []float64) {
 			l.ExpElogBeta[i] = math.Exp(e)
 		}
 	})
+	l.expVer = l.version
+}
+
+// expBusy marks a word's expStamp while one goroutine fills its row.
+const expBusy = 1 << 63
+
+// ensureExp fills the rows of ExpElogBeta of the given words that the last
+// refresh left stale (a lazy one): exp(E[log β_kv]), the numbers an eager
+// refresh computes. Safe on the E-step's goroutines at once: a word's row
+// is filled by the goroutine that claims its stamp, and the others wait
+// for it (the stamp's atomic store orders the row before their reads).
+func (l *Layer) ensureExp(words []int32) {
+	v := l.version
+	if l.expVer == v {
+		return
+	}
+	K := l.K
+	for _, w := range words {
+		st := &l.expStamp[w]
+		for {
+			s := st.Load()
+			if s == v {
+				break
+			}
+			if s == v|expBusy {
+				runtime.Gosched()
+				continue
+			}
+			if st.CompareAndSwap(s, v|expBusy) {
+				row, eb := l.ExpElogBeta[int(w)*K:][:K], l.ElogBeta[int(w)*K:][:K]
+				for k, e := range eb {
+					row[k] = math.Exp(e)
+				}
+				st.Store(v)
+				break
+			}
+		}
+	}
 }
 
 // pipeline calls work(c, lo, hi) on the chunks [lo, hi) = [c·size,
@@ -179,7 +230,7 @@ func (l *Layer) sumZetaTerms(e float64) float64 {
 // then Refresh, with Refresh's sums of the topics (word by word, in index
 // order: the same bits) taken on the calling goroutine chunk by chunk as
 // the workers finish blending them (pipeline).
-func (l *Layer) blendRefresh(word []float64, r, sc float64) {
+func (l *Layer) blendRefresh(word []float64, r, sc float64, lazy bool) {
 	K := l.K
 	clear(l.TopicSum)
 	size := K * max(1, (1<<13)/K) // whole rows
@@ -195,7 +246,7 @@ func (l *Layer) blendRefresh(word []float64, r, sc float64) {
 			}
 		}
 	})
-	l.refreshFromSums()
+	l.refreshFromSums(lazy)
 }
 
 // refreshUniform is Refresh for ζ = τ everywhere (New): E[log β_kv] =
@@ -223,6 +274,7 @@ func (l *Layer) refreshUniform() {
 			l.ElogBeta[i], l.ExpElogBeta[i] = e[i%K], x[i%K]
 		}
 	})
+	l.expVer = l.version
 	l.refreshEmpty()
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/maslda/maslda/framework"
@@ -174,6 +175,7 @@ func TestUpdateBitIdentical(t *testing.T) {
 		if err := l.Update(context.Background(), st, framework.Step{Rho: r, Scale: sc}); err != nil {
 			t.Fatal(err)
 		}
+		l.ensureExp(allWords(V)) // a mini-batch's update leaves them to the sweeps
 		if !slices.Equal(l.Zeta, want.Zeta) || !slices.Equal(l.TopicSum, want.TopicSum) || !slices.Equal(l.ElogBeta, want.ElogBeta) || !slices.Equal(l.ExpElogBeta, want.ExpElogBeta) {
 			t.Errorf("%d workers: ζ, the topics' sums or E[log β] differ from the blend and Refresh", w)
 		}
@@ -225,5 +227,115 @@ func TestSetSumsTouchedAcrossWorkers(t *testing.T) {
 				t.Fatalf("%d workers: row %d marked %v", w, v, m)
 			}
 		}
+	}
+}
+
+// allWords is the word ids 0, …, V−1.
+func allWords(V int) []int32 {
+	w := make([]int32, V)
+	for i := range w {
+		w[i] = int32(i)
+	}
+	return w
+}
+
+// A mini-batch's Update leaves exp(E[log β]) stale (lazy) and ensureExp
+// fills a word's row with the eager refresh's bits, once, from any number
+// of goroutines at once (run with -race); a full-batch Update and Refresh
+// stay eager.
+func TestLazyExp(t *testing.T) {
+	cfg := Defaults()
+	const V = 3001
+	mk := func(eager bool) (*Layer, *Stats) {
+		l, err := New(cfg, V)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.eager = eager
+		l.SetWorkers(3)
+		rng := rand.New(rand.NewPCG(5, 6))
+		for i := range l.Zeta {
+			l.Zeta[i] = cfg.Tau + 20*rng.Float64()*rng.Float64()
+		}
+		l.Refresh()
+		st := l.NewStats().(*Stats)
+		for i := range st.Word {
+			st.Word[i] = 2 * rng.Float64() * rng.Float64()
+		}
+		return l, st
+	}
+	want, st := mk(true)
+	if err := want.Update(context.Background(), st, framework.Step{Rho: 0.4, Scale: 3}); err != nil {
+		t.Fatal(err)
+	}
+	l, st := mk(false)
+	before := slices.Clone(l.ExpElogBeta)
+	if err := l.Update(context.Background(), st, framework.Step{Rho: 0.4, Scale: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(l.ElogBeta, want.ElogBeta) || !slices.Equal(l.ExpElogBeta, before) {
+		t.Fatal("a mini-batch's update: E[log β] differs from the eager one's, or the exponentials were refreshed")
+	}
+	// Eight goroutines fill overlapping words (goroutines 0, 3 and 6 every
+	// word): every row once, the eager bits.
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			var words []int32
+			for w := g % 3; w < V; w += 1 + g%3 {
+				words = append(words, int32(w))
+			}
+			l.ensureExp(words)
+		})
+	}
+	wg.Wait()
+	K := l.K
+	for w := range V {
+		row, ref := l.ExpElogBeta[w*K:][:K], want.ExpElogBeta[w*K:][:K]
+		if !slices.Equal(row, ref) {
+			t.Fatalf("word %d: exponentials %v, want the eager refresh's %v", w, row[:2], ref[:2])
+		}
+	}
+	// A full-batch update is eager again.
+	l2, st2 := mk(false)
+	if err := l2.Update(context.Background(), st2, framework.Step{Rho: 0.4, Scale: 3, Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(l2.ExpElogBeta, want.ExpElogBeta) {
+		t.Fatal("a full-batch update left exponentials stale")
+	}
+}
+
+// Sweeps after a sequence of mini-batch updates give the bits of the same
+// sequence with eager refreshes: every word a sweep reads was filled.
+func TestLazyExpSweeps(t *testing.T) {
+	run := func(eager bool) ([]float64, []float64) {
+		l, c := fixture(t, 4)
+		l.eager = eager
+		ds := framework.NewDocState(l.K, 64)
+		s := l.NewScratch()
+		var gam []float64
+		for it := range 6 {
+			st := l.NewStats()
+			batch := []int{it % 3, 3 + it%5, 10 + it}
+			for _, d := range batch {
+				ds.Bind(d, &c.Docs[d], nil)
+				l.Start(ds, nil)
+				for range 5 {
+					l.Sweep(ds, nil, s)
+				}
+				l.Accumulate(st, ds)
+				gam = append(gam, ds.Gamma...)
+			}
+			if err := l.Update(context.Background(), st, framework.Step{Rho: 0.5, Scale: float64(len(c.Docs)) / 3}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return gam, slices.Clone(l.Zeta)
+	}
+	g1, z1 := run(true)
+	g2, z2 := run(false)
+	if !slices.Equal(g1, g2) || !slices.Equal(z1, z2) {
+		t.Fatal("lazy exponentials changed the sweeps' γ or ζ")
 	}
 }
