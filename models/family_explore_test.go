@@ -115,6 +115,24 @@ func fitScoredTo(cr *synth.Crowd, src string, kept *framework.Answers, held [][]
 		return
 	}
 	heldout = accuracyOf(pred, cr.TestTruth)
+	if postPath != "" && len(train.Docs) > 0 {
+		// The bound at the fit and its supervised part (ConvergencePart),
+		// after one more E-step at the fit's globals: POST.bound.
+		all := make([]int, len(train.Docs))
+		for d := range all {
+			all[d] = d
+		}
+		var st framework.Stats
+		if st, err = r.Model.EStep(ctx, all); err != nil {
+			return
+		}
+		step := framework.BatchStep(1)
+		part, _ := r.Model.ConvergencePart(st, step)
+		line := fmt.Sprintf("%.17g %.17g\n", r.Model.ELBO(st, step), part)
+		if err = os.WriteFile(postPath+".bound", []byte(line), 0o644); err != nil {
+			return
+		}
+	}
 	if held != nil {
 		var s models.AnswerScore
 		if s, err = r.Model.ScoreAnswers(ctx, held); err != nil {
