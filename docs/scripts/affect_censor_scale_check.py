@@ -13,28 +13,21 @@
 #       a_r ≈ 0 instead of a high precision; ka: a ridge k_a (a_r − 1)²
 # A cross-check, never a runtime dependency (needs python3-numpy):
 #   /usr/bin/python3 docs/scripts/affect_censor_scale_check.py [../shared/data/snow2008_affect]
-import csv, math, sys
+import math, os, sys
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import affect_data
 
 DIR = sys.argv[1] if len(sys.argv) > 1 else "../shared/data/snow2008_affect"
 EMOTIONS = "anger disgust fear joy sadness surprise".split()
 
 
 def load(e):
-    rows = list(csv.DictReader(open(f"{DIR}/{e}.standardized.tsv"), delimiter="\t"))
-    tasks = sorted({r["orig_id"] for r in rows})
-    workers = sorted({r["!amt_worker_ids"] for r in rows})
-    ti = {t: i for i, t in enumerate(tasks)}
-    wi = {w: i for i, w in enumerate(workers)}
-    d = np.array([ti[r["orig_id"]] for r in rows])
-    w = np.array([wi[r["!amt_worker_ids"]] for r in rows])
-    y = np.array([float(r["response"]) for r in rows])
-    gold = {r["orig_id"]: float(r["gold"]) for r in rows}
-    return d, w, y, np.array([gold[t] for t in tasks]), len(tasks), len(workers)
+    return affect_data.load(DIR, e)
 
 
-def r2(g, x):
-    return 1 - ((g - x) ** 2).sum() / ((g - g.mean()) ** 2).sum()
+r2 = affect_data.r2
 
 
 _erf = np.vectorize(math.erf)

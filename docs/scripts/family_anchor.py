@@ -17,7 +17,10 @@ draw. Per draw, among the fits of the seeds given, it chooses:
 and prints the truth of each choice, the counts below majority vote and
 Dawid–Skene − 0.005, and the draws where an anchored choice differs from
 the medoid. Every rule uses only the answers and the fits, never the truth."""
-import sys, os, re, collections
+import sys, os, re
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from family_runs import read_rows, mv_ds
+import collections
 args = sys.argv[1:]
 seeds, lams = [1, 2, 3], [0.5, 1.0, 2.0]
 if '--seeds' in args:
@@ -25,16 +28,7 @@ if '--seeds' in args:
 if '--lambdas' in args:
     i = args.index('--lambdas'); lams = [float(x) for x in args[i+1].split(',')]; del args[i:i+2]
 postdir, runs = args[0], args[1:]
-ref = {}
-for path in runs:
-    cfg = -1
-    for line in open(path):
-        if line.startswith('### configuration'):
-            cfg = int(line.split()[-1]); continue
-        if cfg != 0 or not line.startswith(('| draw', '| b', '| crowded')): continue
-        f = [x.strip() for x in line.strip().strip('|').split('|')]
-        if f[0] == 'draw': continue
-        ref[f[0]] = (float(f[8]), float(f[9]))
+ref = {k: mv_ds(f) for k, f in read_rows(runs).items()}
 def load(p):
     T, Q = [], []
     for line in open(p):

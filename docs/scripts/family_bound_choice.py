@@ -14,21 +14,14 @@ and prints each choice's mean truth, the counts below majority vote and
 Dawid–Skene − 0.005, the draws where the choices differ, and how often the
 bound and the part rank the best-truth fit first (ties in truth excluded)."""
 import sys, os, re
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from family_runs import read_rows, mv_ds
 args = sys.argv[1:]
 seeds = [1, 2, 3]
 if '--seeds' in args:
     i = args.index('--seeds'); seeds = [int(x) for x in args[i+1].split(',')]; del args[i:i+2]
 postdir, runs = args[0], args[1:]
-ref = {}
-for path in runs:
-    cfg = -1
-    for line in open(path):
-        if line.startswith('### configuration'):
-            cfg = int(line.split()[-1]); continue
-        if cfg != 0 or not line.startswith(('| draw', '| b', '| crowded')): continue
-        f = [x.strip() for x in line.strip().strip('|').split('|')]
-        if f[0] == 'draw': continue
-        ref[f[0]] = (float(f[8]), float(f[9]))
+ref = {k: mv_ds(f) for k, f in read_rows(runs).items()}
 def labels(p):
     T, L = [], []
     for line in open(p):

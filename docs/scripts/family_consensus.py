@@ -19,6 +19,8 @@ for every draw and s = 1 … N, the truth of the medoid of seeds s, s+1, s+2:
 what TestRandomFamily prints at seed s under `consensus = 3` (the run's
 fit is that medoid bit for bit, TestConsensusFit), and the counts."""
 import sys, re, os, glob, collections
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from family_runs import read_rows, mv_ds
 args = sys.argv[1:]
 seeds = None
 if '--seeds' in args:
@@ -27,16 +29,7 @@ windows = 0
 if '--windows' in args:
     i = args.index('--windows'); windows = int(args[i+1]); del args[i:i+2]
 postdir, runs = args[0], args[1:]
-ref = {}
-for path in runs:
-    cfg = -1
-    for line in open(path):
-        if line.startswith('### configuration'):
-            cfg = int(line.split()[-1]); continue
-        if cfg != 0 or not line.startswith(('| draw', '| b', '| crowded')): continue
-        f = [x.strip() for x in line.strip().strip('|').split('|')]
-        if f[0] == 'draw': continue
-        ref[f[0]] = (float(f[8]), float(f[9]), [float(x) for x in f[13].split()])
+ref = {k: (*mv_ds(f), [float(x) for x in f[13].split()]) for k, f in read_rows(runs).items()}
 def load(p):
     T, Q = [], []
     for line in open(p):
