@@ -85,13 +85,18 @@ func (c Config) Validate() error {
 }
 
 // Layer is the topic layer: ζ and its cached expectations. Its parameters
-// are read-only during the E-step.
+// are read-only during the E-step, but for the rows of ExpElogBeta that a
+// mini-batch's Update left to be filled (ensureExp, safe on the E-step's
+// goroutines).
 type Layer struct {
 	Config
-	V           int
-	Zeta        []float64 // ζ, word-major V×K: Zeta[v*K+k] = ζ_kv
-	ElogBeta    []float64 // E[log β_kv], V×K
-	ExpElogBeta []float64 // exp(E[log β_kv]), V×K
+	V        int
+	Zeta     []float64 // ζ, word-major V×K: Zeta[v*K+k] = ζ_kv
+	ElogBeta []float64 // E[log β_kv], V×K
+	// ExpElogBeta is exp(E[log β_kv]), V×K. After a mini-batch's Update
+	// a word's row holds it only once a sweep of a document with that
+	// word has read it (ensureExp); read it through the layer's sweeps.
+	ExpElogBeta []float64
 	TopicSum    []float64 // Σ_v ζ_kv, K
 
 	empty   emptyDoc // the fresh start of a document without words

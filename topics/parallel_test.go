@@ -307,22 +307,38 @@ func TestLazyExp(t *testing.T) {
 }
 
 // Sweeps after a sequence of mini-batch updates give the bits of the same
-// sequence with eager refreshes: every word a sweep reads was filled.
+// sequence with eager refreshes: every word a sweep reads was filled, by
+// the unsupervised block update (mulPhi) and by the supervised sweep with
+// an exact quadratic part (sweepQuad).
 func TestLazyExpSweeps(t *testing.T) {
 	run := func(eager bool) ([]float64, []float64) {
 		l, c := fixture(t, 4)
 		l.eager = eager
 		ds := framework.NewDocState(l.K, 64)
 		s := l.NewScratch()
+		rng := rand.New(rand.NewPCG(11, 12))
 		var gam []float64
 		for it := range 6 {
 			st := l.NewStats()
 			batch := []int{it % 3, 3 + it%5, 10 + it}
-			for _, d := range batch {
+			for bi, d := range batch {
 				ds.Bind(d, &c.Docs[d], nil)
 				l.Start(ds, nil)
-				for range 5 {
-					l.Sweep(ds, nil, s)
+				if bi > 0 {
+					for range 5 {
+						l.Sweep(ds, nil, s)
+					}
+				} else { // first after the update, supervised alone: sweepQuad fills the rows
+					q := &quadSup{u: make([]float64, l.K), h: make([]float64, l.K)}
+					for k := range q.u {
+						q.u[k], q.h[k] = rng.NormFloat64(), 0.3*rng.NormFloat64()
+					}
+					for range c.Docs[d].Words {
+						q.x, q.c = append(q.x, rng.NormFloat64()), append(q.c, 0.1+rng.Float64())
+					}
+					for range 3 {
+						l.SweepWeighted(ds, q, 2, s)
+					}
 				}
 				l.Accumulate(st, ds)
 				gam = append(gam, ds.Gamma...)
