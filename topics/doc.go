@@ -15,7 +15,7 @@
 //	ζ_kv ← (1 − ρ_t) ζ_kv + ρ_t ( τ + S Σ_d n_dv φ_dvk ),
 //
 // which is the batch update ζ_kv = τ + Σ_d n_dv φ_dvk when ρ_t = S = 1.
-// After a mini-batch's update (ρ_t < 1 or a part of the corpus) the
+// After the update of a mini-batch smaller than the corpus (Step.Full false) the
 // exponentials exp(E[log β_kv]) the sweeps multiply by are filled per word
 // when a sweep first reads them (Layer.ensureExp), not for all K·V. The
 // ELBO terms of the topic layer (MODEL.md §4) are split into per-document
