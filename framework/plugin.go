@@ -247,6 +247,31 @@ type PhiQuadratic interface {
 	PhiTermQuad(dst []float64, d *DocState, j int) (c float64, u []float64)
 }
 
+// PhiQuadraticAffine is an optional refinement of PhiQuadratic for a
+// supervision term whose ρ_dv is base_d + s_dv·u, with base_d and u the
+// same for every word of a sweep (the Gaussian and ordinal responses:
+// u = η). The word's problem is then one-dimensional: φ_dvk ∝
+// exp(E[log θ_dk] + w·base_dk) · exp(E[log β_kv]) · exp(λ·u_k) with
+// λ = w(s_dv − 2c_dv·t), t = u·φ_dv, so the topic layer takes the first
+// factor once a sweep and solves for λ with O(K) work a Newton step
+// (topics.Layer's sweepAffine, docs/design.md). Called within a sweep,
+// after Begin or Resume:
+//
+//   - QuadBase sets dst (length K) to base_d and returns u (read, not
+//     kept; unchanged until the sweep ends), once at the sweep's start;
+//   - QuadWord returns s_dv and c_dv of word j, given t = u·φ_dv at its
+//     current φ_dv, with the other words' φ as they are now;
+//   - QuadMoved replaces WordChanged: φ of word j changed, its t = u·φ_dv
+//     from t0 to t1 and q = Σ_k φ_dvk u_k² from q0 to q1.
+//
+// PhiTermQuad must add base_d + s_dv·u and return the same c_dv and u.
+type PhiQuadraticAffine interface {
+	PhiQuadratic
+	QuadBase(dst []float64, d *DocState) (u []float64)
+	QuadWord(d *DocState, j int, t float64) (s, c float64)
+	QuadMoved(d *DocState, j int, t0, q0, t1, q1 float64)
+}
+
 // PhiDocTerm is an optional capability of a LikelihoodLocal: an
 // approximation of the supervision term that is the same for every word of
 // a document. DocTerm sets dst (length K) to ρ̄_d with ρ_dvk ≈ ρ̄_dk + c_dv

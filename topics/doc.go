@@ -10,6 +10,13 @@
 //
 // where ρ_dvk is the supervision term a response likelihood adds through
 // framework.LikelihoodLocal.PhiTerm (zero for plain LDA and at prediction).
+// A response whose part in a repeated word's φ_dv is quadratic
+// (framework.PhiQuadratic: per token ρ·φ_dv − c(u·φ_dv)²) gets the exact
+// maximiser φ_dv = softmax(a − 2w·c·t·u), t = u·φ_dv, by a safeguarded
+// Newton iteration on t (Layer.sweepQuad, solveQuadratic); when ρ_dv is
+// base_d + s_dv·u (framework.PhiQuadraticAffine) the exponent's only
+// word-dependent part besides E[log β_kv] is λ·u_k, λ = w(s_dv − 2c·t),
+// and each Newton evaluation is one pass of K (Layer.sweepAffine).
 // The global update (Layer.Update) is the blended form of MODEL.md §5,
 //
 //	ζ_kv ← (1 − ρ_t) ζ_kv + ρ_t ( τ + S Σ_d n_dv φ_dvk ),

@@ -478,6 +478,8 @@ func (l *Layer) sweepPhi(d *framework.DocState, sup framework.LikelihoodLocal, w
 			s.expTheta[k] = math.Exp(e)
 		}
 		l.mulPhi(d, d.ElogTheta, s, false)
+	} else if q, ok := sup.(framework.PhiQuadraticAffine); ok {
+		l.sweepAffine(d, sup, q, weight, s)
 	} else if q, ok := sup.(framework.PhiQuadratic); ok {
 		l.sweepQuad(d, sup, q, weight, s)
 	} else {
@@ -602,6 +604,212 @@ func (l *Layer) sweepQuad(d *framework.DocState, sup framework.LikelihoodLocal, 
 	}
 }
 
+// sweepAffine is sweepQuad for a supervision term whose ρ_dv is base_d +
+// s_dv·u (framework.PhiQuadraticAffine). With x_k = E[log θ_dk] +
+// w·base_dk, the same for every word of the sweep, word v's maximiser is
+//
+//	φ_dvk ∝ exp(x_k) · exp(E[log β_kv]) · exp(λ u_k),  λ = w(s_dv − 2c_dv t),  t = u·φ_dv,
+//
+// so the sweep takes B_k = exp(x_k − max x) once, and a word's Newton
+// iteration on t (solveQuadratic's, safeguarded in [min u, max u]) only
+// moves the scalar λ: every evaluation is one pass over
+// r_k = B_k·exp(E[log β_kv])·E_k times exp((λ − λ_ref)·u_k), the
+// exponentials E_k = exp(λ_ref u_k − max_k λ_ref u_k) taken again only
+// when |λ − λ_ref|·max|u| > taylorMax (else the degree-4 Taylor
+// polynomial, as in sweepQuad). A word then costs about four passes of K
+// (its moments t₀ and q₀ = Σ φ u², r with the first evaluation, any
+// further Newton evaluation, the normalisation with the next moments and
+// PhiLogs' c and z) against sweepQuad's fifteen, for the same maximiser
+// up to rounding (TestSweepAffineMatchesQuad). A word whose sum
+// underflows or overflows is solved in log space (affineLogSpace).
+func (l *Layer) sweepAffine(d *framework.DocState, sup framework.LikelihoodLocal, q framework.PhiQuadraticAffine, weight float64, s *Scratch) {
+	K := l.K
+	doc := d.Doc
+	if len(doc.Words) == 0 {
+		l.beginLogs(d)
+		return
+	}
+	x := s.logf[:K]
+	u := q.QuadBase(x, d)
+	if len(u) < K { // no supervision of φ (fixed features)
+		l.sweepQuad(d, sup, q, weight, s)
+		return
+	}
+	u = u[:K]
+	l.ensureExp(doc.Words)
+	lg := l.beginLogs(d)
+	cs, zs := lg.C[:len(doc.Words)], lg.Z[:len(doc.Words)]
+	bk := s.expTheta[:K]
+	xmax := math.Inf(-1)
+	for k, e := range d.ElogTheta[:K] {
+		x[k] = e + weight*x[k]
+		xmax = max(xmax, x[k])
+	}
+	for k, v := range x {
+		bk[k] = math.Exp(v - xmax)
+	}
+	lo, hi := uBounds(u)
+	scale := max(math.Abs(lo), math.Abs(hi))
+	ek, r, p := s.eRef[:K], s.ref[:K], s.prev[:K]
+	lamRef, haveRef := 0.0, false
+	setRef := func(lam float64) {
+		shift := max(lam*lo, lam*hi)
+		for k, v := range u {
+			ek[k] = math.Exp(lam*v - shift)
+		}
+		lamRef, haveRef = lam, true
+	}
+	for j, w := range doc.Words {
+		row := d.PhiRow(j)[:K]
+		xb := l.ExpElogBeta[int(w)*K:][:K]
+		t0, q0 := 0.0, 0.0
+		for k, v := range row {
+			y := v * u[k]
+			t0 += y
+			q0 += y * u[k]
+		}
+		sv, c := q.QuadWord(d, j, t0)
+		ws, cw := weight*sv, weight*c
+		fresh := true // r is to be computed with the next evaluation
+		var inv float64
+		// eval sets p ∝ softmax at t (inv its normaliser's inverse) and
+		// returns f(t) = u·p − t and f'(t); ok is false when the sum
+		// underflows or overflows.
+		eval := func(t float64) (f, fp float64, ok bool) {
+			lam := ws - 2*cw*t
+			dl := lam - lamRef
+			if !haveRef || !(math.Abs(dl)*scale <= taylorMax) {
+				setRef(lam)
+				fresh, dl = true, 0
+			}
+			sum, mean, sq := 0.0, 0.0, 0.0
+			switch {
+			case fresh && dl == 0:
+				for k, b := range bk {
+					v := b * xb[k] * ek[k]
+					r[k] = v
+					p[k] = v
+					sum += v
+					y := v * u[k]
+					mean += y
+					sq += y * u[k]
+				}
+			case fresh:
+				for k, b := range bk {
+					v := b * xb[k] * ek[k]
+					r[k] = v
+					e := dl * u[k]
+					v *= 1 + e*(1+e*(0.5+e*(1.0/6+e*(1.0/24))))
+					p[k] = v
+					sum += v
+					y := v * u[k]
+					mean += y
+					sq += y * u[k]
+				}
+			default:
+				for k, v := range r {
+					e := dl * u[k]
+					v *= 1 + e*(1+e*(0.5+e*(1.0/6+e*(1.0/24))))
+					p[k] = v
+					sum += v
+					y := v * u[k]
+					mean += y
+					sq += y * u[k]
+				}
+			}
+			fresh = false
+			if !(sum > 1e-280 && !math.IsInf(sum, 0)) {
+				return 0, 0, false
+			}
+			inv = 1 / sum
+			mean *= inv
+			sq *= inv
+			return mean - t, -2*cw*max(0, sq-mean*mean) - 1, true
+		}
+		t := min(max(t0, lo), hi)
+		ok := true
+		if c > 0 {
+			a, b := lo, hi
+			done := false
+			for it := 0; it < 100 && b-a > 1e-15*scale; it++ {
+				f, fp, good := eval(t)
+				if !good {
+					ok = false
+					break
+				}
+				if math.Abs(f) <= 1e-14*max(scale, 1e-300) {
+					done = true
+					break
+				}
+				if f > 0 {
+					a = t
+				} else {
+					b = t
+				}
+				next := t - f/fp
+				if !(next > a && next < b) {
+					next = 0.5 * (a + b)
+				}
+				t = next
+			}
+			if ok && !done {
+				_, _, ok = eval(t)
+			}
+		} else {
+			t = 0
+			_, _, ok = eval(0)
+		}
+		var t1, q1 float64
+		if ok {
+			lam := ws - 2*cw*t
+			eb := l.ElogBeta[int(w)*K:][:K]
+			m, pm, acc := 0, -1.0, 0.0
+			for k, v := range p {
+				v *= inv
+				row[k] = v
+				if v > pm {
+					m, pm = k, v
+				}
+				acc += v * (x[k] + eb[k])
+				y := v * u[k]
+				t1 += y
+				q1 += y * u[k]
+			}
+			cs[j] = acc + lam*t1 - (x[m] + eb[m] + lam*u[m])
+			zs[j] = 1 / pm
+		} else {
+			cs[j], zs[j], t1, q1 = l.affineLogSpace(row, x, int(w), u, ws, cw, t0, s)
+		}
+		q.QuadMoved(d, j, t0, q0, t1, q1)
+	}
+}
+
+// affineLogSpace is sweepAffine's word in log space (its multiplicative
+// sum underflowed or overflowed): row = softmax(a − 2cw·t·u), a_k = x_k +
+// E[log β_kv] + ws·u_k, by solveQuadratic (softmaxInto when cw is 0). It
+// returns PhiLogs' c and z and the row's new t and q.
+func (l *Layer) affineLogSpace(row, x []float64, w int, u []float64, ws, cw, t0 float64, s *Scratch) (c, z, t1, q1 float64) {
+	K := l.K
+	eb := l.ElogBeta[w*K:][:K]
+	a := s.logit[:K]
+	for k := range a {
+		a[k] = x[k] + eb[k] + ws*u[k]
+	}
+	t := 0.0
+	if cw > 0 {
+		t = solveQuadratic(row, a, cw, u, t0, s.g[:K], s.gRef[:K], false)
+	} else {
+		softmaxInto(row, a)
+	}
+	c, z = softmaxRowLogs(row, a, 2*cw*t, u, cw > 0)
+	for k, v := range row {
+		y := v * u[k]
+		t1 += y
+		q1 += y * u[k]
+	}
+	return c, z, t1, q1
+}
+
 // mulPhi sets every word's φ_dvk ∝ s.expTheta_k · exp(E[log β_kv])
 // (multiplicative: no exponential per word), where s.expTheta_k =
 // exp(logf_k) was set by the caller; a word whose normaliser underflows or
@@ -680,10 +888,7 @@ func (l *Layer) mulPhi(d *framework.DocState, logf []float64, s *Scratch, acc bo
 // word costs no exponential at all (docs/performance.md, "MA-sLDAr on long
 // documents and two workers").
 func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp, ref []float64, haveRef bool) (tFinal float64) {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, x := range u {
-		lo, hi = min(lo, x), max(hi, x)
-	}
+	lo, hi := uBounds(u)
 	tRef := t0
 	t := min(max(t0, lo), hi)
 	scale := max(math.Abs(lo), math.Abs(hi))
@@ -759,6 +964,23 @@ func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp, r
 	return t
 }
 
+// uBounds returns the smallest and the largest element of u (non-empty,
+// no NaN) by plain comparisons: the built-in min and max, whose NaN and
+// signed-zero rules cost branches, made this loop 40% of solveQuadratic
+// on long documents (docs/performance.md).
+func uBounds(u []float64) (lo, hi float64) {
+	lo, hi = u[0], u[0]
+	for _, x := range u[1:] {
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
+	}
+	return lo, hi
+}
+
 // taylorMax is the largest |e| for which solveQuadratic takes exp(e) as
 // 1 + e + e²/2 + e³/6 + e⁴/24.
 const taylorMax = 1e-3
@@ -816,10 +1038,10 @@ func softmaxLogs(dst, x []float64) (c, z float64) {
 // row_k (y_k − y_m) and z = 1/row_m, no logarithm (sweepQuad, whose rows
 // come from a Newton solve or Taylor steps, not from one softmax).
 func softmaxRowLogs(row, a []float64, b float64, u []float64, quad bool) (c, z float64) {
-	m := 0
+	m, pm := 0, row[0]
 	for k, p := range row {
-		if p > row[m] {
-			m = k
+		if p > pm {
+			m, pm = k, p
 		}
 	}
 	ym := a[m]
@@ -833,7 +1055,7 @@ func softmaxRowLogs(row, a []float64, b float64, u []float64, quad bool) (c, z f
 			c += p * (a[k] - ym)
 		}
 	}
-	return c, 1 / row[m]
+	return c, 1 / pm
 }
 
 // beginLogs starts the cached normalisers of a sweep of every word of d:

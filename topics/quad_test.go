@@ -93,6 +93,36 @@ func (q *quadSup) PhiTermQuad(dst []float64, d *framework.DocState, j int) (floa
 	return q.c[j], q.u
 }
 
+// affineSup is quadSup as a framework.PhiQuadraticAffine (base h, s_j =
+// x_j); QuadMoved checks the moments it is given against the row.
+type affineSup struct {
+	*quadSup
+	t     *testing.T
+	moved int
+}
+
+func (a *affineSup) QuadBase(dst []float64, d *framework.DocState) []float64 {
+	copy(dst, a.h)
+	return a.u
+}
+func (a *affineSup) QuadWord(d *framework.DocState, j int, t float64) (float64, float64) {
+	if want := dot(a.u, d.PhiRow(j)); math.Abs(t-want) > 1e-13*(1+math.Abs(want)) {
+		a.t.Fatalf("QuadWord(%d): t = %v, u·φ = %v", j, t, want)
+	}
+	return a.x[j], a.c[j]
+}
+func (a *affineSup) QuadMoved(d *framework.DocState, j int, t0, q0, t1, q1 float64) {
+	a.moved++
+	row := d.PhiRow(j)
+	wq := 0.0
+	for k, p := range row {
+		wq += p * a.u[k] * a.u[k]
+	}
+	if wt := dot(a.u, row); math.Abs(t1-wt) > 1e-13*(1+math.Abs(wt)) || math.Abs(q1-wq) > 1e-13*(1+wq) {
+		a.t.Fatalf("QuadMoved(%d): t1, q1 = %v, %v; the row's %v, %v", j, t1, q1, wt, wq)
+	}
+}
+
 // TestSweepQuadIsExact: every word's φ after a supervised sweep with an
 // exact quadratic part is the stationary point softmax(a − 2w·c·t·u),
 // t = u·φ, a = E[log θ] + E[log β_v] + w·ρ, whether the words' supervised
@@ -110,8 +140,9 @@ func TestSweepQuadIsExact(t *testing.T) {
 		spread, shift float64
 		weight        float64
 		flat          bool // u constant: no Newton step
-	}{{"close", 1e-6, 0, 1, false}, {"close, w = 50", 1e-7, 0, 50, false}, {"far", 1, 0, 1, false}, {"far, w = 3", 0.5, 0, 3, false},
-		{"underflow", 1e-6, -800, 1, false}, {"u constant", 1e-6, 0, 2, true}} {
+		opposed       bool // base and s·u large and opposed: sweepAffine's factors underflow (log space)
+	}{{"close", 1e-6, 0, 1, false, false}, {"close, w = 50", 1e-7, 0, 50, false, false}, {"far", 1, 0, 1, false, false}, {"far, w = 3", 0.5, 0, 3, false, false},
+		{"underflow", 1e-6, -800, 1, false, false}, {"u constant", 1e-6, 0, 2, true, false}, {"opposed", 1e-6, 0, 1, false, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			for i := range c.Docs[:8] {
 				doc := &c.Docs[i]
@@ -128,6 +159,13 @@ func TestSweepQuadIsExact(t *testing.T) {
 					q.h[k] = 0.3*rng.NormFloat64() + tc.shift
 				}
 				x0 := rng.NormFloat64()
+				if tc.opposed {
+					for k := range q.u {
+						q.u[k], q.h[k] = 1+0.1*q.u[k], -350+q.h[k]
+					}
+					q.u[0], q.h[0] = -1, 350
+					x0 = 400
+				}
 				for j := range doc.Words {
 					q.x = append(q.x, x0+tc.spread*rng.NormFloat64())
 					cj := 0.0
@@ -136,29 +174,55 @@ func TestSweepQuadIsExact(t *testing.T) {
 					}
 					q.c = append(q.c, cj)
 				}
+				phi0 := append([]float64(nil), ds.Phi...)
 				l.sweepPhi(ds, q, tc.weight, s) // E[log θ] and γ as they were
-				// DocELBO from the sweep's normalisers (softmaxRowLogs).
-				if want := l.thetaELBO(ds.Gamma, ds.ElogTheta) + l.wordsWithLogs(ds); !ds.Logs.Valid || math.Abs(l.DocELBO(ds)-want) > 1e-12*math.Abs(want) {
-					t.Errorf("doc %d: Logs valid %v, DocELBO %v, with logarithms %v", i, ds.Logs.Valid, l.DocELBO(ds), want)
+				check(t, l, ds, q, i, tc.weight)
+				quadPhi, quadLogs := append([]float64(nil), ds.Phi...), append([]float64(nil), ds.Logs.C...)
+				// The same sweep by sweepAffine: the same maximisers.
+				copy(ds.Phi, phi0)
+				as := &affineSup{quadSup: q, t: t}
+				l.sweepPhi(ds, as, tc.weight, s)
+				if as.moved != len(doc.Words) {
+					t.Fatalf("doc %d: QuadMoved called %d times for %d words", i, as.moved, len(doc.Words))
 				}
-				for j, w := range doc.Words {
-					row := ds.PhiRow(j)
-					tt := dot(q.u, row)
-					logit, want := make([]float64, l.K), make([]float64, l.K)
-					for k := range logit {
-						rho := q.x[j]*q.u[k] + q.h[k]
-						logit[k] = ds.ElogTheta[k] + l.ElogBeta[int(w)*l.K+k] + tc.weight*rho - 2*tc.weight*q.c[j]*tt*q.u[k]
+				check(t, l, ds, q, i, tc.weight)
+				for k, p := range ds.Phi {
+					if math.Abs(p-quadPhi[k]) > 1e-12 {
+						t.Fatalf("doc %d: sweepAffine's φ[%d] = %v, sweepQuad's %v", i, k, p, quadPhi[k])
 					}
-					softmaxInto(want, logit)
-					for k, p := range row {
-						// The root t is found to 1e-14 (solveQuadratic), which moves
-						// the logits by up to 2w·c·|u|·1e-14.
-						if math.Abs(p-want[k]) > 1e-13*max(1, 2*tc.weight*q.c[j]*10) {
-							t.Fatalf("doc %d word %d (c %g): φ_%d = %v, stationary point %v", i, j, q.c[j], k, p, want[k])
-						}
+				}
+				for j, c := range ds.Logs.C {
+					if math.Abs(c-quadLogs[j]) > 1e-11*(1+math.Abs(c)) {
+						t.Fatalf("doc %d word %d: sweepAffine's PhiLogs c = %v, sweepQuad's %v", i, j, c, quadLogs[j])
 					}
 				}
 			}
 		})
+	}
+}
+
+// check is TestSweepQuadIsExact's test of one document after a sweep.
+func check(t *testing.T, l *Layer, ds *framework.DocState, q *quadSup, i int, weight float64) {
+	t.Helper()
+	// DocELBO from the sweep's normalisers (softmaxRowLogs).
+	if want := l.thetaELBO(ds.Gamma, ds.ElogTheta) + l.wordsWithLogs(ds); !ds.Logs.Valid || math.Abs(l.DocELBO(ds)-want) > 1e-12*math.Abs(want) {
+		t.Errorf("doc %d: Logs valid %v, DocELBO %v, with logarithms %v", i, ds.Logs.Valid, l.DocELBO(ds), want)
+	}
+	for j, w := range ds.Doc.Words {
+		row := ds.PhiRow(j)
+		tt := dot(q.u, row)
+		logit, want := make([]float64, l.K), make([]float64, l.K)
+		for k := range logit {
+			rho := q.x[j]*q.u[k] + q.h[k]
+			logit[k] = ds.ElogTheta[k] + l.ElogBeta[int(w)*l.K+k] + weight*rho - 2*weight*q.c[j]*tt*q.u[k]
+		}
+		softmaxInto(want, logit)
+		for k, p := range row {
+			// The root t is found to 1e-14 (solveQuadratic), which moves
+			// the logits by up to 2w·c·|u|·1e-14.
+			if math.Abs(p-want[k]) > 1e-13*max(1, 2*weight*q.c[j]*10) {
+				t.Fatalf("doc %d word %d (c %g): φ_%d = %v, stationary point %v", i, j, q.c[j], k, p, want[k])
+			}
+		}
 	}
 }

@@ -46,8 +46,10 @@ type Likelihood struct {
 //   - PhiGradient: n_dv·ρ_dvk (PhiTerm after Begin) = ∂DocELBO/∂φ_dvk by
 //     central differences; PhiTermQuad agrees with PhiTerm; a response
 //     with fixed features or one that ignores the documents adds 0.
-//   - WordCaches: after WordChanged for changed φ rows, PhiTerm equals that
-//     of a fresh Begin.
+//   - WordCaches: after WordChanged (and, for a framework.PhiQuadraticAffine,
+//     QuadMoved) for changed φ rows, PhiTerm equals that of a fresh Begin.
+//     PhiGradient also checks that the affine form's base + s·u and c are
+//     PhiTermQuad's.
 //   - DocTerm (a local implementing framework.PhiDocTerm): on a document
 //     whose words all have φ̄_d, DocTerm before any Begin equals every
 //     word's PhiTerm up to a constant per word, and TargetTerm without
@@ -231,6 +233,22 @@ func checkPhiGradient(t TB, c *component, zero bool) {
 						t.Errorf("document %d word %d topic %d: PhiTerm %.12g, PhiTermQuad's ρ − 2c(u·φ)u = %.12g", d.Index, j, k, rho[k], want)
 					}
 				}
+				if a, ok := lc.(framework.PhiQuadraticAffine); ok {
+					base := make([]float64, K)
+					ua := a.QuadBase(base, d)
+					if ua == nil && cq == 0 {
+						ua = make([]float64, K)
+					}
+					sv, ca := a.QuadWord(d, j, tu)
+					if !near(ca, cq, 1e-9, 1e-15) {
+						t.Errorf("document %d word %d: QuadWord's c = %.12g, PhiTermQuad's %.12g", d.Index, j, ca, cq)
+					}
+					for k := range r2 {
+						if want := base[k] + sv*ua[k]; ua[k] != u[k] || !near(r2[k], want, 1e-9, 1e-12) {
+							t.Errorf("document %d word %d topic %d: PhiTermQuad's ρ = %.12g, QuadBase + QuadWord's s·u = %.12g (u %v, PhiTermQuad's %v)", d.Index, j, k, r2[k], want, ua[k], u[k])
+						}
+					}
+				}
 			}
 			if zero {
 				if maxAbs(rho) != 0 {
@@ -350,7 +368,24 @@ func checkWordCaches(t TB, c *component) {
 				row := d.PhiRow(j)
 				copy(old, row)
 				randomRow(row, rng)
-				lc.WordChanged(d, j, old)
+				if a, ok := lc.(framework.PhiQuadraticAffine); ok && sweep == 1 {
+					// The second sweep moves the caches by QuadMoved, as
+					// the topic layer's affine sweep does.
+					u := a.QuadBase(make([]float64, K), d)
+					if u == nil {
+						u = make([]float64, K)
+					}
+					var t0, q0, t1, q1 float64
+					for k := range row {
+						t0 += old[k] * u[k]
+						q0 += old[k] * u[k] * u[k]
+						t1 += row[k] * u[k]
+						q1 += row[k] * u[k] * u[k]
+					}
+					a.QuadMoved(d, j, t0, q0, t1, q1)
+				} else {
+					lc.WordChanged(d, j, old)
+				}
 				fresh := l.NewLocal()
 				fresh.Begin(d)
 				for i := range d.Doc.Words {

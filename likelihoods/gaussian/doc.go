@@ -27,6 +27,9 @@
 //	   Evidence adds the rest; framework.Gaussian.Finalize divides)
 //	§3 ρ_dv = ((m_d − b)/(N_dσ²))η − (2(η·φ_{−v})η + η∘η)/(2N_d²σ²)      Local.PhiTerm
 //	   φ_{−v} = s_d − φ_dv; η·s_d kept as a running sum                    Local.Begin, Local.WordChanged
+//	   exact form per token ρ·φ_dv − c(η·φ_dv)², c = (n_dv − 1)/(2N_d²σ²)  Local.PhiTermQuad
+//	   ρ = base_d + s_dv η: base_d = ((m_d − b)/(N_dσ²))η − η∘η/(2N_d²σ²),
+//	   s_dv = −(η·s_d − n_dv η·φ_dv)/(N_d²σ²)                             Local.QuadBase, Local.QuadWord, Local.QuadMoved
 //	§1 E[z̄z̄ᵀ] = (s sᵀ − Σ_v n_v φ_v φ_vᵀ + Σ_v n_v diag φ_v)/N²          Response.Accumulate (Stats.ZZ)
 //	   ηᵀE[z̄z̄ᵀ]η in O(L·K) from a_v = η·φ_v                              Response.quadZZ
 //	§3 η = (Σ_d E[z̄z̄ᵀ] + μI)⁻¹ Σ_d φ̄_d m_d  [fix: inverse outside]       Response.Update → Response.solve

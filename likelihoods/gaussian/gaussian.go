@@ -550,6 +550,47 @@ func (l *Local) PhiTermQuad(dst []float64, d *framework.DocState, j int) (float6
 	return c2 * (n - 1), r.Eta
 }
 
+// QuadBase is PhiTermQuad's part that is the same for every word
+// (framework.PhiQuadraticAffine): base_k = ((m_d − b)/(N_d σ²)) η_k −
+// η_k²/(2N_d²σ²), and u = η. Fixed features: base 0 and no u.
+func (l *Local) QuadBase(dst []float64, d *framework.DocState) []float64 {
+	clear(dst)
+	r := l.r
+	if r.fixed {
+		return nil
+	}
+	N := d.Doc.N
+	t := d.Target.(*framework.Gaussian)
+	c1 := (t.Mean - r.B) / (N * r.Sigma2)
+	c2 := 1 / (2 * N * N * r.Sigma2)
+	for k, e := range r.Eta {
+		dst[k] = c1*e - c2*e*e
+	}
+	return r.Eta
+}
+
+// QuadWord is the rest of PhiTermQuad for word j at t = η·φ_dv:
+// s = −(η·s_d − n_dv t)/(N_d²σ²) and c = (n_dv − 1)/(2N_d²σ²).
+func (l *Local) QuadWord(d *framework.DocState, j int, t float64) (s, c float64) {
+	r := l.r
+	if r.fixed {
+		return 0, 0
+	}
+	N := d.Doc.N
+	n := d.Doc.Counts[j]
+	c2 := 1 / (2 * N * N * r.Sigma2)
+	return -2 * c2 * (l.es - n*t), c2 * (n - 1)
+}
+
+// QuadMoved is WordChanged from η·φ_dv before and after:
+// η·s_d += n_dv (t1 − t0).
+func (l *Local) QuadMoved(d *framework.DocState, j int, t0, _, t1, _ float64) {
+	if l.r.fixed {
+		return
+	}
+	l.es += d.Doc.Counts[j] * (t1 - t0)
+}
+
 // WordChanged updates η·s_d after φ of word j changed from old:
 // η·s += n_dv (η·φ_new − η·φ_old).
 func (l *Local) WordChanged(d *framework.DocState, j int, old []float64) {

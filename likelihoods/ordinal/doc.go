@@ -82,6 +82,7 @@
 //	  ρ_dvk = G η_k/N_d − M̄ (η_k² − 2 t η_k)/(2N_d²),    local.PhiTerm
 //	  G = Σ_c λ_dc ℓ_c′(ŝ_d), M̄ = Σ_c λ_dc M_c, t = η·φ_dv
 //	the φ step's minorant (below)                       local.PhiTermQuad (framework.PhiQuadratic)
+//	its affine form ρ = base_d + s_dv η (below)          local.QuadBase, local.QuadWord, local.QuadMoved (framework.PhiQuadraticAffine)
 //	M-step L(η, b), its gradient                        Response.objective, Response.data, Response.logPrior
 //	solver variables η, b_0, log(b_c − b_{c−1})          pack, unpack, Response.solverObjective
 //	M-step, SVI blend                                   Response.Update
@@ -105,7 +106,9 @@
 // curvature bound (c = 0: the linearised update is already a minorise-
 // maximise step), and for repeated words the topic layer maximises the
 // concave quadratic exactly (framework.PhiQuadratic, as the Gaussian
-// response). Every φ step raises the bound (TestPhiQuadMinorant); the
+// response). ρ is base_d + s_dv η with base_d = −M̄ η∘η/(2N_d²) the same
+// for every word and s_dv = G/N_d + M̄ n_dv t/N_d² (framework.PhiQuadraticAffine),
+// so the topic layer solves each word for one scalar. Every φ step raises the bound (TestPhiQuadMinorant); the
 // target update and the γ update are exact coordinate maximisers.
 //
 // # M-step

@@ -299,3 +299,59 @@ func TestLogPriorByHand(t *testing.T) {
 		}
 	}
 }
+
+// The affine form (framework.PhiQuadraticAffine) is PhiTermQuad's: base +
+// s·u equals ρ and QuadWord's c its c, for every word; QuadMoved leaves
+// the caches where WordChanged does.
+func TestQuadAffine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 10))
+	const K, C = 4, 5
+	r := testResponse(t, K, []float64{-5, 7, 1, 3}, testCuts)
+	var _ framework.PhiQuadraticAffine = r.NewLocal().(*local)
+	for i := range 6 {
+		d := randomDoc(rng, K, C, 3)
+		d.Doc.Counts[1] = float64(2 + i)
+		d.Doc.N = d.Doc.Counts[0] + d.Doc.Counts[1] + d.Doc.Counts[2]
+		d.UpdatePhiBar()
+		lc := r.NewLocal().(*local)
+		lc.Begin(d)
+		base := make([]float64, K)
+		u := lc.QuadBase(base, d)
+		for j := range d.Doc.Words {
+			rho := make([]float64, K)
+			cq, uq := lc.PhiTermQuad(rho, d, j)
+			s, c := lc.QuadWord(d, j, dot(u, d.PhiRow(j)))
+			if !near(c, cq, 1e-14) {
+				t.Fatalf("doc %d word %d: QuadWord's c = %v, PhiTermQuad's %v", i, j, c, cq)
+			}
+			for k := range rho {
+				if uq[k] != u[k] || !near(base[k]+s*u[k], rho[k], 1e-12) {
+					t.Fatalf("doc %d word %d: base + s·u = %v at %d, ρ = %v", i, j, base[k]+s*u[k], k, rho[k])
+				}
+			}
+			// Move the word's φ: QuadMoved and WordChanged agree.
+			row := d.PhiRow(j)
+			old := append([]float64(nil), row...)
+			synth.Dirichlet(row, 0.5, rng)
+			mom := func(p []float64) (t, q float64) {
+				for k, x := range p {
+					t += x * u[k]
+					q += x * u[k] * u[k]
+				}
+				return t, q
+			}
+			t0, q0 := mom(old)
+			t1, q1 := mom(row)
+			a := *lc
+			a.QuadMoved(d, j, t0, q0, t1, q1)
+			lc.WordChanged(d, j, old)
+			if !near(a.es, lc.es, 1e-12) || !near(a.vsum, lc.vsum, 1e-12) {
+				t.Fatalf("doc %d word %d: QuadMoved gives η·s %v, N²V %v; WordChanged %v, %v", i, j, a.es, a.vsum, lc.es, lc.vsum)
+			}
+		}
+	}
+}
+
+func near(a, b, rel float64) bool {
+	return math.Abs(a-b) <= rel*(1+math.Max(math.Abs(a), math.Abs(b)))
+}

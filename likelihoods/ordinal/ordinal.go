@@ -342,6 +342,35 @@ func (lc *local) PhiTermQuad(dst []float64, d *framework.DocState, j int) (float
 	return b * (n - 1), eta
 }
 
+// QuadBase is PhiTermQuad's part that is the same for every word of a
+// sweep (framework.PhiQuadraticAffine): base_k = −M̄ η_k²/(2N_d²), u = η.
+func (lc *local) QuadBase(dst []float64, d *framework.DocState) []float64 {
+	N := d.Doc.N
+	_, M := lc.slopes(d)
+	b := M / (2 * N * N)
+	for k, e := range lc.r.Eta {
+		dst[k] = -b * e * e
+	}
+	return lc.r.Eta
+}
+
+// QuadWord is the rest of PhiTermQuad for word j at t = η·φ_dv:
+// s = G/N_d + M̄ n_dv t/N_d² and c = M̄ (n_dv − 1)/(2N_d²).
+func (lc *local) QuadWord(d *framework.DocState, j int, t float64) (s, c float64) {
+	N := d.Doc.N
+	n := d.Doc.Counts[j]
+	G, M := lc.slopes(d)
+	return G/N + M*n*t/(N*N), M / (2 * N * N) * (n - 1)
+}
+
+// QuadMoved is WordChanged from the moments of η under φ_dv before and
+// after (t = η·φ_dv, q = Σ_k φ_dvk η_k²; wordVar's variance is q − t²).
+func (lc *local) QuadMoved(d *framework.DocState, j int, t0, q0, t1, q1 float64) {
+	n := d.Doc.Counts[j]
+	lc.es += n * (t1 - t0)
+	lc.vsum += n * ((q1 - t1*t1) - (q0 - t0*t0))
+}
+
 // WordChanged updates η·s_d and N_d² V_d after φ of word j changed from old.
 func (lc *local) WordChanged(d *framework.DocState, j int, old []float64) {
 	n := d.Doc.Counts[j]
