@@ -671,7 +671,7 @@ func (l *Layer) sweepAffine(d *framework.DocState, sup framework.LikelihoodLocal
 		sv, c := q.QuadWord(d, j, t0)
 		ws, cw := weight*sv, weight*c
 		fresh := true // r is to be computed with the next evaluation
-		var inv float64
+		var inv, pt, pq float64 // the last evaluation's 1/Σp, u·p and Σ p u² (p normalised)
 		// eval sets p ∝ softmax at t (inv its normaliser's inverse) and
 		// returns f(t) = u·p − t and f'(t); ok is false when the sum
 		// underflows or overflows.
@@ -724,6 +724,7 @@ func (l *Layer) sweepAffine(d *framework.DocState, sup framework.LikelihoodLocal
 			inv = 1 / sum
 			mean *= inv
 			sq *= inv
+			pt, pq = mean, sq
 			return mean - t, -2*cw*max(0, sq-mean*mean) - 1, true
 		}
 		t := min(max(t0, lo), hi)
@@ -771,10 +772,8 @@ func (l *Layer) sweepAffine(d *framework.DocState, sup framework.LikelihoodLocal
 					m, pm = k, v
 				}
 				acc += v * (x[k] + eb[k])
-				y := v * u[k]
-				t1 += y
-				q1 += y * u[k]
 			}
+			t1, q1 = pt, pq
 			cs[j] = acc + lam*t1 - (x[m] + eb[m] + lam*u[m])
 			zs[j] = 1 / pm
 		} else {
