@@ -611,7 +611,7 @@ func (l *Layer) sweepQuad(d *framework.DocState, sup framework.LikelihoodLocal, 
 //	φ_dvk ∝ exp(x_k) · exp(E[log β_kv]) · exp(λ u_k),  λ = w(s_dv − 2c_dv t),  t = u·φ_dv,
 //
 // so the sweep takes B_k = exp(x_k − max x) once, and a word's Newton
-// iteration on t (solveQuadratic's, safeguarded in [min u, max u]) only
+// iteration on t (newtonRoot, safeguarded in [min u, max u]) only
 // moves the scalar λ: every evaluation is one pass over
 // r_k = B_k·exp(E[log β_kv])·E_k times exp((λ − λ_ref)·u_k), the
 // exponentials E_k = exp(λ_ref u_k − max_k λ_ref u_k) taken again only
@@ -670,7 +670,7 @@ func (l *Layer) sweepAffine(d *framework.DocState, sup framework.LikelihoodLocal
 		}
 		sv, c := q.QuadWord(d, j, t0)
 		ws, cw := weight*sv, weight*c
-		fresh := true // r is to be computed with the next evaluation
+		fresh := true           // r is to be computed with the next evaluation
 		var inv, pt, pq float64 // the last evaluation's 1/Σp, u·p and Σ p u² (p normalised)
 		// eval sets p ∝ softmax at t (inv its normaliser's inverse) and
 		// returns f(t) = u·p − t and f'(t); ok is false when the sum
@@ -682,42 +682,22 @@ func (l *Layer) sweepAffine(d *framework.DocState, sup framework.LikelihoodLocal
 				setRef(lam)
 				fresh, dl = true, 0
 			}
-			sum, mean, sq := 0.0, 0.0, 0.0
-			switch {
-			case fresh && dl == 0:
+			if fresh {
 				for k, b := range bk {
-					v := b * xb[k] * ek[k]
-					r[k] = v
-					p[k] = v
-					sum += v
-					y := v * u[k]
-					mean += y
-					sq += y * u[k]
+					r[k] = b * xb[k] * ek[k]
 				}
-			case fresh:
-				for k, b := range bk {
-					v := b * xb[k] * ek[k]
-					r[k] = v
-					e := dl * u[k]
-					v *= 1 + e*(1+e*(0.5+e*(1.0/6+e*(1.0/24))))
-					p[k] = v
-					sum += v
-					y := v * u[k]
-					mean += y
-					sq += y * u[k]
-				}
-			default:
-				for k, v := range r {
-					e := dl * u[k]
-					v *= 1 + e*(1+e*(0.5+e*(1.0/6+e*(1.0/24))))
-					p[k] = v
-					sum += v
-					y := v * u[k]
-					mean += y
-					sq += y * u[k]
-				}
+				fresh = false
 			}
-			fresh = false
+			sum, mean, sq := 0.0, 0.0, 0.0
+			for k, v := range r {
+				e := dl * u[k] // 0 right after setRef: the factor is 1
+				v *= 1 + e*(1+e*(0.5+e*(1.0/6+e*(1.0/24))))
+				p[k] = v
+				sum += v
+				y := v * u[k]
+				mean += y
+				sq += y * u[k]
+			}
 			if !(sum > 1e-280 && !math.IsInf(sum, 0)) {
 				return 0, 0, false
 			}
@@ -730,32 +710,7 @@ func (l *Layer) sweepAffine(d *framework.DocState, sup framework.LikelihoodLocal
 		t := min(max(t0, lo), hi)
 		ok := true
 		if c > 0 {
-			a, b := lo, hi
-			done := false
-			for it := 0; it < 100 && b-a > 1e-15*scale; it++ {
-				f, fp, good := eval(t)
-				if !good {
-					ok = false
-					break
-				}
-				if math.Abs(f) <= 1e-14*max(scale, 1e-300) {
-					done = true
-					break
-				}
-				if f > 0 {
-					a = t
-				} else {
-					b = t
-				}
-				next := t - f/fp
-				if !(next > a && next < b) {
-					next = 0.5 * (a + b)
-				}
-				t = next
-			}
-			if ok && !done {
-				_, _, ok = eval(t)
-			}
+			t, ok = newtonRoot(t, lo, hi, scale, eval)
 		} else {
 			t = 0
 			_, _, ok = eval(0)
@@ -870,7 +825,8 @@ func (l *Layer) mulPhi(d *framework.DocState, logf []float64, s *Scratch, acc bo
 // Σ_k p_k (a_k − log p_k) − c (u·p)², c > 0: p = softmax(a − 2c·t·u) with
 // t = u·p, the root of f(t) = u·softmax(a − 2c·t·u) − t, which is strictly
 // decreasing (f'(t) = −2c·Var_p(u) − 1) and lies in [min u, max u]. Newton
-// steps from t0 (the current u·φ), kept inside a bisection bracket; tmp
+// steps from t0 (the current u·φ), kept inside a bisection bracket
+// (newtonRoot); tmp
 // and ref (length K) are scratch. (The built-in min and max, which the
 // compiler inlines, have math.Min's and math.Max's results for NaNs,
 // infinities and signed zeros: the Go specification's table.)
@@ -893,7 +849,7 @@ func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp, r
 	scale := max(math.Abs(lo), math.Abs(hi))
 	ref = ref[:len(dst)]
 	inv := 1.0 // dst times inv is the softmax at the last t evaluated
-	eval := func(t float64) (f, fp float64) {
+	eval := func(t float64) (f, fp float64, ok bool) {
 		mean, sq := 0.0, 0.0
 		if d := -2 * c * (t - tRef); haveRef && math.Abs(d)*scale <= taylorMax {
 			sum := 0.0
@@ -932,14 +888,32 @@ func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp, r
 				sq += x * u[k]
 			}
 		}
-		return mean - t, -2*c*max(0, sq-mean*mean) - 1
+		return mean - t, -2*c*max(0, sq-mean*mean) - 1, true
 	}
-	done := false
+	t, _ = newtonRoot(t, lo, hi, scale, eval)
+	if inv != 1 {
+		for k := range dst {
+			dst[k] *= inv
+		}
+	}
+	return t
+}
+
+// newtonRoot finds the root of the decreasing f in [lo, hi] (scale =
+// max(|lo|, |hi|)) by Newton steps from t, kept inside a bisection
+// bracket, until |f| ≤ 1e-14·scale or the bracket is narrower than
+// 1e-15·scale (at most 100 steps); eval(t) returns f(t), f'(t) and
+// whether it could be evaluated. The last call of eval is at the returned
+// t (the callers keep what it computed there). It returns false when an
+// evaluation failed.
+func newtonRoot(t, lo, hi, scale float64, eval func(float64) (float64, float64, bool)) (float64, bool) {
 	for it := 0; it < 100 && hi-lo > 1e-15*scale; it++ {
-		f, fp := eval(t)
+		f, fp, ok := eval(t)
+		if !ok {
+			return t, false
+		}
 		if math.Abs(f) <= 1e-14*max(scale, 1e-300) {
-			done = true
-			break
+			return t, true
 		}
 		if f > 0 {
 			lo = t
@@ -952,15 +926,8 @@ func solveQuadratic(dst, a []float64, c float64, u []float64, t0 float64, tmp, r
 		}
 		t = next
 	}
-	if !done {
-		eval(t)
-	}
-	if inv != 1 {
-		for k := range dst {
-			dst[k] *= inv
-		}
-	}
-	return t
+	_, _, ok := eval(t)
+	return t, ok
 }
 
 // uBounds returns the smallest and the largest element of u (non-empty,
