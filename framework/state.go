@@ -36,6 +36,14 @@ type PhiLogs struct {
 	C, Z     []float64
 }
 
+// CopyFrom sets l to a copy of o (its slices copied into l's own).
+func (l *PhiLogs) CopyFrom(o *PhiLogs) {
+	l.Valid, l.Deferred, l.Version = o.Valid, o.Deferred, o.Version
+	l.Logf = append(l.Logf[:0], o.Logf...)
+	l.C = append(l.C[:0], o.C...)
+	l.Z = append(l.Z[:0], o.Z...)
+}
+
 // PhiChanged records that φ_d was written other than by a sweep of the
 // topic layer: its cached normalisers (Logs) no longer hold.
 func (s *DocState) PhiChanged() { s.Logs.Valid = false }

@@ -367,6 +367,7 @@ type worker struct {
 	targetIn framework.Target     // the document's q(target) of its last E-step in a shard (nil: none)
 	gw       []float64            // the warm sweep's γ (local_init "best")
 	phiW     []float64            // the warm sweep's φ (local_init "best", supervised)
+	logsW    framework.PhiLogs    // and its normalisers
 	term     []float64            // framework.PhiDocTerm's ρ̄_d
 
 	// topicELBO is the topic layer's DocELBO at the last docELBO; topicOK
@@ -434,6 +435,7 @@ func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framew
 	copy(gw, w.ds.Gamma)
 	if restored {
 		w.phiW = append(w.phiW[:0], w.ds.Phi...)
+		w.logsW.CopyFrom(&w.ds.Logs)
 	}
 	m.infer(w, nil)
 	if m.docELBO(w) >= ew {
@@ -447,12 +449,15 @@ func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framew
 	// infer(w, gw) would restore the same φ (the stored state does not
 	// change during the local step) and repeat the warm sweep exactly as
 	// its first sweep: continue from the warm sweep's state instead (the
-	// same result, bit for bit, one sweep cheaper).
+	// same result, bit for bit, one sweep cheaper). The warm sweep's
+	// normalisers come back with its φ, so that a converged warm state
+	// does not take the K logarithms a word of DocELBO without them.
 	ds := w.ds
 	copy(ds.Phi, w.phiW)
 	copy(ds.Gamma, gw)
 	topics.ElogDirichlet(ds.ElogTheta, ds.Gamma)
 	ds.UpdatePhiBar()
+	ds.Logs.CopyFrom(&w.logsW)
 	m.inferFrom(w, 2, change)
 }
 
