@@ -144,6 +144,12 @@ select {
 	if saved.Config.Select.Chosen != "ds" || saved.Config.Annotators.Name != "confusion" {
 		t.Errorf("loaded as candidate %q", saved.Config.Select.Chosen)
 	}
+	// With folds the log names the folds, not the unused share.
+	cfgF := writeFile(t, filepath.Join(dir, "self.hcl"), strings.Replace(string(mustRead(t, cfg)), "share = 0.2", "folds = 3", 1))
+	rf := mustRun(t, "train", "--config", cfgF, "--answers", csvPath, "--out", filepath.Join(dir, "f"), "--progress", "never")
+	if want := "choosing by held-out answers: candidates=\"flat, ds\" folds=3 seed="; !strings.Contains(rf.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, rf.stderr)
+	}
 	docs := writeFile(t, filepath.Join(dir, "docs.ldac"), "1 0:1\n")
 	for _, args := range [][]string{
 		{"train", "--config", cfg, "--docs", docs, "--out", filepath.Join(dir, "x")},
@@ -153,4 +159,13 @@ select {
 			t.Errorf("%v: exit %d, stderr %s; want a usage error about select", args, r.code, r.stderr)
 		}
 	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

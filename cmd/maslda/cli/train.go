@@ -505,7 +505,11 @@ func choose(ctx context.Context, e *env, cfg *models.Config, c *framework.Corpus
 	if initModel != "" {
 		return nil, fmt.Errorf("%w: --init-model cannot start a select block's candidates: write selected = \"NAME\" in the configuration to train one candidate", errUsage)
 	}
-	e.log.Info("choosing by held-out answers", "candidates", strings.Join(cfg.Select.Candidates, ", "), "share", cfg.Select.Share, "seed", cfg.Seed)
+	split := []any{"share", cfg.Select.Share}
+	if cfg.Select.Folds >= 2 {
+		split = []any{"folds", cfg.Select.Folds}
+	}
+	e.log.Info("choosing by held-out answers", append(append([]any{"candidates", strings.Join(cfg.Select.Candidates, ", ")}, split...), "seed", cfg.Seed)...)
 	ch, err := models.Choose(ctx, cfg, nil, c, nil)
 	if err != nil {
 		return nil, err
