@@ -308,8 +308,8 @@ func TestLazyExp(t *testing.T) {
 
 // Sweeps after a sequence of mini-batch updates give the bits of the same
 // sequence with eager refreshes: every word a sweep reads was filled, by
-// the unsupervised block update (mulPhi) and by the supervised sweep with
-// an exact quadratic part (sweepQuad).
+// the unsupervised block update (mulPhi) and by the supervised sweeps with
+// an exact quadratic part (sweepQuad, sweepAffine).
 func TestLazyExpSweeps(t *testing.T) {
 	run := func(eager bool) ([]float64, []float64) {
 		l, c := fixture(t, 4)
@@ -324,11 +324,11 @@ func TestLazyExpSweeps(t *testing.T) {
 			for bi, d := range batch {
 				ds.Bind(d, &c.Docs[d], nil)
 				l.Start(ds, nil)
-				if bi > 0 {
+				if bi > 1 {
 					for range 5 {
 						l.Sweep(ds, nil, s)
 					}
-				} else { // first after the update, supervised alone: sweepQuad fills the rows
+				} else { // the first two after the update, supervised alone: sweepQuad, then sweepAffine, fill the rows
 					q := &quadSup{u: make([]float64, l.K), h: make([]float64, l.K)}
 					for k := range q.u {
 						q.u[k], q.h[k] = rng.NormFloat64(), 0.3*rng.NormFloat64()
@@ -336,8 +336,12 @@ func TestLazyExpSweeps(t *testing.T) {
 					for range c.Docs[d].Words {
 						q.x, q.c = append(q.x, rng.NormFloat64()), append(q.c, 0.1+rng.Float64())
 					}
+					var sup framework.LikelihoodLocal = q
+					if bi == 1 {
+						sup = &affineSup{quadSup: q, t: t}
+					}
 					for range 3 {
-						l.SweepWeighted(ds, q, 2, s)
+						l.SweepWeighted(ds, sup, 2, s)
 					}
 				}
 				l.Accumulate(st, ds)
