@@ -615,12 +615,14 @@ func (l *Layer) sweepQuad(d *framework.DocState, sup framework.LikelihoodLocal, 
 // moves the scalar λ: every evaluation is one pass over
 // r_k = B_k·exp(E[log β_kv])·E_k times exp((λ − λ_ref)·u_k), the
 // exponentials E_k = exp(λ_ref u_k − max_k λ_ref u_k) taken again only
-// when |λ − λ_ref|·max|u| > taylorMax (else the degree-4 Taylor
-// polynomial, as in sweepQuad). A word then costs about four passes of K
-// (its moments t₀ and q₀ = Σ φ u², r with the first evaluation, any
-// further Newton evaluation, the normalisation with the next moments and
-// PhiLogs' c and z) against sweepQuad's fifteen, for the same maximiser
-// up to rounding (TestSweepAffineMatchesQuad). A word whose sum
+// when |λ − λ_ref|·max|u| > taylorMax (else the Taylor polynomial: of
+// degree 2 up to 1e-6, of degree 4 above, as in sweepQuad). A word then
+// costs about four passes of K (its moments t₀ and q₀ = Σ φ u², r with
+// the first evaluation, any further Newton evaluation, the normalisation
+// with PhiLogs' c and z; the new moments are the last evaluation's)
+// against sweepQuad's fifteen, for the same maximiser up to rounding
+// (TestSweepQuadIsExact runs every case through both; TestSweepAffineTaylor
+// checks the polynomials to 1e-14 of each component). A word whose sum
 // underflows or overflows is solved in log space (affineLogSpace).
 func (l *Layer) sweepAffine(d *framework.DocState, sup framework.LikelihoodLocal, q framework.PhiQuadraticAffine, weight float64, s *Scratch) {
 	K := l.K

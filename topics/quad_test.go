@@ -226,3 +226,56 @@ func check(t *testing.T, l *Layer, ds *framework.DocState, q *quadSup, i int, we
 		}
 	}
 }
+
+// TestSweepAffineTaylor: sweepAffine's evaluations away from their
+// reference λ (the degree-2 polynomial up to |Δλ|·max|u| = 1e-6, degree 4
+// up to taylorMax) give every word's φ to within 1e-14 of the exact softmax,
+// relative to each component: words with c = 0 (one evaluation, λ = w·s)
+// whose s moves from the first word's by 1e-9 to 1e-3 over max|u|.
+func TestSweepAffineTaylor(t *testing.T) {
+	l, c := fixture(t, 6)
+	s := l.NewScratch()
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i := range c.Docs[:6] {
+		doc := &c.Docs[i]
+		L := len(doc.Words)
+		if L < 8 {
+			continue
+		}
+		ds := framework.NewDocState(l.K, L)
+		ds.Bind(i, doc, nil)
+		l.Start(ds, nil)
+		l.Sweep(ds, nil, s)
+		q := &quadSup{u: make([]float64, l.K), h: make([]float64, l.K), c: make([]float64, L)}
+		scale := 0.0
+		for k := range q.u {
+			q.u[k], q.h[k] = rng.NormFloat64(), rng.NormFloat64()
+			scale = max(scale, math.Abs(q.u[k]))
+		}
+		x0 := 2 * rng.NormFloat64()
+		for j := range L {
+			q.x = append(q.x, x0)
+			if j > 0 { // |Δλ|·scale from 1e-9 to 1e-3, alternating in sign
+				d := math.Pow(10, -9+6*float64(j-1)/float64(L-2)) / scale
+				if j%2 == 0 {
+					d = -d
+				}
+				q.x[j] += d
+			}
+		}
+		const w = 1.5
+		l.sweepPhi(ds, &affineSup{quadSup: q, t: t}, w, s)
+		for j, v := range doc.Words {
+			logit, want := make([]float64, l.K), make([]float64, l.K)
+			for k := range logit {
+				logit[k] = ds.ElogTheta[k] + l.ElogBeta[int(v)*l.K+k] + w*(q.x[j]*q.u[k]+q.h[k])
+			}
+			softmaxInto(want, logit)
+			for k, p := range ds.PhiRow(j) {
+				if math.Abs(p-want[k]) > 1e-14*want[k] {
+					t.Fatalf("doc %d word %d (|Δλ|·max|u| %.1e): φ_%d = %.17g, softmax %.17g (relative error %.1e)", i, j, w*math.Abs(q.x[j]-x0)*scale, k, p, want[k], math.Abs(p-want[k])/want[k])
+				}
+			}
+		}
+	}
+}

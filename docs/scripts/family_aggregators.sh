@@ -30,7 +30,11 @@ one() { # one draw directory: prints its line
 	for m in "${models[@]}"; do
 		printf 'model = "%s"\n' "$m" >"$tmp/$line.hcl"
 		a=$("$bin" train --config "$tmp/$line.hcl" --answers "$d/answers.csv" --truth "$d/truth.csv" --out "$tmp/$line.out" 2>&1 |
-			grep -o 'truth_accuracy=[0-9.]*' | cut -d= -f2)
+			grep -o 'truth_accuracy=[0-9.]*' | cut -d= -f2) || true
+		if [ -z "$a" ]; then
+			echo "family_aggregators.sh: $d: maslda train with model = \"$m\" logged no truth accuracy (run it by hand to see why)" >&2
+			return 1
+		fi
 		line="$line	$a"
 	done
 	echo "$line"

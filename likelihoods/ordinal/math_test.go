@@ -184,10 +184,7 @@ func TestPhiQuadMinorant(t *testing.T) {
 	const K, C = 4, 5
 	r := testResponse(t, K, []float64{-5, 7, 1, 3}, testCuts)
 	for i := range 8 {
-		d := randomDoc(rng, K, C, 3)
-		d.Doc.Counts[1] = float64(2 + i)
-		d.Doc.N = d.Doc.Counts[0] + d.Doc.Counts[1] + d.Doc.Counts[2]
-		d.UpdatePhiBar()
+		d := repeatedWordDoc(rng, K, C, float64(2+i))
 		lc := r.NewLocal().(*local)
 		lc.Begin(d)
 		rho := make([]float64, K)
@@ -309,10 +306,7 @@ func TestQuadAffine(t *testing.T) {
 	r := testResponse(t, K, []float64{-5, 7, 1, 3}, testCuts)
 	var _ framework.PhiQuadraticAffine = r.NewLocal().(*local)
 	for i := range 6 {
-		d := randomDoc(rng, K, C, 3)
-		d.Doc.Counts[1] = float64(2 + i)
-		d.Doc.N = d.Doc.Counts[0] + d.Doc.Counts[1] + d.Doc.Counts[2]
-		d.UpdatePhiBar()
+		d := repeatedWordDoc(rng, K, C, float64(2+i))
 		lc := r.NewLocal().(*local)
 		lc.Begin(d)
 		base := make([]float64, K)
@@ -354,4 +348,14 @@ func TestQuadAffine(t *testing.T) {
 
 func near(a, b, rel float64) bool {
 	return math.Abs(a-b) <= rel*(1+math.Max(math.Abs(a), math.Abs(b)))
+}
+
+// repeatedWordDoc is randomDoc's document of 3 words whose second word
+// has n tokens.
+func repeatedWordDoc(rng *rand.Rand, K, C int, n float64) *framework.DocState {
+	d := randomDoc(rng, K, C, 3)
+	d.Doc.Counts[1] = n
+	d.Doc.N = d.Doc.Counts[0] + d.Doc.Counts[1] + d.Doc.Counts[2]
+	d.UpdatePhiBar()
+	return d
 }

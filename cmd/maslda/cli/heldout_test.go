@@ -145,7 +145,7 @@ select {
 		t.Errorf("loaded as candidate %q", saved.Config.Select.Chosen)
 	}
 	// With folds the log names the folds, not the unused share.
-	cfgF := writeFile(t, filepath.Join(dir, "self.hcl"), strings.Replace(string(mustRead(t, cfg)), "share = 0.2", "folds = 3", 1))
+	cfgF := writeFile(t, filepath.Join(dir, "self.hcl"), strings.Replace(string(readFile(t, cfg)), "share = 0.2", "folds = 3", 1))
 	rf := mustRun(t, "train", "--config", cfgF, "--answers", csvPath, "--out", filepath.Join(dir, "f"), "--progress", "never")
 	if want := "choosing by held-out answers: candidates=\"flat, ds\" folds=3 seed="; !strings.Contains(rf.stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, rf.stderr)
@@ -159,13 +159,4 @@ select {
 			t.Errorf("%v: exit %d, stderr %s; want a usage error about select", args, r.code, r.stderr)
 		}
 	}
-}
-
-func mustRead(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
