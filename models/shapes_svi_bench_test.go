@@ -127,7 +127,7 @@ func BenchmarkSVIShape(b *testing.B) {
 
 // accTrace is a run's held-out accuracy after every update and the CPU
 // seconds of training so far (Build included, the predictions not).
-type accTrace struct{ cpu, acc []float64 }
+type accTrace struct{ cpu, acc, rho []float64 }
 
 // log logs every evaluation with MASLDA_SVI_TRACE set.
 func (t accTrace) log(b *testing.B, name string) {
@@ -135,7 +135,7 @@ func (t accTrace) log(b *testing.B, name string) {
 		return
 	}
 	for i := range t.acc {
-		b.Logf("%s evaluation %d: cpu %.3f s, held-out %.4f", name, i+1, t.cpu[i], t.acc[i])
+		b.Logf("%s evaluation %d: cpu %.3f s, held-out %.4f, step %.4g", name, i+1, t.cpu[i], t.acc[i], t.rho[i])
 	}
 }
 
@@ -172,6 +172,7 @@ func heldOutTrace(b *testing.B, src string, cr *synth.Crowd, evals int) accTrace
 	ctx := context.Background()
 	var tr accTrace
 	excluded := 0.0
+	rho := 0.0 // the last update's step
 	t0 := processCPU()
 	run, err := models.Build(cfg, nil, cr.Train)
 	if err != nil {
@@ -185,6 +186,7 @@ func heldOutTrace(b *testing.B, src string, cr *synth.Crowd, evals int) accTrace
 		}
 		tr.cpu = append(tr.cpu, c-t0-excluded)
 		tr.acc = append(tr.acc, accuracyOf(pred, cr.TestTruth))
+		tr.rho = append(tr.rho, rho)
 		excluded += processCPU() - c
 		return nil
 	}
@@ -195,6 +197,7 @@ func heldOutTrace(b *testing.B, src string, cr *synth.Crowd, evals int) accTrace
 			return nil
 		}
 		seen += p.Docs
+		rho = p.Rho
 		if last = seen*evals >= next*D; !last {
 			return nil
 		}
