@@ -205,10 +205,29 @@ func (lc *local) PhiTerm(dst []float64, d *framework.DocState, j int) {
 	for l := 0; l < C; l++ {
 		q[l] = lc.p[l] / dots[l]
 	}
-	for k := 0; k < K; k++ {
+	// Four topics at a time: four independent sums, each in the order of
+	// the loop over one topic (the same bits), so that consecutive
+	// multiply-adds do not wait on each other.
+	h := lc.h
+	k := 0
+	for ; k+4 <= K; k += 4 {
+		r0, r1, r2, r3 := lc.lamEta[k], lc.lamEta[k+1], lc.lamEta[k+2], lc.lamEta[k+3]
+		for l, ql := range q {
+			hl := h[l*K+k:][:4]
+			r0 -= ql * hl[0]
+			r1 -= ql * hl[1]
+			r2 -= ql * hl[2]
+			r3 -= ql * hl[3]
+		}
+		dst[k] += r0
+		dst[k+1] += r1
+		dst[k+2] += r2
+		dst[k+3] += r3
+	}
+	for ; k < K; k++ {
 		r := lc.lamEta[k]
 		for l, ql := range q {
-			r -= ql * lc.h[l*K+k]
+			r -= ql * h[l*K+k]
 		}
 		dst[k] += r
 	}
