@@ -1,22 +1,3 @@
-"""Ambiguous items with a shared decoy class, on the answers alone (issue 25).
-
-A prototype answer model, measured and not built (docs/results-classification.md,
-"Ambiguous items with a decoy class: a prototype, and why it was not built").
-Each item d is easy or hard: a difficulty q_d from a grid (GRID, default
-0,0.1,...,0.8; learned weights w_g), and a decoy class a_d != c_d drawn from a
-learned C x C matrix M. Each answer of annotator r comes from the annotator's
-confusion row pi_r[c_d] with probability 1 - q_d, and is the decoy with
-probability q_d, so a hard item's errors agree across annotators. EM for the MAP
-of pi_r (Dirichlet prior: diag 2, off 1), the class prior, M and w, with the
-exact posterior over (c_d, a_d, q_d) per item; "DS" is the same code with the
-grid {0} (Dawid-Skene with that prior). Prints per draw: name, C, R, whether
-the draw has decoys, then the truth accuracy of majority vote, DS and the
-decoy model.
-
-usage: GRID=0,0.1,0.2,0.3,0.4 /usr/bin/python3 docs/scripts/decoy_check.py DRAWDIR...
-  DRAWDIR: a draw written by TestFamilyDump (answers.csv, truth.csv, spec.txt)
-(needs python3-numpy)
-"""
 import sys, os, numpy as np
 from collections import defaultdict
 
@@ -51,6 +32,7 @@ def fit(it,wr,y,C,R,D,grid,iters=50,diag=2.0,off=1.0):
     post_c=cnt/cnt.sum(1,keepdims=True)
     # init pi from MV soft counts
     pi=np.full((R,C,C),off); pi[:,np.arange(C),np.arange(C)]=diag
+    np.add.at(pi,(wr,slice(None),y),0)  # placeholder
     for n in range(len(y)):
         pi[wr[n],:,y[n]]+=post_c[it[n]]
     pi/=pi.sum(2,keepdims=True)
@@ -82,9 +64,11 @@ def fit(it,wr,y,C,R,D,grid,iters=50,diag=2.0,off=1.0):
             pi[wr[n],:,y[n]]+=wgt[n]
         pi/=pi.sum(2,keepdims=True)
         if G>1:
-            Mc=Pst[:,:,:,1:].sum(axis=(0,3))+ (np.ones((C,C))-np.eye(C))
-            np.fill_diagonal(Mc,0); M=Mc/Mc.sum(1,keepdims=True)
-            w=Pst.sum(axis=(0,1,2))+1; w/=w.sum()
+            if os.environ.get('LEARN_M','1')=='1':
+                Mc=Pst[:,:,:,1:].sum(axis=(0,3))+ (np.ones((C,C))-np.eye(C))
+                np.fill_diagonal(Mc,0); M=Mc/Mc.sum(1,keepdims=True)
+            if os.environ.get('LEARN_W','1')=='1':
+                w=Pst.sum(axis=(0,1,2))+1; w/=w.sum()
     return pcd.argmax(1), w
 
 grid=[float(x) for x in os.environ.get('GRID','0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8').split(',')]
