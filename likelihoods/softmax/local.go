@@ -18,7 +18,7 @@ type local struct {
 	n      float64        // N_d
 	h      []float64      // h̃_lk = exp(η_lk/N_d − m_l), C×K
 	m      []float64      // m_l
-	logB   []float64      // log B_dl (including N_d·m_l), C
+	logB   []float64      // log B_dl (including N_d·m_l), C, but for the pending increments
 	logZ   float64        // log Σ_l B_dl
 	dots   []float64      // φ_dv·h̃_l, Len×C
 	p      []float64      // B_dl/Σ_t B_dt, C
@@ -46,6 +46,16 @@ type local struct {
 	hEta []float64
 	hN   float64
 	pl   prodLogs // Begin's log B_dl
+	// The accepted word changes whose increments n·log1p(u_l) have not
+	// been added into logB yet: only the safeguard's rare paths read log
+	// B_dl (the accepted path keeps p and log Σ_l B_dl from the ratios),
+	// so WordChanged defers the C logarithms a word, and flushLogB adds
+	// them in the order of the changes (the same sums, bit for bit).
+	// pendLU holds, per change, C values: u_l, or log1p(u_l) when
+	// pendLog (trialRatio took them for n > 2).
+	pendN   []float64
+	pendLog []bool
+	pendLU  []float64
 	// snap is the φ of the document the caches hold (Begin's, then each
 	// row WordChanged was told of): DocELBO reads log Σ_l B_dl from the
 	// caches when d.Phi still equals it.
@@ -69,6 +79,7 @@ func (lc *local) Begin(d *framework.DocState) {
 	C := lc.C
 	doc := d.Doc
 	lc.doc, lc.n, lc.fresh, lc.aDoc = doc, doc.N, false, nil
+	lc.dropPending()
 	if !(doc.N > 0) {
 		for l := range lc.logB {
 			lc.logB[l] = 0
@@ -273,12 +284,10 @@ func (lc *local) wordChanged(d *framework.DocState, j int, row, old []float64) {
 	C := lc.C
 	n := d.Doc.Counts[j]
 	dots := lc.dots[j*C : (j+1)*C]
-	nd, lb, u, lu := lc.nd, lc.lb, lc.u, lc.lu
+	nd, u := lc.nd, lc.u
 	dotsC(nd, row, lc.h)
 	for l := 0; l < C; l++ {
 		u[l] = (nd[l] - dots[l]) / dots[l]
-		lu[l] = math.Log1p(u[l])
-		lb[l] = lc.logB[l] + n*lu[l]
 	}
 	guard := lc.s.guard && lc.aDoc == d.Doc && lc.aWord == j
 	lc.aWord = -1
@@ -287,10 +296,11 @@ func (lc *local) wordChanged(d *framework.DocState, j int, row, old []float64) {
 		pr.words.Add(1)
 	}
 	if !guard {
+		lc.setLB(n, false)
 		lc.commit(dots)
 		return
 	}
-	dG, zOK := lc.trialRatio(n)
+	dG, zOK, hasLU := lc.trialRatio(n)
 	z := lc.logZ + dG
 	for l := 0; l < C; l++ {
 		dG -= n * lc.p[l] * u[l]
@@ -320,16 +330,66 @@ func (lc *local) wordChanged(d *framework.DocState, j int, row, old []float64) {
 	if ok {
 		if zOK {
 			copy(dots, lc.nd)
-			copy(lc.logB, lc.lb)
+			lc.deferLogB(n, hasLU)
 			copy(lc.p, lc.pt)
 			lc.logZ = z
 		} else {
-			lc.commit(dots)
+			lc.commit(dots) // trialRatio's fallback set lb
 		}
 		return
 	}
 	d.PhiChanged() // row is no longer the topic layer's softmax
+	lc.flushLogB()
 	lc.backtrack(row, old, n, dots, tol)
+}
+
+// setLB sets lb_l = log B_dl + n·log1p(u_l), the trial log B of the word's
+// change (u in lc.u, or log1p(u) in lc.lu when hasLU), after adding the
+// pending increments into logB.
+func (lc *local) setLB(n float64, hasLU bool) {
+	lc.flushLogB()
+	for l, x := range lc.u {
+		lu := lc.lu[l]
+		if !hasLU {
+			lu = math.Log1p(x)
+		}
+		lc.lb[l] = lc.logB[l] + n*lu
+	}
+}
+
+// deferLogB records the accepted change's increments of log B (lc.u, or
+// lc.lu when hasLU) for flushLogB.
+func (lc *local) deferLogB(n float64, hasLU bool) {
+	lc.pendN = append(lc.pendN, n)
+	lc.pendLog = append(lc.pendLog, hasLU)
+	if hasLU {
+		lc.pendLU = append(lc.pendLU, lc.lu...)
+	} else {
+		lc.pendLU = append(lc.pendLU, lc.u...)
+	}
+}
+
+// flushLogB adds the pending increments into logB, change by change:
+// log B_dl + n·log1p(u_l), as WordChanged computed it when it kept log B
+// current.
+func (lc *local) flushLogB() {
+	C := lc.C
+	for i, n := range lc.pendN {
+		v := lc.pendLU[i*C : (i+1)*C]
+		for l, x := range v {
+			lu := x
+			if !lc.pendLog[i] {
+				lu = math.Log1p(x)
+			}
+			lc.logB[l] = lc.logB[l] + n*lu
+		}
+	}
+	lc.dropPending()
+}
+
+// dropPending forgets the pending increments (Begin recomputes log B).
+func (lc *local) dropPending() {
+	lc.pendN, lc.pendLog, lc.pendLU = lc.pendN[:0], lc.pendLog[:0], lc.pendLU[:0]
 }
 
 // backtrack finds t ∈ {1/2, 1/4, …} such that φ_t = old + t(new − old)
@@ -397,8 +457,9 @@ func (lc *local) setP() { lc.logZ = normalize(lc.p, lc.logB) }
 // and a = Σ_l p_l e_l; no exponential of the C classes. It falls back to
 // trial (from lb) when 1+a is not a positive finite number (ok reports
 // whether pt is set).
-func (lc *local) trialRatio(n float64) (dz float64, ok bool) {
+func (lc *local) trialRatio(n float64) (dz float64, ok, hasLU bool) {
 	a := 0.0
+	hasLU = n != 1 && n != 2
 	for l, x := range lc.u {
 		e := x
 		switch {
@@ -406,20 +467,22 @@ func (lc *local) trialRatio(n float64) (dz float64, ok bool) {
 		case n == 2:
 			e = x * (2 + x)
 		default:
+			lc.lu[l] = math.Log1p(x)
 			e = math.Expm1(n * lc.lu[l])
 		}
 		lc.e[l] = e
 		a += lc.p[l] * e
 	}
 	if !(1+a > 0) || math.IsInf(a, 0) {
+		lc.setLB(n, hasLU)
 		z, ok := lc.trial()
-		return z - lc.logZ, ok
+		return z - lc.logZ, ok, hasLU
 	}
 	inv := 1 / (1 + a)
 	for l, e := range lc.e {
 		lc.pt[l] = lc.p[l] * (1 + e) * inv
 	}
-	return math.Log1p(a), true
+	return math.Log1p(a), true, hasLU
 }
 
 // trial returns log Σ_l exp(lb_l) (= special.LogSumExp(lb)) and sets pt to

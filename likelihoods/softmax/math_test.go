@@ -149,6 +149,10 @@ func TestWordChangedCachesAndAscent(t *testing.T) {
 					ds.UpdatePhiBar()
 				}
 			}
+			if guard && len(lc.pendN) == 0 {
+				t.Errorf("trial %d: no log B increment pending after the sweeps: the deferral is not exercised", trial)
+			}
+			lc.flushLogB()
 			want := newLocal(s)
 			want.Begin(ds)
 			for l := range lc.logB {
@@ -249,6 +253,67 @@ func TestDocELBOFromCaches(t *testing.T) {
 		fresh.Begin(other)
 		if lc.logZ != fresh.logZ {
 			t.Errorf("trial %d: Resume of another document: log Σ B %.15g, Begin's %.15g", trial, lc.logZ, fresh.logZ)
+		}
+	}
+}
+
+// TestDeferredLogB checks WordChanged's deferred log B increments: the
+// same sweeps with log B brought up to date after every word (flushLogB,
+// what WordChanged did before it deferred them) and with the increments
+// left pending until the end give the same log B bit for bit, and the
+// same φ, p and log Σ_l B_dl; a replay out of order or with the wrong
+// increment (u for log1p(u)) would not.
+func TestDeferredLogB(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const C, K = 5, 4
+	for trial := 0; trial < 20; trial++ {
+		s := testSoftmax(t, C, K, 20, rng)
+		ds := randomDocState(rng, K, C, 8, 6)
+		ds2 := framework.NewDocState(K, len(ds.Doc.Words))
+		ds2.Bind(0, ds.Doc, nil)
+		copy(ds2.Phi, ds.Phi)
+		ds2.UpdatePhiBar()
+		ds2.Target = ds.Target // read, not written, by PhiTerm
+		lazy, eager := newLocal(s), newLocal(s)
+		lazy.Begin(ds)
+		eager.Begin(ds2)
+		logits := make([]float64, K)
+		old := make([]float64, K)
+		a := make([]float64, K)
+		for sweep := 0; sweep < 3; sweep++ {
+			for j := range ds.Doc.Counts {
+				for k := range a {
+					a[k] = rng.NormFloat64() - 2
+				}
+				for _, c := range []struct {
+					lc *local
+					ds *framework.DocState
+				}{{lazy, ds}, {eager, ds2}} {
+					copy(logits, a)
+					c.lc.PhiTerm(logits, c.ds, j)
+					copy(old, c.ds.PhiRow(j))
+					softmaxTo(c.ds.PhiRow(j), logits)
+					c.lc.WordChanged(c.ds, j, old)
+				}
+				eager.flushLogB()
+			}
+		}
+		if len(lazy.pendN) == 0 {
+			t.Fatalf("trial %d: nothing pending: the test does not exercise the deferral", trial)
+		}
+		lazy.flushLogB()
+		for l := range lazy.logB {
+			if math.Float64bits(lazy.logB[l]) != math.Float64bits(eager.logB[l]) || math.Float64bits(lazy.p[l]) != math.Float64bits(eager.p[l]) {
+				t.Fatalf("trial %d: class %d: deferred log B %v, p %v; eager %v, %v", trial, l, lazy.logB[l], lazy.p[l], eager.logB[l], eager.p[l])
+			}
+		}
+		if lazy.logZ != eager.logZ {
+			t.Fatalf("trial %d: log Σ B %v deferred, %v eager", trial, lazy.logZ, eager.logZ)
+		}
+		for i := range ds.Phi {
+			if ds.Phi[i] != ds2.Phi[i] {
+				t.Fatalf("trial %d: φ[%d] %v deferred, %v eager", trial, i, ds.Phi[i], ds2.Phi[i])
+			}
 		}
 	}
 }
