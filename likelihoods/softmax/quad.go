@@ -294,16 +294,31 @@ func (lc *qlocal) PhiTerm(dst []float64, d *framework.DocState, j int) {
 	}
 	lc.sp = dot(lc.sum, row)
 	cs := lc.sp * inv2 / float64(C)
-	for k := range lc.rho {
-		lc.rho[k] = -cs*lc.sum[k] - lc.a[k]*inv2
+	// ρ_k = −cs·s_k − a_k/(2N²) + Σ_l c_l η_lk, four topics at a time:
+	// four independent sums, each in the order of the loop over one topic
+	// (the classes in order), so that consecutive multiply-adds do not
+	// wait on each other.
+	k := 0
+	for ; k+4 <= K; k += 4 {
+		r0 := -cs*lc.sum[k] - lc.a[k]*inv2
+		r1 := -cs*lc.sum[k+1] - lc.a[k+1]*inv2
+		r2 := -cs*lc.sum[k+2] - lc.a[k+2]*inv2
+		r3 := -cs*lc.sum[k+3] - lc.a[k+3]*inv2
+		for l, cl := range lc.c {
+			e := eta[l*K+k:][:4]
+			r0 += cl * e[0]
+			r1 += cl * e[1]
+			r2 += cl * e[2]
+			r3 += cl * e[3]
+		}
+		lc.rho[k], lc.rho[k+1], lc.rho[k+2], lc.rho[k+3] = r0, r1, r2, r3
 	}
-	for l, cl := range lc.c {
-		if cl == 0 {
-			continue
+	for ; k < K; k++ {
+		r := -cs*lc.sum[k] - lc.a[k]*inv2
+		for l, cl := range lc.c {
+			r += cl * eta[l*K+k]
 		}
-		for k, e := range eta[l*K : (l+1)*K] {
-			lc.rho[k] += cl * e
-		}
+		lc.rho[k] = r
 	}
 	copy(lc.g, dst)
 	lc.gDoc, lc.gWord = d.Doc, j
