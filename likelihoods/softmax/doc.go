@@ -33,7 +33,7 @@
 //	§2 h_l = exp(η_l/N_d), log B_dl = Σ_v n_dv log(φ_dv·h_l)   local.Begin (caches log B_dl, φ_dv·h_l), setH (h scaled by exp(−max_k η_lk/N_d): no overflow)
 //	§2 ρ_dvk = (1/N_d)Σ_l λ_dl η_lk − Σ_l B_dl h_lk/(φ_dv·h_l) / Σ_l B_dl
 //	                                                           local.PhiTerm (B_dl/Σ_t B_dt = softmax of log B, cached)
-//	§2 log B_dl += n_dv (log(φ_new·h_l) − log(φ_old·h_l))      local.WordChanged (with the safeguard below)
+//	§2 log B_dl += n_dv (log(φ_new·h_l) − log(φ_old·h_l))      local.WordChanged (with the safeguard below; the increments queued, local.flushLogB adds them in order when the safeguard reads log B)
 //	§2 L(η) and ∂L/∂η_lk (with the [fix] λ_dl)                 evalDoc (one document), Softmax.data (a batch, parallel), Softmax.objective (S scaling, μ penalty)
 //	§2 M-step by L-BFGS                                        Softmax.Update → optim.Minimize
 //	the split penalty μ_t Σ_l‖η_l − η̄_l1‖² + μ Σ_l Kη̄_l²        Softmax.penalty (docs/design.md, "The text's say")
