@@ -151,6 +151,10 @@ mutations=(
   'lapse-uniform-share|annotators/confusion/lapse.go|s/b := math\.Log\(d \/ float64\(m\.nc\)\)/b := math.Log(d)/|./annotators/confusion'
   'lapse-start|annotators/confusion/confusion.go|s/base\[l\] \+= m\.lapsed\(e\)/base[l] += e/|./annotators/confusion'
   'lapse-predictive|annotators/confusion/confusion.go|s/p = \(1-d\)\*p \+ d\/float64\(C\)/p = p + 0*d/|./annotators/confusion'
+  'softmax-phiterm-four-sums|likelihoods/softmax/local.go|s/r1 -= ql \* hl\[1\]/r1 -= ql * hl[0]/|./likelihoods/softmax'
+  'softmax-quad-rho-four-sums|likelihoods/softmax/quad.go|s/r2 \+= cl \* e\[2\]/r2 += cl * e[1]/|./likelihoods/softmax'
+  'softmax-deferred-logb-kind|likelihoods/softmax/local.go|s/lc\.pendLU = append\(lc\.pendLU, lc\.u\.\.\.\)/lc.pendLU = append(lc.pendLU, lc.lu...)/|./likelihoods/softmax'
+  'softmax-deferred-logb-lost|likelihoods/softmax/local.go|s/lc\.pendN = append\(lc\.pendN, n\)/lc.pendN = append(lc.pendN, 0*n)/|./likelihoods/softmax'
 )
 
 scratch=$(mktemp -d)
