@@ -357,9 +357,17 @@ func (lc *local) setLB(n float64, hasLU bool) {
 	}
 }
 
+// maxPending bounds the queued changes (memory: maxPending·C numbers a
+// goroutine, whatever the document's length and sweeps); flushing earlier
+// gives the same bits, as the increments are added in order either way.
+var maxPending = 4096 // a variable for the tests
+
 // deferLogB records the accepted change's increments of log B (lc.u, or
 // lc.lu when hasLU) for flushLogB.
 func (lc *local) deferLogB(n float64, hasLU bool) {
+	if len(lc.pendN) >= maxPending {
+		lc.flushLogB()
+	}
 	lc.pendN = append(lc.pendN, n)
 	lc.pendLog = append(lc.pendLog, hasLU)
 	if hasLU {

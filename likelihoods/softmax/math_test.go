@@ -264,6 +264,17 @@ func TestDocELBOFromCaches(t *testing.T) {
 // same φ, p and log Σ_l B_dl; a replay out of order or with the wrong
 // increment (u for log1p(u)) would not.
 func TestDeferredLogB(t *testing.T) {
+	t.Run("queued", func(t *testing.T) { testDeferredLogB(t) })
+	// A queue that flushes itself every 5 changes (maxPending) gives the
+	// same bits.
+	t.Run("capped", func(t *testing.T) {
+		defer func(m int) { maxPending = m }(maxPending)
+		maxPending = 5
+		testDeferredLogB(t)
+	})
+}
+
+func testDeferredLogB(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	const C, K = 5, 4
 	for trial := 0; trial < 20; trial++ {
