@@ -154,6 +154,7 @@ mutations=(
   'softmax-phiterm-four-sums|likelihoods/softmax/local.go|s/r1 -= ql \* hl\[1\]/r1 -= ql * hl[0]/|./likelihoods/softmax'
   'softmax-quad-rho-four-sums|likelihoods/softmax/quad.go|s/r2 \+= cl \* e\[2\]/r2 += cl * e[1]/|./likelihoods/softmax'
   'softmax-deferred-logb-kind|likelihoods/softmax/local.go|s/lc\.pendLU = append\(lc\.pendLU, lc\.u\.\.\.\)/lc.pendLU = append(lc.pendLU, lc.lu...)/|./likelihoods/softmax'
+  'softmax-deferred-logb-takeslog|likelihoods/softmax/local.go|s/return n != 1 && n != 2/return n != 1/|./likelihoods/softmax'
   'softmax-deferred-logb-lost|likelihoods/softmax/local.go|s/lc\.pendN = append\(lc\.pendN, n\)/lc.pendN = append(lc.pendN, 0*n)/|./likelihoods/softmax'
 )
 

@@ -51,11 +51,10 @@ type local struct {
 	// B_dl (the accepted path keeps p and log Σ_l B_dl from the ratios),
 	// so WordChanged defers the C logarithms a word, and flushLogB adds
 	// them in the order of the changes (the same sums, bit for bit).
-	// pendLU holds, per change, C values: u_l, or log1p(u_l) when
-	// pendLog (trialRatio took them for n > 2).
-	pendN   []float64
-	pendLog []bool
-	pendLU  []float64
+	// pendLU holds, per change, C values: log1p(u_l) when trialRatio
+	// took them (takesLog(n)), else u_l.
+	pendN  []float64
+	pendLU []float64
 	// snap is the φ of the document the caches hold (Begin's, then each
 	// row WordChanged was told of): DocELBO reads log Σ_l B_dl from the
 	// caches when d.Phi still equals it.
@@ -300,7 +299,7 @@ func (lc *local) wordChanged(d *framework.DocState, j int, row, old []float64) {
 		lc.commit(dots)
 		return
 	}
-	dG, zOK, hasLU := lc.trialRatio(n)
+	dG, zOK := lc.trialRatio(n)
 	z := lc.logZ + dG
 	for l := 0; l < C; l++ {
 		dG -= n * lc.p[l] * u[l]
@@ -330,7 +329,7 @@ func (lc *local) wordChanged(d *framework.DocState, j int, row, old []float64) {
 	if ok {
 		if zOK {
 			copy(dots, lc.nd)
-			lc.deferLogB(n, hasLU)
+			lc.deferLogB(n)
 			copy(lc.p, lc.pt)
 			lc.logZ = z
 		} else {
@@ -362,15 +361,14 @@ func (lc *local) setLB(n float64, hasLU bool) {
 // gives the same bits, as the increments are added in order either way.
 var maxPending = 4096 // a variable for the tests
 
-// deferLogB records the accepted change's increments of log B (lc.u, or
-// lc.lu when hasLU) for flushLogB.
-func (lc *local) deferLogB(n float64, hasLU bool) {
+// deferLogB records the accepted change's increments of log B (lc.lu
+// when trialRatio took them, else lc.u) for flushLogB.
+func (lc *local) deferLogB(n float64) {
 	if len(lc.pendN) >= maxPending {
 		lc.flushLogB()
 	}
 	lc.pendN = append(lc.pendN, n)
-	lc.pendLog = append(lc.pendLog, hasLU)
-	if hasLU {
+	if takesLog(n) {
 		lc.pendLU = append(lc.pendLU, lc.lu...)
 	} else {
 		lc.pendLU = append(lc.pendLU, lc.u...)
@@ -386,7 +384,7 @@ func (lc *local) flushLogB() {
 		v := lc.pendLU[i*C : (i+1)*C]
 		for l, x := range v {
 			lu := x
-			if !lc.pendLog[i] {
+			if !takesLog(n) {
 				lu = math.Log1p(x)
 			}
 			lc.logB[l] = lc.logB[l] + n*lu
@@ -397,7 +395,7 @@ func (lc *local) flushLogB() {
 
 // dropPending forgets the pending increments (Begin recomputes log B).
 func (lc *local) dropPending() {
-	lc.pendN, lc.pendLog, lc.pendLU = lc.pendN[:0], lc.pendLog[:0], lc.pendLU[:0]
+	lc.pendN, lc.pendLU = lc.pendN[:0], lc.pendLU[:0]
 }
 
 // backtrack finds t ∈ {1/2, 1/4, …} such that φ_t = old + t(new − old)
@@ -458,6 +456,11 @@ func (lc *local) commit(dots []float64) {
 // setP sets logZ = log Σ_l B_dl and p_l = B_dl/Σ_t B_dt from logB.
 func (lc *local) setP() { lc.logZ = normalize(lc.p, lc.logB) }
 
+// takesLog reports whether trialRatio takes log1p(u_l) into lc.lu for a
+// word of count n (for (1+u)^n − 1 = expm1(n·log1p u)); for n = 1 and 2 it
+// multiplies instead.
+func takesLog(n float64) bool { return n != 1 && n != 2 }
+
 // trialRatio sets pt to the class probabilities after the word's change
 // and returns the change of log Σ_l B_dl, multiplicatively from the
 // ratios B'_l/B_l = (1 + u_l)^n (u_l = Δ(φ·h̃_l)/(φ·h̃_l), lu_l = log1p(u_l)):
@@ -465,9 +468,8 @@ func (lc *local) setP() { lc.logZ = normalize(lc.p, lc.logB) }
 // and a = Σ_l p_l e_l; no exponential of the C classes. It falls back to
 // trial (from lb) when 1+a is not a positive finite number (ok reports
 // whether pt is set).
-func (lc *local) trialRatio(n float64) (dz float64, ok, hasLU bool) {
+func (lc *local) trialRatio(n float64) (dz float64, ok bool) {
 	a := 0.0
-	hasLU = n != 1 && n != 2
 	for l, x := range lc.u {
 		e := x
 		switch {
@@ -482,15 +484,15 @@ func (lc *local) trialRatio(n float64) (dz float64, ok, hasLU bool) {
 		a += lc.p[l] * e
 	}
 	if !(1+a > 0) || math.IsInf(a, 0) {
-		lc.setLB(n, hasLU)
+		lc.setLB(n, takesLog(n))
 		z, ok := lc.trial()
-		return z - lc.logZ, ok, hasLU
+		return z - lc.logZ, ok
 	}
 	inv := 1 / (1 + a)
 	for l, e := range lc.e {
 		lc.pt[l] = lc.p[l] * (1 + e) * inv
 	}
-	return math.Log1p(a), true, hasLU
+	return math.Log1p(a), true
 }
 
 // trial returns log Σ_l exp(lb_l) (= special.LogSumExp(lb)) and sets pt to
