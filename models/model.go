@@ -368,6 +368,7 @@ type worker struct {
 	gw       []float64            // the warm sweep's γ (local_init "best")
 	phiW     []float64            // the warm sweep's φ (local_init "best", supervised)
 	logsW    framework.PhiLogs    // and its normalisers
+	kept     int                  // local steps that went on from the warm sweep's saved state (tests)
 	term     []float64            // framework.PhiDocTerm's ρ̄_d
 
 	// topicELBO is the topic layer's DocELBO at the last docELBO; topicOK
@@ -458,6 +459,7 @@ func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framew
 	topics.ElogDirichlet(ds.ElogTheta, ds.Gamma)
 	ds.UpdatePhiBar()
 	ds.Logs.CopyFrom(&w.logsW)
+	w.kept++
 	m.inferFrom(w, 2, change)
 }
 
