@@ -157,7 +157,8 @@ const shapeIters = 15
 // one worker (wall-s: the run's wall-clock seconds, for the speed-up of
 // two workers on a quiet machine); MASLDA_SHAPE_CONFIG is added to every
 // supervised model's configuration (an option measured against plain LDA,
-// for example `annotators "confusion" { membership = "structured" }`).
+// for example `annotators "confusion" { membership = "structured" }`);
+// MASLDA_SHAPE_TRACE=1 logs every iteration's CPU seconds (with -v).
 func BenchmarkShapes(b *testing.B) {
 	iters, workers := shapeIters, 1
 	for name, p := range map[string]*int{"MASLDA_SHAPE_ITERS": &iters, "MASLDA_SHAPE_WORKERS": &workers} {
@@ -204,6 +205,11 @@ func BenchmarkShapes(b *testing.B) {
 					}
 					wall += time.Since(w0).Seconds()
 					it := len(at) - 1
+					if os.Getenv("MASLDA_SHAPE_TRACE") != "" {
+						for i := 1; i <= it; i++ {
+							b.Logf("iteration %d: %.4f cpu-s", i, at[i]-at[i-1])
+						}
+					}
 					runs += at[it] - t0
 					first3 += at[min(3, it)] - t0
 					perIter += (at[it] - at[0]) / float64(it)
