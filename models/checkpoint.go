@@ -555,6 +555,25 @@ func (m *Model) saveState(w io.Writer) error {
 			return err
 		}
 	}
+	if m.Topics.FreshEvery > 1 {
+		// The thinned fresh restarts' state (topics.fresh_every): the
+		// byte 'T', the batch E-steps so far and one byte per document
+		// (settled). Absent with fresh_every = 1, so that those states
+		// are byte for byte what they were.
+		if _, err := w.Write([]byte{'T'}); err != nil {
+			return err
+		}
+		if err := binary.Write(w, le, uint64(m.estep)); err != nil {
+			return err
+		}
+		settled := m.settled
+		if settled == nil {
+			settled = make([]bool, D)
+		}
+		if err := binary.Write(w, le, bools(settled)); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -645,8 +664,23 @@ func (m *Model) loadState(r io.Reader) error {
 		return fmt.Errorf("%w: the state has no φ store but the run needs one (another configuration?)", framework.ErrBadInput)
 	}
 	var extra [1]byte
-	if n, _ := r.Read(extra[:]); n != 0 {
-		return fmt.Errorf("%w: unexpected data at the end of the state", framework.ErrBadInput)
+	estep, settled := 0, []byte(nil)
+	if n, _ := io.ReadFull(r, extra[:]); n != 0 {
+		if extra[0] != 'T' || m.Topics.FreshEvery <= 1 {
+			return fmt.Errorf("%w: unexpected data at the end of the state", framework.ErrBadInput)
+		}
+		var e uint64
+		if err := binary.Read(r, le, &e); err != nil {
+			return trunc(err)
+		}
+		settled = make([]byte, D)
+		if err := binary.Read(r, le, settled); err != nil {
+			return trunc(err)
+		}
+		if n, _ := r.Read(extra[:]); n != 0 {
+			return fmt.Errorf("%w: unexpected data at the end of the state", framework.ErrBadInput)
+		}
+		estep = int(e)
 	}
 	copy(m.gamma, gamma)
 	for i, b := range seen {
@@ -664,6 +698,13 @@ func (m *Model) loadState(r io.Reader) error {
 		m.phi = store
 	}
 	m.phase = phase
+	m.estep, m.settled = estep, nil
+	if settled != nil {
+		m.settled = make([]bool, D)
+		for i, b := range settled {
+			m.settled[i] = b != 0
+		}
+	}
 	m.bindPhi()
 	return nil
 }

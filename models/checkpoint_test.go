@@ -162,7 +162,7 @@ func smallRegression(t *testing.T) *framework.Corpus {
 // fit: the same progress (bounds, stages), the same saved files and the
 // same posterior, for k before, at and after the classifier start (and in
 // the second schedule run when the schedule converges before it), after
-// restarts, with consensus = 3, and for MA-sLDAr (whose supervision weight keeps the φ store
+// restarts, with consensus = 3, with topics.fresh_every, and for MA-sLDAr (whose supervision weight keeps the φ store
 // of warm starts; before, at and after the end of its exact stage) and
 // plain LDA.
 func TestCheckpointResumeBitIdentical(t *testing.T) {
@@ -198,6 +198,11 @@ func TestCheckpointResumeBitIdentical(t *testing.T) {
 			reg, []int{1, 2, 3}},
 		{"LDA", "seed = 5\ntopics {\n k = 3\n}\ninference \"batch\" {\n max_iters = 4\n tol = 0\n}\n",
 			&framework.Corpus{Docs: reg.Docs, V: reg.V}, []int{2}},
+		// The settled marks and the E-step count of fresh_every are saved.
+		{"MA-sLDAc fresh_every", "seed = 3\nconsensus = 1\ntopics {\n k = 3\n fresh_every = 3\n}\nresponse \"softmax\" {}\n" + "annotators \"confusion\" {\n start_iters = 3\n}\ninference \"batch\" {\n max_iters = 10\n tol = 0\n}\n",
+			crowd.train, []int{2, 5, 7}},
+		{"LDA fresh_every", "seed = 5\ntopics {\n k = 3\n fresh_every = 2\n}\ninference \"batch\" {\n max_iters = 8\n tol = 0\n}\n",
+			&framework.Corpus{Docs: reg.Docs, V: reg.V}, []int{3, 6}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := fitTrace(t, tc.src, tc.c, 0, "")

@@ -148,13 +148,16 @@ func TestConfigErrors(t *testing.T) {
 		{"unknown top-level key", `sed = 1`, "Valid: annotators {}, consensus, inference {}, model, response {}, restart_iters, restarts, seed, select {}, selected, topics {}, workers"},
 		{"unknown topics key", `topics {
 kk = 3
-}`, "Valid: alpha, fresh_start, init, k, local_init, local_iters, local_tol, local_tol_tokens, tau"},
+}`, "Valid: alpha, fresh_every, fresh_start, init, k, local_init, local_iters, local_tol, local_tol_tokens, tau"},
 		{"bad k", `topics {
 k = 0
 }`, "topics.k = 0"},
 		{"bad local_init", `topics {
 local_init = "x"
 }`, "valid: auto, best, fresh, warm"},
+		{"fresh_every 0", `topics {
+fresh_every = 0
+}`, "topics.fresh_every = 0, want ≥ 1"},
 		{"bad fresh_start", `topics {
 fresh_start = "x"
 }`, "test.hcl:1: bad input: topics.fresh_start = \"x\"; valid: supervised, lda"},

@@ -48,6 +48,14 @@ type Model struct {
 	weight float64         // the supervision weight w (framework.Weighted; 1 without it)
 	hold   bool            // the crowd is held (framework.CrowdHolder): training documents' q(target) restored, annotators not updated
 
+	// The thinned fresh restarts of topics.fresh_every > 1 (localStep):
+	// batch E-steps so far (estep, counted by EStep) and each training
+	// document's settled mark; settled is nil until the first batch E-step
+	// and with fresh_every = 1. Saved with checkpoints.
+	estep    int
+	settled  []bool
+	thinning bool // during a batch E-step with fresh_every > 1
+
 	// phi is every training document's φ from its last E-step (phistore.go;
 	// nil when nothing needs it): for a response's M-step (phiUser), for
 	// warm starts (phiWarm) and for the two-stage schedule's frozen φ
@@ -166,6 +174,7 @@ func (m *Model) restartTopics(zeta []float64) error {
 	copy(m.Topics.Zeta, zeta)
 	m.Topics.Refresh()
 	clear(m.seen)
+	clear(m.settled)
 	if m.phi != nil && m.phase == framework.PhaseJoint {
 		clear(m.phi.done)
 	}
@@ -369,6 +378,7 @@ type worker struct {
 	phiW     []float64            // the warm sweep's φ (local_init "best", supervised)
 	logsW    framework.PhiLogs    // and its normalisers
 	kept     int                  // local steps that went on from the warm sweep's saved state (tests)
+	thinned  int                  // local steps of settled documents that skipped the fresh restart (tests)
 	term     []float64            // framework.PhiDocTerm's ρ̄_d
 
 	// topicELBO is the topic layer's DocELBO at the last docELBO; topicOK
@@ -427,6 +437,15 @@ func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framew
 		m.infer(w, warm)
 		return
 	}
+	thin := m.thinning && !w.shard
+	if thin && m.settled[i] && (m.estep+i)%m.Topics.FreshEvery != 0 {
+		// A settled document between its fresh restarts: the warm start
+		// to convergence (the policy "warm", which cannot lower the
+		// document's bound).
+		w.thinned++
+		m.infer(w, warm)
+		return
+	}
 	change, restored := m.sweepOnce(w, warm)
 	ew := m.docELBO(w)
 	if cap(w.gw) < m.Topics.K {
@@ -441,7 +460,13 @@ func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framew
 	m.infer(w, nil)
 	if m.docELBO(w) >= ew {
 		w.topicOK = true // the state docELBO saw is the one kept
+		if thin {
+			m.settled[i] = settledAt(w.ds.Gamma, gw, doc.N)
+		}
 		return
+	}
+	if thin {
+		m.settled[i] = true // the fresh restart ended below the warm sweep
 	}
 	if !restored {
 		m.infer(w, gw)
@@ -461,6 +486,22 @@ func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framew
 	ds.Logs.CopyFrom(&w.logsW)
 	w.kept++
 	m.inferFrom(w, 2, change)
+}
+
+// settledTol is how close a fresh restart must end to the warm sweep's γ
+// for its document to be settled: Σ_k |γ_fresh,k − γ_warm,k| below 1% of
+// the document's tokens (at least one token's worth).
+const settledTol = 0.01
+
+// settledAt reports whether a fresh restart that ended at γ (and was kept)
+// ended where the warm sweep was (gw), for a document of n tokens: it
+// found no other optimum, so the next E-steps may skip it (FreshEvery).
+func settledAt(gamma, gw []float64, n float64) bool {
+	d := 0.0
+	for k, g := range gamma {
+		d += math.Abs(g - gw[k])
+	}
+	return d < settledTol*max(1, n)
 }
 
 // emptyStep is the supervised local step of a document without words (the
@@ -742,6 +783,14 @@ func (m *Model) EStep(ctx context.Context, docs []int) (framework.Stats, error) 
 	}
 	m.mini = len(docs) < m.NumDocs()
 	defer func() { m.mini = false }()
+	if !m.mini && m.Topics.FreshEvery > 1 {
+		if m.settled == nil {
+			m.settled = make([]bool, m.NumDocs())
+		}
+		m.estep++
+		m.thinning = true
+		defer func() { m.thinning = false }()
+	}
 	K := m.Topics.K
 	ans := m.answers()
 	step := func(w *worker, pos int) {

@@ -34,6 +34,7 @@ func (m *Model) Phase() framework.Phase { return m.phase }
 //     PhaseTopics E-step that has covered every training document (else
 //     framework.ErrNotTrained).
 func (m *Model) SetPhase(p framework.Phase) error {
+	clear(m.settled) // settled under another phase's local step
 	switch p {
 	case framework.PhaseJoint:
 	case framework.PhaseTopics:
@@ -77,6 +78,7 @@ func (m *Model) setRestartPhase(on bool) {
 	} else {
 		m.phase = framework.PhaseJoint
 		clear(m.seen)
+		clear(m.settled)
 		if m.phi != nil {
 			clear(m.phi.done)
 		}

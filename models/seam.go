@@ -211,6 +211,9 @@ func (m *Model) checkSeam() error {
 	if m.fixed {
 		return fmt.Errorf("%w: the response treats φ̄ as fixed features (two-stage only)", framework.ErrIncompatible)
 	}
+	if m.Topics.FreshEvery > 1 {
+		return fmt.Errorf("%w: topics.fresh_every = %d keeps a settled mark per document outside the shards; the shard-level E-step restarts every document afresh (fresh_every = 1)", framework.ErrIncompatible, m.Topics.FreshEvery)
+	}
 	if m.phiUser {
 		return fmt.Errorf("%w: the response's M-step reads every document's φ (the softmax's product bound): not fixed-size statistics", framework.ErrIncompatible)
 	}

@@ -253,6 +253,7 @@ func TestShardEStepRefuses(t *testing.T) {
 		"topics {\n  k = 2\n}\nresponse \"softmax\" {}\nannotators \"confusion\" {}\n",
 		"topics {\n  k = 2\n}\nresponse \"softmax\" {\n  bound = \"quadratic\"\n}\nannotators \"confusion\" {}\n",
 		"topics {\n  k = 2\n}\nresponse \"class-prior\" {}\nannotators \"glad\" {}\n",
+		"topics {\n  k = 2\n  fresh_every = 2\n}\n",
 	} {
 		r, err := Build(mustConfig(t, src), nil, train)
 		if err != nil {

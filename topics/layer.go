@@ -43,11 +43,20 @@ type Config struct {
 	// unsupervised sweep, then supervised sweeps to convergence: the
 	// default before 2026-11-26).
 	FreshStart string `hcl:"fresh_start,optional"`
+	// FreshEvery thins the fresh restarts of local_init "best" in batch
+	// E-steps (models.Model.localStep): a document whose last fresh
+	// restart ended where its warm sweep was, or below it, is settled,
+	// and a settled document restarts afresh only at every FreshEvery-th
+	// E-step (staggered: E-step t restarts document d when (t + d) mod
+	// FreshEvery = 0); otherwise its warm sweep goes on to convergence.
+	// Default 1: a fresh restart at every E-step (the behaviour before
+	// 2026-11-29).
+	FreshEvery int `hcl:"fresh_every,optional"`
 }
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, LocalTolTokens: 100, Init: "seeded", LocalInit: "auto", FreshStart: "lda"}
+	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, LocalTolTokens: 100, Init: "seeded", LocalInit: "auto", FreshStart: "lda", FreshEvery: 1}
 }
 
 // Validate checks the settings.
@@ -65,6 +74,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: topics.local_tol = %v, want ≥ 0", framework.ErrBadInput, c.LocalTol)
 	case !(c.LocalTolTokens >= 0) || math.IsInf(c.LocalTolTokens, 0):
 		return fmt.Errorf("%w: topics.local_tol_tokens = %v, want a finite number ≥ 0", framework.ErrBadInput, c.LocalTolTokens)
+	case c.FreshEvery < 1:
+		return fmt.Errorf("%w: topics.fresh_every = %d, want ≥ 1 (1: a fresh restart at every E-step)", framework.ErrBadInput, c.FreshEvery)
 	}
 	switch c.Init {
 	case "seeded", "random":

@@ -160,6 +160,10 @@ mutations=(
   'softmax-deferred-logb-kind|likelihoods/softmax/local.go|s/lc\.pendLU = append\(lc\.pendLU, lc\.u\.\.\.\)/lc.pendLU = append(lc.pendLU, lc.lu...)/|./likelihoods/softmax'
   'softmax-deferred-logb-takeslog|likelihoods/softmax/local.go|s/return n != 1 && n != 2/return n != 1/|./likelihoods/softmax'
   'softmax-deferred-logb-lost|likelihoods/softmax/local.go|s/lc\.pendN = append\(lc\.pendN, n\)/lc.pendN = append(lc.pendN, 0*n)/|./likelihoods/softmax'
+  'fresh-every-stagger|models/model.go|s/m\.settled\[i\] && \(m\.estep\+i\)%m\.Topics\.FreshEvery != 0/m.settled[i]/|./models'
+  'fresh-every-checkpoint|models/checkpoint.go|s/\tif m\.Topics\.FreshEvery > 1 \{\n\t\t\/\/ The thinned/\tif false \&\& m.Topics.FreshEvery > 1 {\n\t\t\/\/ The thinned/|./models'
+  'fresh-every-tolerance|models/model.go|s/return d < settledTol\*max\(1, n\)/return d < 1e9/|./models'
+  'fresh-every-phase|models/phase.go|s/\t\tclear\(m\.seen\)\n\t\tclear\(m\.settled\)/\t\tclear(m.seen)/|./models'
 )
 
 scratch=$(mktemp -d)
