@@ -158,7 +158,9 @@ const shapeIters = 15
 // two workers on a quiet machine); MASLDA_SHAPE_CONFIG is added to every
 // supervised model's configuration (an option measured against plain LDA,
 // for example `annotators "confusion" { membership = "structured" }`);
-// MASLDA_SHAPE_TRACE=1 logs every iteration's CPU seconds (with -v).
+// MASLDA_SHAPE_TRACE=1 logs every iteration's CPU seconds (with -v);
+// MASLDA_SHAPE_TOPICS is added to every model's topics block, plain LDA's
+// included (for example `fresh_every = 4`).
 func BenchmarkShapes(b *testing.B) {
 	iters, workers := shapeIters, 1
 	for name, p := range map[string]*int{"MASLDA_SHAPE_ITERS": &iters, "MASLDA_SHAPE_WORKERS": &workers} {
@@ -183,7 +185,7 @@ func BenchmarkShapes(b *testing.B) {
 				if extra := os.Getenv("MASLDA_SHAPE_CONFIG"); extra != "" && mod.src != "" {
 					src += extra + "\n"
 				}
-				src += fmt.Sprintf("seed = 1\nworkers = %d\ntopics {\n  k = %d\n  alpha = 0.1\n  tau = 0.1\n}\ninference \"batch\" {\n  max_iters = %d\n  min_iters = %d\n  tol = 0\n}\n", workers, sh.spec.K, iters, iters)
+				src += fmt.Sprintf("seed = 1\nworkers = %d\ntopics {\n  k = %d\n  alpha = 0.1\n  tau = 0.1\n%s}\ninference \"batch\" {\n  max_iters = %d\n  min_iters = %d\n  tol = 0\n}\n", workers, sh.spec.K, os.Getenv("MASLDA_SHAPE_TOPICS"), iters, iters)
 				cfg, err := models.ParseConfig([]byte(src), mod.name+".hcl")
 				if err != nil {
 					b.Fatal(err)
