@@ -666,8 +666,11 @@ func (m *Model) loadState(r io.Reader) error {
 	var extra [1]byte
 	estep, settled := 0, []byte(nil)
 	if n, _ := io.ReadFull(r, extra[:]); n != 0 {
-		if extra[0] != 'T' || m.Topics.FreshEvery <= 1 {
+		if extra[0] != 'T' {
 			return fmt.Errorf("%w: unexpected data at the end of the state", framework.ErrBadInput)
+		}
+		if m.Topics.FreshEvery <= 1 {
+			return fmt.Errorf("%w: the state holds topics.fresh_every's settled marks, and the run has fresh_every = %d (another configuration?)", framework.ErrBadInput, m.Topics.FreshEvery)
 		}
 		var e uint64
 		if err := binary.Read(r, le, &e); err != nil {

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -76,30 +77,53 @@ epochs = 2
 	}
 }
 
+// TestFullBatchSVIEqualsBatch: SVI whose mini-batch is the corpus, with
+// κ = 0 (ρ = 1), performs batch EM's iterations, also with the fresh
+// restarts thinned (topics.fresh_every, counted over full E-steps in both).
 func TestFullBatchSVIEqualsBatch(t *testing.T) {
 	t.Parallel()
-	eb, zb := trace(t, `topics {
+	for _, extra := range []string{"", "fresh_every = 3\n"} {
+		eb, zb := trace(t, `topics {
 k = 4
-}
+`+extra+`}
 inference "batch" {
 max_iters = 6
 tol = 0
 }`, 2)
-	es, zs := trace(t, `topics {
+		es, zs := trace(t, `topics {
 k = 4
-}
+`+extra+`}
 inference "svi" {
 batch_size = 100000
 kappa = 0
 epochs = 6
 tol = 0
 }`, 2)
-	opt := cmpopts.EquateApprox(1e-9, 0)
-	if diff := cmp.Diff(eb, es, opt); diff != "" {
-		t.Errorf("full-batch SVI with ρ = 1 differs from batch (-batch +svi):\n%s", diff)
+		opt := cmpopts.EquateApprox(1e-9, 0)
+		if diff := cmp.Diff(eb, es, opt); diff != "" {
+			t.Errorf("%q: full-batch SVI with ρ = 1 differs from batch (-batch +svi):\n%s", extra, diff)
+		}
+		if !cmp.Equal(zb, zs, opt) {
+			t.Errorf("%q: full-batch SVI ζ differs from batch ζ", extra)
+		}
 	}
-	if !cmp.Equal(zb, zs, opt) {
-		t.Error("full-batch SVI ζ differs from batch ζ")
+}
+
+// TestFreshEveryMiniBatches: an E-step over a mini-batch (0 < ρ < 1, S =
+// D/|B| ≠ 1) never thins the fresh restarts, even under local_init =
+// "best": SVI with fresh_every = 3 is SVI with fresh_every = 1, bit for bit.
+func TestFreshEveryMiniBatches(t *testing.T) {
+	t.Parallel()
+	src := func(every int) string {
+		return fmt.Sprintf("topics {\nk = 4\nlocal_init = \"best\"\nfresh_every = %d\n}\ninference \"svi\" {\nbatch_size = 70\nepochs = 4\ntol = 0\n}", every)
+	}
+	e1, z1 := trace(t, src(1), 2)
+	e3, z3 := trace(t, src(3), 2)
+	if diff := cmp.Diff(e1, e3); diff != "" {
+		t.Errorf("SVI ELBO trace with fresh_every = 3 differs from 1 (-1 +3):\n%s", diff)
+	}
+	if !cmp.Equal(z1, z3) {
+		t.Error("SVI ζ with fresh_every = 3 differs from 1")
 	}
 }
 

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/maslda/maslda/framework"
-	"github.com/maslda/maslda/framework/synth"
 )
 
 // TestFreshEvery: with topics.fresh_every = 3 a batch fit of MA-sLDAc and
@@ -19,12 +17,7 @@ import (
 // least the last one's. With fresh_every = 1 nothing is settled.
 func TestFreshEvery(t *testing.T) {
 	t.Parallel()
-	spec := synth.CrowdSpec{Name: "fresh-every", D: 150, V: 300, K: 6, C: 3, DocLen: 80, Alpha: 0.5, TopicConc: 0.05, EtaScale: 4,
-		Labels: synth.LabelsSampled, Wrong: synth.WrongAsymmetric, WrongConc: 1, Accuracies: synth.PaperAccuracies, PerDoc: 1}
-	cr, err := synth.NewCrowd(spec, rand.New(rand.NewPCG(5, 6)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cr := localStepCrowd(t, "fresh-every")
 	lda := &framework.Corpus{Docs: cr.Train.Docs, V: cr.Train.V}
 	for _, tc := range []struct {
 		name, blocks string

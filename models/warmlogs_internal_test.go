@@ -18,12 +18,7 @@ import (
 // more E-step after a fit, and that some of them took that path.
 func TestWarmStateNormalisers(t *testing.T) {
 	t.Parallel()
-	spec := synth.CrowdSpec{Name: "warm-logs", D: 150, V: 300, K: 6, C: 3, DocLen: 80, Alpha: 0.5, TopicConc: 0.05, EtaScale: 4,
-		Labels: synth.LabelsSampled, Wrong: synth.WrongAsymmetric, WrongConc: 1, Accuracies: synth.PaperAccuracies, PerDoc: 1}
-	cr, err := synth.NewCrowd(spec, rand.New(rand.NewPCG(5, 6)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cr := localStepCrowd(t, "warm-logs")
 	cfg := mustConfig(t, "model = \"ma-sldac\"\nseed = 1\nworkers = 1\nconsensus = 1\nrestarts = 1\ntopics {\n k = 12\n}\ninference \"batch\" {\n max_iters = 3\n tol = 0\n}\n")
 	r, err := Build(cfg, nil, cr.Train)
 	if err != nil {
@@ -60,4 +55,18 @@ func TestWarmStateNormalisers(t *testing.T) {
 	}
 	t.Logf("worst relative difference %.3g", worst)
 	t.Logf("%d of %d local steps went on from the warm sweep's state", w.kept, len(m.corpus.Docs))
+}
+
+// localStepCrowd is the planted crowd of the local step's internal tests
+// (TestWarmStateNormalisers, TestFreshEvery): 150 documents of 80 words,
+// K 6, C 3, one answer a document from the paper's five annotators.
+func localStepCrowd(t *testing.T, name string) *synth.Crowd {
+	t.Helper()
+	spec := synth.CrowdSpec{Name: name, D: 150, V: 300, K: 6, C: 3, DocLen: 80, Alpha: 0.5, TopicConc: 0.05, EtaScale: 4,
+		Labels: synth.LabelsSampled, Wrong: synth.WrongAsymmetric, WrongConc: 1, Accuracies: synth.PaperAccuracies, PerDoc: 1}
+	cr, err := synth.NewCrowd(spec, rand.New(rand.NewPCG(5, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cr
 }

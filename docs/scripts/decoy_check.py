@@ -71,13 +71,14 @@ def fit(it,wr,y,C,R,D,grid,iters=50,diag=2.0,off=1.0):
                 w=Pst.sum(axis=(0,1,2))+1; w/=w.sum()
     return pcd.argmax(1), w
 
-grid=[float(x) for x in os.environ.get('GRID','0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8').split(',')]
-for d in sys.argv[1:]:
-    it,wr,y,truth,C,R,D=load(d)
-    rng=np.random.default_rng(1)
-    mvp,_=mv(it,y,C,D,rng)
-    ds,_=fit(it,wr,y,C,R,D,[0.0])
-    dc,w=fit(it,wr,y,C,R,D,grid)
-    spec=open(os.path.join(d,'spec.txt')).readline()
-    dec='decoy' if 'decoy' in spec else '-'
-    print(f"{os.path.basename(d)}\tC{C}\tR{R}\t{dec}\t{(mvp==truth).mean():.4f}\t{(ds==truth).mean():.4f}\t{(dc==truth).mean():.4f}", flush=True)
+if __name__ == '__main__':
+    grid=[float(x) for x in os.environ.get('GRID','0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8').split(',')]
+    for d in sys.argv[1:]:
+        it,wr,y,truth,C,R,D=load(d)
+        rng=np.random.default_rng(1)
+        mvp,_=mv(it,y,C,D,rng)
+        ds,_=fit(it,wr,y,C,R,D,[0.0])
+        dc,w=fit(it,wr,y,C,R,D,grid)
+        spec=open(os.path.join(d,'spec.txt')).readline()
+        dec='decoy' if 'decoy' in spec else '-'
+        print(f"{os.path.basename(d)}\tC{C}\tR{R}\t{dec}\t{(mvp==truth).mean():.4f}\t{(ds==truth).mean():.4f}\t{(dc==truth).mean():.4f}", flush=True)

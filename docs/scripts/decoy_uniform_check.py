@@ -8,26 +8,9 @@
 #   MASLDA_FAMILY_KIND=crowded MASLDA_FAMILY_DUMP=/tmp/dump1 go test ./models -run "^TestFamilyDump$"
 #   /usr/bin/python3 docs/scripts/decoy_uniform_check.py /tmp/dump1/* > dd1.tsv
 import sys, os, itertools, numpy as np
-from collections import defaultdict
 
-def load(d):
-    A=[]; 
-    with open(os.path.join(d,'answers.csv')) as f:
-        next(f)
-        for line in f:
-            t,w,l=line.strip().split(','); A.append((int(t),w,l))
-    T={}
-    with open(os.path.join(d,'truth.csv')) as f:
-        next(f)
-        for line in f:
-            t,l=line.strip().split(','); T[int(t)]=l
-    classes=sorted(set([l for _,_,l in A])|set(T.values()), key=lambda s:int(s[1:]))
-    ci={c:i for i,c in enumerate(classes)}
-    workers=sorted(set(w for _,w,_ in A)); wi={w:i for i,w in enumerate(workers)}
-    items=sorted(set(t for t,_,_ in A)); ii={t:i for i,t in enumerate(items)}
-    it=np.array([ii[t] for t,_,_ in A]); wr=np.array([wi[w] for _,w,_ in A]); y=np.array([ci[l] for _,_,l in A])
-    truth=np.array([ci[T[t]] for t in items])
-    return it,wr,y,truth,len(classes),len(workers),len(items)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from decoy_check import load  # the dumps' answers.csv and truth.csv
 
 EPS=1e-300
 def mv_counts(it,y,C,D):

@@ -163,6 +163,7 @@ mutations=(
   'fresh-every-stagger|models/model.go|s/m\.settled\[i\] && \(m\.estep\+i\)%m\.Topics\.FreshEvery != 0/m.settled[i]/|./models'
   'fresh-every-checkpoint|models/checkpoint.go|s/\tif m\.Topics\.FreshEvery > 1 \{\n\t\t\/\/ The thinned/\tif false \&\& m.Topics.FreshEvery > 1 {\n\t\t\/\/ The thinned/|./models'
   'fresh-every-tolerance|models/model.go|s/return d < settledTol\*max\(1, n\)/return d < 1e9/|./models'
+  'fresh-every-mini|models/model.go|s/if !m\.mini && m\.Topics\.FreshEvery > 1 \{/if m.Topics.FreshEvery > 1 {/|./models'
   'fresh-every-phase|models/phase.go|s/\t\tclear\(m\.seen\)\n\t\tclear\(m\.settled\)/\t\tclear(m.seen)/|./models'
 )
 
