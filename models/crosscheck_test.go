@@ -76,6 +76,7 @@ func crossCheckRun(t *testing.T, g *crossCheckGolden, dAlpha float64) (elbos []f
 	cfg.LocalIters = g.LocalIters
 	cfg.LocalTol = 0 // exactly LocalIters sweeps
 	cfg.LocalInit = "fresh"
+	cfg.FreshAccel = "none" // numpy sweeps plainly
 	l, err := topics.New(cfg, g.V)
 	if err != nil {
 		t.Fatal(err)

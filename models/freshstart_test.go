@@ -129,3 +129,39 @@ func TestFreshStartDocTerm(t *testing.T) {
 		}
 	}
 }
+
+// The unsupervised first half of a supervised fresh start is plain LDA's
+// fresh local step (topics.Layer.Infer from scratch), bit for bit, under
+// both fresh_accel settings: the supervised model's fresh restarts are
+// accelerated as plain LDA's are.
+func TestFreshStartAccel(t *testing.T) {
+	defer func(v bool) { docTermOff = v }(docTermOff)
+	docTermOff = true
+	for _, accel := range []string{"squarem", "none"} {
+		src := strings.Replace(evalCrowd, "topics {", "topics {\n  fresh_accel = \""+accel+"\"", 1) +
+			"inference \"batch\" {\n max_iters = 3\n min_iters = 3\n}\n"
+		r, err := Build(mustConfig(t, src), nil, crowdTrain(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Fit(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		m := r.Model
+		w := m.newWorker(false, m.maxLen)
+		for i := range m.corpus.Docs {
+			doc := &m.corpus.Docs[i]
+			if doc.Len() == 0 {
+				continue
+			}
+			w.ds.Bind(i, doc, m.answers()[i])
+			m.firstPhi(w, nil)
+			got := slices.Clone(w.ds.Gamma)
+			m.Topics.Infer(w.ds, nil, w.scr)
+			if !slices.Equal(got, w.ds.Gamma) {
+				t.Errorf("%s, doc %d: the fresh start's plain half ends at γ %v, plain LDA's fresh local step at %v", accel, i, got, w.ds.Gamma)
+				break
+			}
+		}
+	}
+}

@@ -616,11 +616,7 @@ func (m *Model) firstPhi(w *worker, warm []float64) (restored bool) {
 		// per document (framework.PhiDocTerm), sweeps of the same cost
 		// with that term: the supervised sweeps that follow start near
 		// their fixed point.
-		for it := 1; it <= t.LocalIters; it++ {
-			if t.Sweep(ds, nil, w.scr) < t.LocalTol {
-				break
-			}
-		}
+		t.FreshSweeps(ds, w.scr)
 		if dt, ok := w.local.(framework.PhiDocTerm); ok && !docTermOff {
 			if cap(w.term) < t.K {
 				w.term = make([]float64, t.K)

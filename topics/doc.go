@@ -35,6 +35,14 @@
 // softmax of x, Σ_k φ_k log φ_k = Σ_k φ_k (x_k − max x) − log Σ_k
 // exp(x_k − max x), one logarithm per word instead of K.
 //
+// A local step from scratch (Layer.FreshSweeps: Layer.Infer without a warm
+// start, the unsupervised half of a supervised fresh start) extrapolates
+// the sweep map γ ↦ F(γ) every two sweeps by SQUAREM (Varadhan and Roland
+// 2008, scheme S3): r = γ1 − γ0, v = γ2 − 2γ1 + γ0, s = −‖r‖/‖v‖,
+// γ' = γ0 − 2s·r + s²·v with γ' ≥ α, and ends, as a plain step, with a
+// sweep whose change is below local_tol (Config.FreshAccel; a warm step
+// sweeps plainly).
+//
 // Documents are sparse (unique words with counts): every sum over tokens is
 // a sum over unique words weighted by n_dv. No per-word φ is kept across
 // documents: φ lives in the per-document framework.DocState.

@@ -52,11 +52,19 @@ type Config struct {
 	// Default 1: a fresh restart at every E-step (the behaviour before
 	// 2026-11-29).
 	FreshEvery int `hcl:"fresh_every,optional"`
+	// FreshAccel is how a fresh local step's plain sweeps (Infer from
+	// scratch, and the unsupervised first half of a supervised fresh
+	// start) reach their fixed point: "squarem" (default) extrapolates
+	// every two sweeps (Varadhan and Roland's SQUAREM, FreshSweeps);
+	// "none" sweeps plainly (the behaviour before 2026-11-29). A warm
+	// local step always sweeps plainly, so that it cannot lower the
+	// document's bound.
+	FreshAccel string `hcl:"fresh_accel,optional"`
 }
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, LocalTolTokens: 100, Init: "seeded", LocalInit: "auto", FreshStart: "lda", FreshEvery: 1}
+	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, LocalTolTokens: 100, Init: "seeded", LocalInit: "auto", FreshStart: "lda", FreshEvery: 1, FreshAccel: "squarem"}
 }
 
 // Validate checks the settings.
@@ -91,6 +99,11 @@ func (c Config) Validate() error {
 	case "supervised", "lda":
 	default:
 		return fmt.Errorf("%w: topics.fresh_start = %q; valid: supervised, lda", framework.ErrBadInput, c.FreshStart)
+	}
+	switch c.FreshAccel {
+	case "squarem", "none":
+	default:
+		return fmt.Errorf("%w: topics.fresh_accel = %q; valid: squarem, none", framework.ErrBadInput, c.FreshAccel)
 	}
 	return nil
 }
@@ -315,13 +328,14 @@ type Scratch struct {
 	g        []float64 // sweepQuad's supervised exponent of a word at t0
 	gRef     []float64 // sweepQuad's exponent whose exponentials eRef holds
 	eRef     []float64
+	g0, g1   []float64 // FreshSweeps' last two iterates of γ_d
 }
 
 // NewScratch allocates scratch for K topics.
 func (l *Layer) NewScratch() *Scratch {
 	K := l.K
 	return &Scratch{expTheta: make([]float64, K), logit: make([]float64, K), old: make([]float64, K), prev: make([]float64, K), bar: make([]float64, K), logf: make([]float64, K), ref: make([]float64, K),
-		g: make([]float64, K), gRef: make([]float64, K), eRef: make([]float64, K)}
+		g: make([]float64, K), gRef: make([]float64, K), eRef: make([]float64, K), g0: make([]float64, K), g1: make([]float64, K)}
 }
 
 // Start initialises γ_d from warm (a previous γ_d; copied) or, when warm is
@@ -1072,6 +1086,9 @@ func (l *Layer) beginLogs(d *framework.DocState) *framework.PhiLogs {
 // topic layer of prediction and of plain LDA. It returns the sweeps run.
 func (l *Layer) Infer(d *framework.DocState, warm []float64, s *Scratch) int {
 	l.Start(d, warm)
+	if warm == nil {
+		return l.FreshSweeps(d, s)
+	}
 	for it := 1; it <= l.LocalIters; it++ {
 		if l.Sweep(d, nil, s) < l.LocalTol {
 			return it

@@ -164,6 +164,11 @@ mutations=(
   'fresh-every-checkpoint|models/checkpoint.go|s/\tif m\.Topics\.FreshEvery > 1 \{\n\t\t\/\/ The thinned/\tif false \&\& m.Topics.FreshEvery > 1 {\n\t\t\/\/ The thinned/|./models'
   'fresh-every-tolerance|models/model.go|s/return d < settledTol\*max\(1, n\)/return d < 1e9/|./models'
   'fresh-every-mini|models/model.go|s/if !m\.mini && m\.Topics\.FreshEvery > 1 \{/if m.Topics.FreshEvery > 1 {/|./models'
+  'squarem-step-sign|topics/squarem.go|s/g2\[k\] = x - 2\*st\*r \+ st\*st\*v/g2[k] = x + 2*st*r + st*st*v/|./topics'
+  'squarem-stale-elog|topics/squarem.go|s/\t\t\tElogDirichlet\(d\.ElogTheta, d\.Gamma\)\n//|./topics'
+  'squarem-below-alpha|topics/squarem.go|s/if y := x - 2\*st\*r \+ st\*st\*v; !\(y >= alpha\)/if y := x - 2*st*r + st*st*v; !(y >= 0)/|./topics'
+  'squarem-warm|topics/layer.go|s/\tif warm == nil \{\n\t\treturn l\.FreshSweeps\(d, s\)/\tif true {\n\t\treturn l.FreshSweeps(d, s)/|./topics'
+  'squarem-not-in-first-phi|models/model.go|s/\t\tt\.FreshSweeps\(ds, w\.scr\)\n/\t\tfor it := 1; it <= t.LocalIters; it++ {\n\t\t\tif t.Sweep(ds, nil, w.scr) < t.LocalTol {\n\t\t\t\tbreak\n\t\t\t}\n\t\t}\n/|./models'
   'fresh-every-phase|models/phase.go|s/\t\tclear\(m\.seen\)\n\t\tclear\(m\.settled\)/\t\tclear(m.seen)/|./models'
 )
 
