@@ -20,12 +20,18 @@ import (
 // factor: the same truth and held-out R², every inferred truth and every
 // prediction multiplied by c, every bias by c, every precision by 1/c², σ²
 // by c² (docs/design.md, "Scale of the targets"). For powers of two the
-// arithmetic is exact and so must be the results; other factors change the
-// rounding, which the tolerances of the local step (local_tol, the choice
-// of local_init "best") can turn into a slightly different path, so there
-// the comparison is statistical: R² within 0.01, predictions within 5% of
-// their spread (before the defaults were scale-free, ×10 took the truth's
-// R² from 0.90 to 0.25).
+// arithmetic is exact but for the bound's logarithms (log σ² moves by
+// 2 log c, rounded): where local_init "best"'s fresh restart and warm
+// sweep end at the same fixed point (since the fresh sweeps' SQUAREM,
+// thousands of documents here, within 1e-13 of each other's bound) the
+// choice between them follows the last bits of those terms: at 1/1024
+// the results then differ by up to 1.6e-9 (relative; 0 at 1024), and
+// they must agree to 1e-7, where a scale bug moves them by far more. Other
+// factors change the rounding everywhere, which the tolerances of the
+// local step (local_tol, the choice of local_init "best") can turn into a
+// slightly different path, so there the comparison is statistical: R²
+// within 0.01, predictions within 5% of their spread (before the defaults
+// were scale-free, ×10 took the truth's R² from 0.90 to 0.25).
 func TestMASLDArScaleInvariance(t *testing.T) {
 	t.Parallel() // long: overlaps the other long tests (the README's go test ./... under 2 minutes)
 	if testing.Short() {
@@ -98,14 +104,16 @@ func TestMASLDArScaleInvariance(t *testing.T) {
 	if ref.testR2 < 0.5 || ref.truthR2 < 0.8 {
 		t.Fatalf("at scale 1: truth R² %.3f, held-out R² %.3f; want a model that learnt something (≥ 0.8, ≥ 0.5)", ref.truthR2, ref.testR2)
 	}
+	worst := 0.0
 	near := func(tol float64) func(what string, a, b float64) error {
 		return func(what string, a, b float64) error {
+			worst = math.Max(worst, math.Abs(a-b)/math.Max(1, math.Max(math.Abs(a), math.Abs(b))))
 			if math.Abs(a-b) > tol*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) {
 				return fmt.Errorf("%s: %v, want %v at scale 1", what, a, b)
 			}
 			return nil
 		}
-	}(1e-12)
+	}(1e-7)
 	rms := func(a, b []float64) (diff, spread float64) {
 		mu := 0.0
 		for _, x := range b {
@@ -150,7 +158,7 @@ func TestMASLDArScaleInvariance(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("scale %g: truth R² %.6f, held-out R² %.6f (scale 1: %.6f, %.6f)", c, r.truthR2, r.testR2, ref.truthR2, ref.testR2)
+		t.Logf("scale %g: truth R² %.6f, held-out R² %.6f (scale 1: %.6f, %.6f); largest relative difference so far %.3g", c, r.truthR2, r.testR2, ref.truthR2, ref.testR2, worst)
 	}
 }
 
