@@ -60,32 +60,37 @@ func abs(x int) int {
 
 // BenchmarkSweep measures the per-document E-step of plain LDA: one op is
 // layer.Infer (fresh start, sweeps until mean |Δγ| < LocalTol) on a document
-// of ~120 unique words, K = 50, V = 20000.
+// of ~120 unique words, K = 50, V = 20000, with SQUAREM (fresh_accel
+// "squarem", the default) and with plain sweeps ("none").
 func BenchmarkSweep(b *testing.B) {
 	c, doc := sweepBenchData(b)
-	cfg := topics.Defaults()
-	cfg.K = benchK
-	l, err := topics.New(cfg, benchV)
-	if err != nil {
-		b.Fatal(err)
+	for _, accel := range []string{"squarem", "none"} {
+		b.Run("accel="+accel, func(b *testing.B) {
+			cfg := topics.Defaults()
+			cfg.K, cfg.FreshAccel = benchK, accel
+			l, err := topics.New(cfg, benchV)
+			if err != nil {
+				b.Fatal(err)
+			}
+			l.Init(c, rand.New(rand.NewPCG(20, 2)))
+			ds := framework.NewDocState(cfg.K, doc.Len())
+			ds.Bind(0, doc, nil)
+			scr := l.NewScratch()
+			b.ReportAllocs()
+			b.ResetTimer()
+			sweeps := 0
+			for b.Loop() {
+				sweeps += l.Infer(ds, nil, scr)
+			}
+			b.StopTimer()
+			sec := b.Elapsed().Seconds()
+			n := float64(b.N)
+			b.ReportMetric(float64(doc.Len()), "words/doc")
+			b.ReportMetric(doc.N, "tokens/doc")
+			b.ReportMetric(float64(sweeps)/n, "sweeps/op")
+			b.ReportMetric(n*doc.N/sec, "tokens/s")
+			b.ReportMetric(float64(sweeps)*doc.N/sec, "token-sweeps/s")
+			b.ReportMetric(sec*1e9/float64(sweeps), "ns/sweep")
+		})
 	}
-	l.Init(c, rand.New(rand.NewPCG(20, 2)))
-	ds := framework.NewDocState(cfg.K, doc.Len())
-	ds.Bind(0, doc, nil)
-	scr := l.NewScratch()
-	b.ReportAllocs()
-	b.ResetTimer()
-	sweeps := 0
-	for b.Loop() {
-		sweeps += l.Infer(ds, nil, scr)
-	}
-	b.StopTimer()
-	sec := b.Elapsed().Seconds()
-	n := float64(b.N)
-	b.ReportMetric(float64(doc.Len()), "words/doc")
-	b.ReportMetric(doc.N, "tokens/doc")
-	b.ReportMetric(float64(sweeps)/n, "sweeps/op")
-	b.ReportMetric(n*doc.N/sec, "tokens/s")
-	b.ReportMetric(float64(sweeps)*doc.N/sec, "token-sweeps/s")
-	b.ReportMetric(sec*1e9/float64(sweeps), "ns/sweep")
 }
