@@ -88,14 +88,7 @@ func TestFreshStartDocTerm(t *testing.T) {
 			corpus = smallRegCorpus(t)
 		}
 		src += "inference \"batch\" {\n max_iters = 8\n min_iters = 8\n}\n"
-		r, err := Build(mustConfig(t, src), nil, corpus)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r.Fit(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
-		m := r.Model
+		m := fittedModel(t, src, corpus)
 		w := m.newWorker(false, m.maxLen)
 		if _, ok := w.local.(framework.PhiDocTerm); !ok {
 			t.Fatalf("%s: the response's local step has no DocTerm", bound)
@@ -140,14 +133,7 @@ func TestFreshStartAccel(t *testing.T) {
 	for _, accel := range []string{"squarem", "none"} {
 		src := strings.Replace(evalCrowd, "topics {", "topics {\n  fresh_accel = \""+accel+"\"", 1) +
 			"inference \"batch\" {\n max_iters = 3\n min_iters = 3\n}\n"
-		r, err := Build(mustConfig(t, src), nil, crowdTrain(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r.Fit(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
-		m := r.Model
+		m := fittedModel(t, src, crowdTrain(t))
 		w := m.newWorker(false, m.maxLen)
 		for i := range m.corpus.Docs {
 			doc := &m.corpus.Docs[i]
@@ -164,4 +150,18 @@ func TestFreshStartAccel(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fittedModel builds the run of src on corpus, fits it and returns its
+// model.
+func fittedModel(t *testing.T, src string, corpus *framework.Corpus) *Model {
+	t.Helper()
+	r, err := Build(mustConfig(t, src), nil, corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Fit(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return r.Model
 }
