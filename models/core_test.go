@@ -182,6 +182,10 @@ local_init = "x"
 		{"fresh_every 0", `topics {
 fresh_every = 0
 }`, "topics.fresh_every = 0, want ≥ 1"},
+		{"bad fresh_accel", `topics {
+k = 3
+fresh_accel = "fast"
+}`, "test.hcl:1: bad input: topics.fresh_accel = \"fast\"; valid: squarem, none"},
 		{"bad fresh_start", `topics {
 fresh_start = "x"
 }`, "test.hcl:1: bad input: topics.fresh_start = \"x\"; valid: supervised, lda"},

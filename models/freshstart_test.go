@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"github.com/maslda/maslda/framework/frameworktest/race"
+	"iter"
 	"math"
 	"slices"
 	"strings"
@@ -57,12 +58,7 @@ func TestFreshStartLDA(t *testing.T) {
 			m := r.Model
 			w := m.newWorker(false, m.maxLen)
 			worst := 0.0
-			for i := range m.corpus.Docs {
-				doc := &m.corpus.Docs[i]
-				if doc.Len() == 0 {
-					continue
-				}
-				w.ds.Bind(i, doc, m.answers()[i])
+			for range boundDocs(m, w) {
 				m.infer(w, nil)
 				m.updateTarget(w)
 				worst = math.Max(worst, m.Topics.SweepWeighted(w.ds, w.local, m.weight, w.scr))
@@ -96,12 +92,7 @@ func TestFreshStartDocTerm(t *testing.T) {
 		exact := func(off bool) (sweeps, docs int) {
 			defer func(v bool) { docTermOff = v }(docTermOff)
 			docTermOff = off
-			for i := range m.corpus.Docs {
-				doc := &m.corpus.Docs[i]
-				if doc.Len() == 0 {
-					continue
-				}
-				w.ds.Bind(i, doc, m.answers()[i])
+			for range boundDocs(m, w) {
 				m.firstPhi(w, nil)
 				for it := 1; it <= m.Topics.LocalIters; it++ {
 					m.updateTarget(w)
@@ -135,18 +126,30 @@ func TestFreshStartAccel(t *testing.T) {
 			"inference \"batch\" {\n max_iters = 3\n min_iters = 3\n}\n"
 		m := fittedModel(t, src, crowdTrain(t))
 		w := m.newWorker(false, m.maxLen)
-		for i := range m.corpus.Docs {
-			doc := &m.corpus.Docs[i]
-			if doc.Len() == 0 {
-				continue
-			}
-			w.ds.Bind(i, doc, m.answers()[i])
+		for i := range boundDocs(m, w) {
 			m.firstPhi(w, nil)
 			got := slices.Clone(w.ds.Gamma)
 			m.Topics.Infer(w.ds, nil, w.scr)
 			if !slices.Equal(got, w.ds.Gamma) {
 				t.Errorf("%s, doc %d: the fresh start's plain half ends at γ %v, plain LDA's fresh local step at %v", accel, i, got, w.ds.Gamma)
 				break
+			}
+		}
+	}
+}
+
+// boundDocs binds each training document with words, in order, to w's
+// state (its answers with it) and yields its index.
+func boundDocs(m *Model, w *worker) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := range m.corpus.Docs {
+			doc := &m.corpus.Docs[i]
+			if doc.Len() == 0 {
+				continue
+			}
+			w.ds.Bind(i, doc, m.answers()[i])
+			if !yield(i) {
+				return
 			}
 		}
 	}

@@ -1084,11 +1084,21 @@ func (l *Layer) beginLogs(d *framework.DocState) *framework.PhiLogs {
 // Infer runs the unsupervised local step to convergence (at most
 // LocalIters sweeps, stopping when the mean |Δγ| falls below LocalTol): the
 // topic layer of prediction and of plain LDA. It returns the sweeps run.
+// From scratch (warm nil) it is FreshSweeps (SQUAREM under the default
+// FreshAccel); from a warm start it sweeps plainly (plainSweeps), so that
+// it cannot lower the document's bound.
 func (l *Layer) Infer(d *framework.DocState, warm []float64, s *Scratch) int {
 	l.Start(d, warm)
 	if warm == nil {
 		return l.FreshSweeps(d, s)
 	}
+	return l.plainSweeps(d, s)
+}
+
+// plainSweeps sweeps d without supervision until a sweep's mean |Δγ_dk|
+// falls below LocalTol, at most LocalIters sweeps, and returns the sweeps
+// run.
+func (l *Layer) plainSweeps(d *framework.DocState, s *Scratch) int {
 	for it := 1; it <= l.LocalIters; it++ {
 		if l.Sweep(d, nil, s) < l.LocalTol {
 			return it

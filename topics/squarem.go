@@ -38,12 +38,7 @@ const squaremHalvings = 8
 // sweeps late in EM and about half as many in its first iterations.
 func (l *Layer) FreshSweeps(d *framework.DocState, s *Scratch) int {
 	if l.FreshAccel != "squarem" || d.Doc.N == 0 {
-		for it := 1; it <= l.LocalIters; it++ {
-			if l.Sweep(d, nil, s) < l.LocalTol {
-				return it
-			}
-		}
-		return l.LocalIters
+		return l.plainSweeps(d, s)
 	}
 	K := l.K
 	g0, g1 := s.g0[:K], s.g1[:K]

@@ -165,6 +165,7 @@ mutations=(
   'fresh-every-tolerance|models/model.go|s/return d < settledTol\*max\(1, n\)/return d < 1e9/|./models'
   'fresh-every-mini|models/model.go|s/if !m\.mini && m\.Topics\.FreshEvery > 1 \{/if m.Topics.FreshEvery > 1 {/|./models'
   'squarem-step-sign|topics/squarem.go|s/g2\[k\] = x - 2\*st\*r \+ st\*st\*v/g2[k] = x + 2*st*r + st*st*v/|./topics'
+  'squarem-step-sign-models|topics/squarem.go|s/g2\[k\] = x - 2\*st\*r \+ st\*st\*v/g2[k] = x + 2*st*r + st*st*v/|./models'
   'squarem-stale-elog|topics/squarem.go|s/\t\t\tElogDirichlet\(d\.ElogTheta, d\.Gamma\)\n//|./topics'
   'squarem-below-alpha|topics/squarem.go|s/if y := x - 2\*st\*r \+ st\*st\*v; !\(y >= alpha\)/if y := x - 2*st*r + st*st*v; !(y >= 0)/|./topics'
   'squarem-warm|topics/layer.go|s/\tif warm == nil \{\n\t\treturn l\.FreshSweeps\(d, s\)/\tif true {\n\t\treturn l.FreshSweeps(d, s)/|./topics'
