@@ -172,7 +172,7 @@ func TestConfigErrors(t *testing.T) {
 		{"unknown top-level key", `sed = 1`, "Valid: annotators {}, consensus, inference {}, model, response {}, restart_iters, restarts, seed, select {}, selected, topics {}, workers"},
 		{"unknown topics key", `topics {
 kk = 3
-}`, "Valid: alpha, fresh_accel, fresh_every, fresh_start, init, k, local_init, local_iters, local_tol, local_tol_tokens, tau"},
+}`, "Valid: alpha, fresh_accel, fresh_every, fresh_exact, fresh_start, init, k, local_init, local_iters, local_tol, local_tol_tokens, tau"},
 		{"bad k", `topics {
 k = 0
 }`, "topics.k = 0"},
@@ -186,6 +186,10 @@ fresh_every = 0
 k = 3
 fresh_accel = "fast"
 }`, "test.hcl:1: bad input: topics.fresh_accel = \"fast\"; valid: squarem, none"},
+		{"bad fresh_exact", `topics {
+k = 3
+fresh_exact = "never"
+}`, "test.hcl:1: bad input: topics.fresh_exact = \"never\"; valid: always, unsettled"},
 		{"bad fresh_start", `topics {
 fresh_start = "x"
 }`, "test.hcl:1: bad input: topics.fresh_start = \"x\"; valid: supervised, lda"},

@@ -365,21 +365,22 @@ func (m *Model) newStats(ts *topics.Stats) framework.Stats {
 
 // worker is one goroutine's scratch.
 type worker struct {
-	ds       *framework.DocState
-	scr      *topics.Scratch
-	local    framework.LikelihoodLocal
-	stats    framework.Stats
-	doc      framework.Stats      // one document's statistics (exact E-step, seam.go)
-	sums     *framework.ExactSums // the worker's exact sums (exact E-step)
-	shard    bool                 // the shard-level E-step: the warm φ is phiIn, not the model's store
-	phiIn    []float32            // the document's stored φ in a shard (nil: none)
-	targetIn framework.Target     // the document's q(target) of its last E-step in a shard (nil: none)
-	gw       []float64            // the warm sweep's γ (local_init "best")
-	phiW     []float64            // the warm sweep's φ (local_init "best", supervised)
-	logsW    framework.PhiLogs    // and its normalisers
-	kept     int                  // local steps that went on from the warm sweep's saved state (tests)
-	thinned  int                  // local steps of settled documents that skipped the fresh restart (tests)
-	term     []float64            // framework.PhiDocTerm's ρ̄_d
+	ds        *framework.DocState
+	scr       *topics.Scratch
+	local     framework.LikelihoodLocal
+	stats     framework.Stats
+	doc       framework.Stats      // one document's statistics (exact E-step, seam.go)
+	sums      *framework.ExactSums // the worker's exact sums (exact E-step)
+	shard     bool                 // the shard-level E-step: the warm φ is phiIn, not the model's store
+	phiIn     []float32            // the document's stored φ in a shard (nil: none)
+	targetIn  framework.Target     // the document's q(target) of its last E-step in a shard (nil: none)
+	gw        []float64            // the warm sweep's γ (local_init "best")
+	phiW      []float64            // the warm sweep's φ (local_init "best", supervised)
+	logsW     framework.PhiLogs    // and its normalisers
+	kept      int                  // local steps that went on from the warm sweep's saved state (tests)
+	thinned   int                  // local steps of settled documents that skipped the fresh restart (tests)
+	confirmed int                  // fresh restarts whose cheap half ended at the warm sweep (fresh_exact = "unsettled"; tests)
+	term      []float64            // framework.PhiDocTerm's ρ̄_d
 
 	// topicELBO is the topic layer's DocELBO at the last docELBO; topicOK
 	// says that the document's state has not changed since, so that
@@ -457,7 +458,23 @@ func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framew
 		w.phiW = append(w.phiW[:0], w.ds.Phi...)
 		w.logsW.CopyFrom(&w.ds.Logs)
 	}
-	m.infer(w, nil)
+	if m.supervised() && restored && m.Topics.FreshExact == "unsettled" && m.Topics.FreshStart == "lda" {
+		// The fresh restart's cheap half first (m.infer is firstPhi then
+		// inferFrom): where it ends at the warm sweep's γ it found nothing
+		// the warm sweep did not, and its exact sweeps are skipped.
+		m.firstPhi(w, nil)
+		if settledAt(w.ds.Gamma, gw, doc.N) {
+			w.confirmed++
+			if thin {
+				m.settled[i] = true
+			}
+			m.resumeWarm(w, gw, change)
+			return
+		}
+		m.inferFrom(w, 1, math.Inf(1))
+	} else {
+		m.infer(w, nil)
+	}
 	if m.docELBO(w) >= ew {
 		w.topicOK = true // the state docELBO saw is the one kept
 		if thin {
@@ -475,9 +492,16 @@ func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framew
 	// infer(w, gw) would restore the same φ (the stored state does not
 	// change during the local step) and repeat the warm sweep exactly as
 	// its first sweep: continue from the warm sweep's state instead (the
-	// same result, bit for bit, one sweep cheaper). The warm sweep's
-	// normalisers come back with its φ, so that a converged warm state
-	// does not take the K logarithms a word of DocELBO without them.
+	// same result, bit for bit, one sweep cheaper).
+	m.resumeWarm(w, gw, change)
+}
+
+// resumeWarm puts back the warm sweep's state (its φ, saved in w.phiW,
+// and γ = gw) and continues the local step from it to convergence (change:
+// the warm sweep's mean |Δγ|). The warm sweep's normalisers come back
+// with its φ, so that a converged warm state does not take the K
+// logarithms a word of DocELBO without them.
+func (m *Model) resumeWarm(w *worker, gw []float64, change float64) {
 	ds := w.ds
 	copy(ds.Phi, w.phiW)
 	copy(ds.Gamma, gw)

@@ -60,11 +60,21 @@ type Config struct {
 	// local step always sweeps plainly, so that it cannot lower the
 	// document's bound.
 	FreshAccel string `hcl:"fresh_accel,optional"`
+	// FreshExact is when a fresh restart of local_init "best" in a
+	// supervised batch E-step runs its exact supervised sweeps
+	// (models.Model.localStep): "always" (default: the behaviour before
+	// 2026-11-29) or "unsettled": only when its cheap first half
+	// (fresh_start "lda": plain LDA's sweeps, then the sweeps with the
+	// response's per-document term) ends away from the warm sweep's γ
+	// (Σ_k |Δγ_dk| ≥ 1% of the document's tokens); where it ends there,
+	// the local step goes on from the warm sweep, as it does when a fresh
+	// restart loses.
+	FreshExact string `hcl:"fresh_exact,optional"`
 }
 
 // Defaults returns the documented defaults.
 func Defaults() Config {
-	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, LocalTolTokens: 100, Init: "seeded", LocalInit: "auto", FreshStart: "lda", FreshEvery: 1, FreshAccel: "squarem"}
+	return Config{K: 20, Alpha: 0.1, Tau: 0.1, LocalIters: 100, LocalTol: 1e-3, LocalTolTokens: 100, Init: "seeded", LocalInit: "auto", FreshStart: "lda", FreshEvery: 1, FreshAccel: "squarem", FreshExact: "always"}
 }
 
 // Validate checks the settings.
@@ -104,6 +114,11 @@ func (c Config) Validate() error {
 	case "squarem", "none":
 	default:
 		return fmt.Errorf("%w: topics.fresh_accel = %q; valid: squarem, none", framework.ErrBadInput, c.FreshAccel)
+	}
+	switch c.FreshExact {
+	case "always", "unsettled":
+	default:
+		return fmt.Errorf("%w: topics.fresh_exact = %q; valid: always, unsettled", framework.ErrBadInput, c.FreshExact)
 	}
 	return nil
 }
