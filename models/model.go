@@ -458,10 +458,12 @@ func (m *Model) localStep(w *worker, i int, doc *framework.Doc, answers []framew
 		w.phiW = append(w.phiW[:0], w.ds.Phi...)
 		w.logsW.CopyFrom(&w.ds.Logs)
 	}
-	if m.supervised() && restored && m.Topics.FreshExact == "unsettled" && m.Topics.FreshStart == "lda" {
+	if m.supervised() && restored && !m.mini && m.Topics.FreshExact == "unsettled" && m.Topics.FreshStart == "lda" {
 		// The fresh restart's cheap half first (m.infer is firstPhi then
 		// inferFrom): where it ends at the warm sweep's γ it found nothing
-		// the warm sweep did not, and its exact sweeps are skipped.
+		// the warm sweep did not, and its exact sweeps are skipped. Only
+		// in an E-step over every document (batch EM, as fresh_every):
+		// a mini-batch's "best" restarts in full.
 		m.firstPhi(w, nil)
 		if settledAt(w.ds.Gamma, gw, doc.N) {
 			w.confirmed++

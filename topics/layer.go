@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/maslda/maslda/framework"
@@ -95,30 +97,19 @@ func (c Config) Validate() error {
 	case c.FreshEvery < 1:
 		return fmt.Errorf("%w: topics.fresh_every = %d, want ≥ 1 (1: a fresh restart at every E-step)", framework.ErrBadInput, c.FreshEvery)
 	}
-	switch c.Init {
-	case "seeded", "random":
-	default:
-		return fmt.Errorf("%w: topics.init = %q; valid: seeded, random", framework.ErrBadInput, c.Init)
-	}
-	switch c.LocalInit {
-	case "auto", "best", "fresh", "warm":
-	default:
-		return fmt.Errorf("%w: topics.local_init = %q; valid: auto, best, fresh, warm", framework.ErrBadInput, c.LocalInit)
-	}
-	switch c.FreshStart {
-	case "supervised", "lda":
-	default:
-		return fmt.Errorf("%w: topics.fresh_start = %q; valid: supervised, lda", framework.ErrBadInput, c.FreshStart)
-	}
-	switch c.FreshAccel {
-	case "squarem", "none":
-	default:
-		return fmt.Errorf("%w: topics.fresh_accel = %q; valid: squarem, none", framework.ErrBadInput, c.FreshAccel)
-	}
-	switch c.FreshExact {
-	case "always", "unsettled":
-	default:
-		return fmt.Errorf("%w: topics.fresh_exact = %q; valid: always, unsettled", framework.ErrBadInput, c.FreshExact)
+	for _, o := range []struct {
+		key, v string
+		valid  []string
+	}{
+		{"init", c.Init, []string{"seeded", "random"}},
+		{"local_init", c.LocalInit, []string{"auto", "best", "fresh", "warm"}},
+		{"fresh_start", c.FreshStart, []string{"supervised", "lda"}},
+		{"fresh_accel", c.FreshAccel, []string{"squarem", "none"}},
+		{"fresh_exact", c.FreshExact, []string{"always", "unsettled"}},
+	} {
+		if !slices.Contains(o.valid, o.v) {
+			return fmt.Errorf("%w: topics.%s = %q; valid: %s", framework.ErrBadInput, o.key, o.v, strings.Join(o.valid, ", "))
+		}
 	}
 	return nil
 }

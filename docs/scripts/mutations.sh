@@ -172,6 +172,7 @@ mutations=(
   'fresh-exact-never|models/model.go|s/\t\tif settledAt\(w\.ds\.Gamma, gw, doc\.N\) \{\n\t\t\tw\.confirmed\+\+/\t\tif false \&\& settledAt(w.ds.Gamma, gw, doc.N) {\n\t\t\tw.confirmed++/|./models'
   'fresh-exact-always-skip|models/model.go|s/\t\tif settledAt\(w\.ds\.Gamma, gw, doc\.N\) \{\n\t\t\tw\.confirmed\+\+/\t\tif settledAt(w.ds.Gamma, gw, doc.N) == settledAt(w.ds.Gamma, gw, doc.N) {\n\t\t\tw.confirmed++/|./models'
   'fresh-exact-keeps-cheap-half|models/model.go|s/\t\t\tm\.resumeWarm\(w, gw, change\)\n\t\t\treturn\n\t\t\}\n\t\tm\.inferFrom\(w, 1, math\.Inf\(1\)\)/\t\t\tm.inferFrom(w, 2, change)\n\t\t\treturn\n\t\t}\n\t\tm.inferFrom(w, 1, math.Inf(1))/|./models'
+  'fresh-exact-in-mini-batches|models/model.go|s/restored \&\& !m\.mini \&\& m\.Topics\.FreshExact/restored \&\& m.Topics.FreshExact/|./models'
   'squarem-not-in-first-phi|models/model.go|s/\t\tt\.FreshSweeps\(ds, w\.scr\)\n/\t\tfor it := 1; it <= t.LocalIters; it++ {\n\t\t\tif t.Sweep(ds, nil, w.scr) < t.LocalTol {\n\t\t\t\tbreak\n\t\t\t}\n\t\t}\n/|./models'
   'fresh-every-phase|models/phase.go|s/\t\tclear\(m\.seen\)\n\t\tclear\(m\.settled\)/\t\tclear(m.seen)/|./models'
 )
