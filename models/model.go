@@ -1000,6 +1000,9 @@ func (m *Model) shards(ctx context.Context, n, maxLen int, withStats bool, visit
 		wg        sync.WaitGroup
 		failed    atomic.Bool
 	)
+	// getBuf returns a free buffer, or nil when the caller is to allocate
+	// one (counted already): a new buffer's K×V numbers are allocated and
+	// zeroed without the lock, so that the other workers do not wait.
 	getBuf := func() framework.Stats { // with mu held
 		for len(free) == 0 && allocated >= 2*nw {
 			cond.Wait()
@@ -1010,7 +1013,7 @@ func (m *Model) shards(ctx context.Context, n, maxLen int, withStats bool, visit
 			return b
 		}
 		allocated++
-		return m.NewStats()
+		return nil
 	}
 	for range nw {
 		wg.Add(1)
@@ -1022,6 +1025,9 @@ func (m *Model) shards(ctx context.Context, n, maxLen int, withStats bool, visit
 					mu.Lock()
 					w.stats = getBuf()
 					mu.Unlock()
+					if w.stats == nil {
+						w.stats = m.NewStats()
+					}
 				}
 				s := int(next.Add(1) - 1)
 				if s >= nShards {

@@ -173,6 +173,8 @@ mutations=(
   'fresh-exact-always-skip|models/model.go|s/\t\tif settledAt\(w\.ds\.Gamma, gw, doc\.N\) \{\n\t\t\tw\.confirmed\+\+/\t\tif settledAt(w.ds.Gamma, gw, doc.N) == settledAt(w.ds.Gamma, gw, doc.N) {\n\t\t\tw.confirmed++/|./models'
   'fresh-exact-keeps-cheap-half|models/model.go|s/\t\t\tm\.resumeWarm\(w, gw, change\)\n\t\t\treturn\n\t\t\}\n\t\tm\.inferFrom\(w, 1, math\.Inf\(1\)\)/\t\t\tm.inferFrom(w, 2, change)\n\t\t\treturn\n\t\t}\n\t\tm.inferFrom(w, 1, math.Inf(1))/|./models'
   'fresh-exact-in-mini-batches|models/model.go|s/restored \&\& !m\.mini \&\& m\.Topics\.FreshExact/restored \&\& m.Topics.FreshExact/|./models'
+  'hessian-rows-doc-order|likelihoods/softmax/precond.go|s/for j := 0; j < nb; j\+\+ \{\n\t\t\t\tu := hs\.u/for j := nb - 1; j >= 0; j-- {\n\t\t\t\tu := hs.u/|./likelihoods/softmax'
+  'hessian-rows-dealt-once|likelihoods/softmax/precond.go|s/\t\t\tr = 2\*nw - 1 - r\n/\t\t\tr = 2*nw - 1 - r\n\t\t\tcontinue\n/|./likelihoods/softmax'
   'squarem-not-in-first-phi|models/model.go|s/\t\tt\.FreshSweeps\(ds, w\.scr\)\n/\t\tfor it := 1; it <= t.LocalIters; it++ {\n\t\t\tif t.Sweep(ds, nil, w.scr) < t.LocalTol {\n\t\t\t\tbreak\n\t\t\t}\n\t\t}\n/|./models'
   'fresh-every-phase|models/phase.go|s/\t\tclear\(m\.seen\)\n\t\tclear\(m\.settled\)/\t\tclear(m.seen)/|./models'
 )

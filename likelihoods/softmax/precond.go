@@ -3,6 +3,7 @@ package softmax
 import (
 	"context"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -93,24 +94,86 @@ func (hs *hessRecs) record(i int, eta []float64, N float64, sc *evalScratch) {
 }
 
 // hessian returns Σ_d Ĥ_d (the package comment), n×n with n = C·K,
-// row-major, its lower triangle filled, summed in document order
-// (bit-identical for any number of goroutines).
-func (hs *hessRecs) hessian() []float64 {
+// row-major, its lower triangle filled, summed in document order. The
+// rows are independent sums, so nw goroutines each fill a share of the
+// rows (hessRows); every number is the same bit for bit for any nw, and
+// the same as gonum's Dsyrk over batches of documents gives
+// (TestHessianRows).
+func (hs *hessRecs) hessian(nw int) []float64 {
+	n := hs.C * hs.K
+	H := make([]float64, n*n)
+	if nw = min(nw, n); nw <= 1 {
+		rows := make([]int, n)
+		for i := range rows {
+			rows[i] = i
+		}
+		hs.hessRows(H, rows)
+		return H
+	}
+	// Rows dealt back and forth (0, 1, …, nw−1, nw−1, …, 0, 0, 1, …):
+	// every goroutine gets about as many rows, and as many numbers of the
+	// lower triangle (row i holds i+1).
+	share := make([][]int, nw)
+	for i := range n {
+		r := i % (2 * nw)
+		if r >= nw {
+			r = 2*nw - 1 - r
+		}
+		share[r] = append(share[r], i)
+	}
+	var wg sync.WaitGroup
+	for _, rows := range share {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hs.hessRows(H, rows)
+		}()
+	}
+	wg.Wait()
+	return H
+}
+
+// hessBatch is the number of documents hessRows adds between its passes
+// over one row (the batches of the Dsyrk calls it stands for).
+const hessBatch = 64
+
+// hessRows adds the given rows (ascending) of hessian's lower triangle
+// into H, batch by batch of hessBatch documents: −Σ u_d u_dᵀ, then per
+// class block l Σ p_dl(1 − 1/N_d) g_dl g_dlᵀ (rows
+// √((1 − 1/N_d)/p_dl)·u_dl), then Σ (1/N_d) u_dl on block l's diagonal.
+// Each number gets its terms in the order gonum's Dsyrk (Trans, Lower:
+// one axpy per document and row) adds them.
+func (hs *hessRecs) hessRows(H []float64, rows []int) {
 	C, K := hs.C, hs.K
 	n := C * K
-	H := make([]float64, n*n)
 	D := len(hs.n)
-	const batch = 64
-	U := make([]float64, batch*n)
-	B := make([]float64, batch*K)
-	for d0 := 0; d0 < D; d0 += batch {
-		nb := min(batch, D-d0)
-		// −Σ u_d u_dᵀ
-		copy(U, hs.u[d0*n:(d0+nb)*n])
-		blas64.Syrk(blas.Trans, -1, blas64.General{Rows: nb, Cols: n, Stride: n, Data: U[:nb*n]},
-			1, blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: H})
-		for l := 0; l < C; l++ {
-			// Σ p_dl(1 − 1/N_d) g_dl g_dlᵀ on block l: rows √((1 − 1/N_d)/p_dl)·u_dl
+	B := make([]float64, hessBatch*K)
+	axpy := func(a float64, x, y []float64) {
+		blas64.Axpy(a, blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(y), Inc: 1, Data: y})
+	}
+	for d0 := 0; d0 < D; d0 += hessBatch {
+		nb := min(hessBatch, D-d0)
+		for _, i := range rows {
+			h := H[i*n : i*n+i+1]
+			for j := 0; j < nb; j++ {
+				u := hs.u[(d0+j)*n : (d0+j+1)*n]
+				if a := -1 * u[i]; a != 0 {
+					axpy(a, u[:i+1], h)
+				}
+			}
+		}
+		rest := rows
+		for l := 0; l < C && len(rest) > 0; l++ {
+			// block: the rows of class l's block
+			m := 0
+			for m < len(rest) && rest[m] < (l+1)*K {
+				m++
+			}
+			block := rest[:m]
+			rest = rest[m:]
+			if len(block) == 0 {
+				continue
+			}
 			for j := 0; j < nb; j++ {
 				d := d0 + j
 				row := B[j*K : (j+1)*K]
@@ -125,22 +188,28 @@ func (hs *hessRecs) hessian() []float64 {
 					row[k] = a * x
 				}
 			}
-			blas64.Syrk(blas.Trans, 1, blas64.General{Rows: nb, Cols: K, Stride: K, Data: B[:nb*K]},
-				1, blas64.Symmetric{Uplo: blas.Lower, N: K, Stride: n, Data: H[l*K*n+l*K:]})
-			// Σ (1/N_d) u_dl on block l's diagonal
+			for _, i := range block {
+				ii := i - l*K
+				h := H[i*n+l*K : i*n+l*K+ii+1]
+				for j := 0; j < nb; j++ {
+					b := B[j*K : (j+1)*K]
+					if a := 1 * b[ii]; a != 0 {
+						axpy(a, b[:ii+1], h)
+					}
+				}
+			}
 			for j := 0; j < nb; j++ {
 				d := d0 + j
 				N := hs.n[d]
 				if !(N > 0) {
 					continue
 				}
-				for k, x := range hs.u[d*n+l*K : d*n+(l+1)*K] {
-					H[(l*K+k)*n+l*K+k] += x / N
+				for _, i := range block {
+					H[i*n+i] += hs.u[d*n+i] / N
 				}
 			}
 		}
 	}
-	return H
 }
 
 // usePrecond reports whether a batch M-step on D documents is
@@ -197,7 +266,7 @@ func (s *Softmax) solvePrecond(ctx context.Context, recs []docView[float32], sca
 		g0[i] = -(scale*g0[i] - pg[i]) / W
 	}
 	f0 := -(scale*v0 - 0.5*pen) / W
-	H := hs.hessian()
+	H := hs.hessian(s.goroutines())
 	for i := range H {
 		H[i] *= scale / W
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/maslda/maslda/framework"
@@ -41,7 +43,7 @@ func builtHessian(s *Softmax, recs []docView[float32], eta []float64) ([]float64
 	hs := newHessRecs(len(recs), s.C, s.K)
 	g := make([]float64, n)
 	v := s.dataHess(eta, recs, nil, g, hs)
-	H := hs.hessian()
+	H := hs.hessian(1)
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			H[i*n+j] = H[j*n+i]
@@ -238,5 +240,75 @@ func TestPrecondFallback(t *testing.T) {
 	}
 	if d := cmp.Diff(etas[0], etas[1]); d != "" {
 		t.Errorf("C·K = %d: precondition hessian against none:\n%s", C*K, d)
+	}
+}
+
+// hessianSyrk is hessian as gonum's Dsyrk computes it, batch by batch
+// (the code before the rows were split among goroutines).
+func hessianSyrk(hs *hessRecs) []float64 {
+	C, K := hs.C, hs.K
+	n := C * K
+	H := make([]float64, n*n)
+	D := len(hs.n)
+	B := make([]float64, hessBatch*K)
+	for d0 := 0; d0 < D; d0 += hessBatch {
+		nb := min(hessBatch, D-d0)
+		blas64.Syrk(blas.Trans, -1, blas64.General{Rows: nb, Cols: n, Stride: n, Data: hs.u[d0*n : (d0+nb)*n]},
+			1, blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: H})
+		for l := 0; l < C; l++ {
+			for j := 0; j < nb; j++ {
+				d := d0 + j
+				row := B[j*K : (j+1)*K]
+				pl, N := hs.p[d*C+l], hs.n[d]
+				if !(pl > 0) || !(N > 0) {
+					clear(row)
+					continue
+				}
+				a := math.Sqrt((1 - 1/N) / pl)
+				for k, x := range hs.u[d*n+l*K : d*n+(l+1)*K] {
+					row[k] = a * x
+				}
+			}
+			blas64.Syrk(blas.Trans, 1, blas64.General{Rows: nb, Cols: K, Stride: K, Data: B[:nb*K]},
+				1, blas64.Symmetric{Uplo: blas.Lower, N: K, Stride: n, Data: H[l*K*n+l*K:]})
+			for j := 0; j < nb; j++ {
+				d := d0 + j
+				N := hs.n[d]
+				if !(N > 0) {
+					continue
+				}
+				for k, x := range hs.u[d*n+l*K : d*n+(l+1)*K] {
+					H[(l*K+k)*n+l*K+k] += x / N
+				}
+			}
+		}
+	}
+	return H
+}
+
+// hessian's strips of rows give, for any number of goroutines, the bits of
+// gonum's Dsyrk over the same batches of documents (documents of length
+// 0 and 1 included: no curvature, and 1 − 1/N_d = 0).
+func TestHessianRows(t *testing.T) {
+	for _, tc := range []struct{ C, K, D int }{{3, 4, 2*hessBatch + 5}, {20, 20, 150}, {2, 1, 3}, {5, 7, hessBatch}} {
+		rng := rand.New(rand.NewPCG(uint64(tc.C), uint64(tc.D)))
+		s := testSoftmax(t, tc.C, tc.K, 1, rng)
+		recs := randomRecs(rng, tc.D, 5, tc.K, tc.C)
+		hs := newHessRecs(len(recs), tc.C, tc.K)
+		g := make([]float64, tc.C*tc.K)
+		s.dataHess(s.Eta, recs, nil, g, hs)
+		hs.n[0] = 0
+		if len(recs) > 2 {
+			hs.n[2] = 1
+		}
+		want := hessianSyrk(hs)
+		for _, nw := range []int{1, 2, 3, 8, 1000} {
+			got := hs.hessian(nw)
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("C %d K %d D %d, %d goroutines: H[%d] = %v, Dsyrk's %v", tc.C, tc.K, tc.D, nw, i, got[i], want[i])
+				}
+			}
+		}
 	}
 }
