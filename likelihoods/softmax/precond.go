@@ -99,9 +99,14 @@ func (hs *hessRecs) record(i int, eta []float64, N float64, sc *evalScratch) {
 // rows (hessRows); every number is the same bit for bit for any nw, and
 // the same as gonum's Dsyrk over batches of documents gives
 // (TestHessianRows).
-func (hs *hessRecs) hessian(nw int) []float64 {
+//
+// H is the buffer to fill (n×n, any contents: each row is cleared by the
+// goroutine that fills it); nil allocates one.
+func (hs *hessRecs) hessian(nw int, H []float64) []float64 {
 	n := hs.C * hs.K
-	H := make([]float64, n*n)
+	if len(H) != n*n {
+		H = make([]float64, n*n)
+	}
 	if nw = min(nw, n); nw <= 1 {
 		rows := make([]int, n)
 		for i := range rows {
@@ -148,6 +153,9 @@ func (hs *hessRecs) hessRows(H []float64, rows []int) {
 	n := C * K
 	D := len(hs.n)
 	B := make([]float64, hessBatch*K)
+	for _, i := range rows {
+		clear(H[i*n : (i+1)*n])
+	}
 	axpy := func(a float64, x, y []float64) {
 		blas64.Axpy(a, blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(y), Inc: 1, Data: y})
 	}
@@ -255,7 +263,13 @@ func (s *Softmax) solvePrecond(ctx context.Context, recs []docView[float32], sca
 	W := objectiveWeight(len(recs), scale)
 	eta0 := append([]float64(nil), s.Eta...)
 	f := s.objective(recs, nil, scale, memo)
-	hs := newHessRecs(len(recs), C, K)
+	// The records and the Hessian's buffer are kept from one M-step to
+	// the next (every number is written again): fresh ones cost page
+	// faults that no other goroutine shares.
+	if hs := s.hess; hs == nil || hs.C != C || hs.K != K || len(hs.n) != len(recs) {
+		s.hess = newHessRecs(len(recs), C, K)
+	}
+	hs := s.hess
 	g0 := make([]float64, n)
 	// f0 and g0 as objective computes them (the same data, bit for bit).
 	pg := make([]float64, n)
@@ -266,7 +280,8 @@ func (s *Softmax) solvePrecond(ctx context.Context, recs []docView[float32], sca
 		g0[i] = -(scale*g0[i] - pg[i]) / W
 	}
 	f0 := -(scale*v0 - 0.5*pen) / W
-	H := hs.hessian(s.goroutines())
+	H := hs.hessian(s.goroutines(), s.hbuf)
+	s.hbuf = H
 	for i := range H {
 		H[i] *= scale / W
 	}

@@ -43,7 +43,7 @@ func builtHessian(s *Softmax, recs []docView[float32], eta []float64) ([]float64
 	hs := newHessRecs(len(recs), s.C, s.K)
 	g := make([]float64, n)
 	v := s.dataHess(eta, recs, nil, g, hs)
-	H := hs.hessian(1)
+	H := hs.hessian(1, nil)
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			H[i*n+j] = H[j*n+i]
@@ -302,8 +302,14 @@ func TestHessianRows(t *testing.T) {
 			hs.n[2] = 1
 		}
 		want := hessianSyrk(hs)
+		// A buffer that holds numbers already (the M-step's, kept from the
+		// last one) is filled as a new one.
+		buf := make([]float64, len(want))
+		for i := range buf {
+			buf[i] = math.NaN()
+		}
 		for _, nw := range []int{1, 2, 3, 8, 1000} {
-			got := hs.hessian(nw)
+			got := hs.hessian(nw, buf)
 			for i := range want {
 				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 					t.Fatalf("C %d K %d D %d, %d goroutines: H[%d] = %v, Dsyrk's %v", tc.C, tc.K, tc.D, nw, i, got[i], want[i])

@@ -192,6 +192,8 @@ type Softmax struct {
 	lastData  float64
 	last      Solve
 
+	hess      *hessRecs // the preconditioner's records, kept for the next batch M-step (precond.go)
+	hbuf      []float64 // and its Hessian's buffer
 	pool      sync.Pool // *evalScratch for DocELBO (called concurrently)
 	workers   int       // the M-step's goroutines (framework.Parallel; 0: GOMAXPROCS)
 	guard     bool      // safeguarded φ step (always true outside tests)
