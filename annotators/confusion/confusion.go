@@ -21,6 +21,7 @@ var (
 	_ framework.Starter       = (*Model)(nil)
 	_ framework.StartCounter  = (*Model)(nil)
 	_ framework.UpdateStarter = (*Model)(nil)
+	_ framework.Parallel      = (*Model)(nil)
 )
 
 // Estimates of the confusion matrices (Config.Estimate).
@@ -394,7 +395,8 @@ func NewModel(cfg Config) (*Model, error) {
 // framework.Persister and framework.Reporter. Its parameters are read-only
 // during the E-step (Evidence, Accumulate and DocELBO may run concurrently).
 type Model struct {
-	cfg Config
+	cfg     Config
+	threads int // the communities' update's goroutines (SetWorkers; 0: GOMAXPROCS)
 
 	nr, nc  int
 	workers []string

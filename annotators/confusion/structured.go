@@ -73,8 +73,7 @@ func (m *Model) fitStructured(counts []float64, sc float64) ([]float64, *communi
 		}
 	}
 	norms := make([]float64, M*C)
-	score := make([]float64, M)
-	buf := make([]float64, C)
+	lse := make([]float64, R)
 	prevQ := make([]float64, len(st.q))
 	prevA := make([]float64, len(st.alpha))
 	prevBound := math.Inf(-1)
@@ -87,21 +86,30 @@ func (m *Model) fitStructured(counts []float64, sc float64) ([]float64, *communi
 			}
 		}
 		bound := m.diagHyper(st) - m.cfg.PriorRate*sumOf(st.alpha) // + Σ_r log Σ_k exp(score_rk) below
-		for r := range R {
-			top := math.Inf(-1)
-			for k := range M {
-				s := math.Log(st.w[k])
-				for _, c := range rows[r] {
-					a, x := st.alpha[(k*C+c)*C:][:C], n[(r*C+c)*C:][:C]
-					for l := range buf {
-						buf[l] = a[l] + x[l]
+		// The annotators' memberships on the update's goroutines, each
+		// annotator's as by one; their log Σ_k exp(score_rk) added to the
+		// bound in annotator order (the same bits for any number).
+		parallelRange(m.goroutines(), R, func(lo, hi int) {
+			score, buf := make([]float64, M), make([]float64, C)
+			for r := lo; r < hi; r++ {
+				top := math.Inf(-1)
+				for k := range M {
+					s := math.Log(st.w[k])
+					for _, c := range rows[r] {
+						a, x := st.alpha[(k*C+c)*C:][:C], n[(r*C+c)*C:][:C]
+						for l := range buf {
+							buf[l] = a[l] + x[l]
+						}
+						s += norms[k*C+c] - dirNorm(buf)
 					}
-					s += norms[k*C+c] - dirNorm(buf)
+					score[k] = s
+					top = max(top, s)
 				}
-				score[k] = s
-				top = max(top, s)
+				lse[r] = softmaxInto(st.q[r*M:][:M], score, top)
 			}
-			bound += softmaxInto(st.q[r*M:][:M], score, top)
+		})
+		for _, x := range lse {
+			bound += x
 		}
 		// The bound at the new memberships (the maximum over q_r of
 		// Σ_k q_rk (score_rk − log q_rk) is log Σ_k exp(score_rk)): the
@@ -117,11 +125,12 @@ func (m *Model) fitStructured(counts []float64, sc float64) ([]float64, *communi
 			}
 			st.w[k] = max(s/float64(R), 1e-300)
 		}
-		for k := range M {
-			for c := range C {
-				m.polyaRow(st, n, rows, k, c)
+		// Each row of each community's prior is its own maximisation.
+		parallelRange(m.goroutines(), M*C, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				m.polyaRow(st, n, rows, i/C, i%C)
 			}
-		}
+		})
 		moved := 0.0
 		for i, x := range st.q {
 			moved = max(moved, math.Abs(x-prevQ[i]))

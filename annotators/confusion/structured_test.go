@@ -388,3 +388,35 @@ func TestSoftmaxInto(t *testing.T) {
 		}
 	}
 }
+
+// TestStructuredWorkers: the communities' update under membership =
+// "structured" gives the same memberships, weights, priors and ξ, bit for
+// bit, on one goroutine and on several (SetWorkers), over several
+// updates.
+func TestStructuredWorkers(t *testing.T) {
+	const R, C, M = 37, 3, 4
+	var ref *Model
+	for _, w := range []int{1, 2, 3, 16} {
+		m, counts := structuredState(t, R, C, M, 11)
+		m.SetWorkers(w)
+		for range 4 {
+			if err := m.Update(context.Background(), statsOf(m, counts), framework.BatchStep(1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ref == nil {
+			ref = m
+			continue
+		}
+		for name, p := range map[string][2][]float64{
+			"q": {ref.comm.q, m.comm.q}, "w": {ref.comm.w, m.comm.w},
+			"alpha": {ref.comm.alpha, m.comm.alpha}, "xi": {ref.xi, m.xi},
+		} {
+			for i := range p[0] {
+				if math.Float64bits(p[0][i]) != math.Float64bits(p[1][i]) {
+					t.Fatalf("%d goroutines: %s[%d] = %v, one goroutine's %v", w, name, i, p[1][i], p[0][i])
+				}
+			}
+		}
+	}
+}
