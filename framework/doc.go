@@ -27,6 +27,11 @@
 // any order, gives the same bits (docs/design.md, "Beyond one machine:
 // the seam").
 //
+// A component whose global update runs on several goroutines is a
+// [Parallel]; [ForRange] hands out the parts of such a pass, each element
+// computed as by one goroutine, so that the number of workers does not
+// change a result.
+//
 // framework imports no plug-in and not optim; it depends on the standard
 // library and gonum only.
 package framework

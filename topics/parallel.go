@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/mathext"
+
+	"github.com/maslda/maslda/framework"
 )
 
 // The topic layer's passes over every (word, topic) pair (Update's blend
@@ -41,25 +43,7 @@ func forRange(w, n int, f func(lo, hi int)) {
 		f(0, n)
 		return
 	}
-	w = min(w, n/(parallelMin/4))
-	size := max(parallelMin/4, (n+8*w-1)/(8*w))
-	chunks := (n + size - 1) / size
-	var next atomic.Int64
-	run := func() {
-		for {
-			c := int(next.Add(1) - 1)
-			if c >= chunks {
-				return
-			}
-			f(c*size, min(n, (c+1)*size))
-		}
-	}
-	var wg sync.WaitGroup
-	for range w - 1 {
-		wg.Go(run)
-	}
-	run()
-	wg.Wait()
+	framework.ForRange(w, n, parallelMin/4, f)
 }
 
 // refreshElog sets E[log β] and exp(E[log β]) from ζ and the digammas of

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mathext"
+
+	"github.com/maslda/maslda/framework"
 )
 
 // The variational families of the communities (Config.Membership).
@@ -89,7 +91,7 @@ func (m *Model) fitStructured(counts []float64, sc float64) ([]float64, *communi
 		// The annotators' memberships on the update's goroutines, each
 		// annotator's as by one; their log Σ_k exp(score_rk) added to the
 		// bound in annotator order (the same bits for any number).
-		parallelRange(m.goroutines(), R, func(lo, hi int) {
+		framework.ForRange(m.goroutines(), R, 1, func(lo, hi int) {
 			score, buf := make([]float64, M), make([]float64, C)
 			for r := lo; r < hi; r++ {
 				top := math.Inf(-1)
@@ -126,7 +128,7 @@ func (m *Model) fitStructured(counts []float64, sc float64) ([]float64, *communi
 			st.w[k] = max(s/float64(R), 1e-300)
 		}
 		// Each row of each community's prior is its own maximisation.
-		parallelRange(m.goroutines(), M*C, func(lo, hi int) {
+		framework.ForRange(m.goroutines(), M*C, 1, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				m.polyaRow(st, n, rows, i/C, i%C)
 			}
