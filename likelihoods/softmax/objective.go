@@ -326,6 +326,8 @@ func (s *Softmax) dataHess(eta []float64, recs []docView[float32], cov, grad []f
 		for c := range nChunks {
 			run(sc, c)
 		}
+	} else if w := s.goroutines(); !s.quad && nChunks < fewChunks*w {
+		docsThenChunks(eta, C, K, recs, w, parts, pgrad, hs)
 	} else {
 		var next atomic.Int64
 		var wg sync.WaitGroup
@@ -355,6 +357,69 @@ func (s *Softmax) dataHess(eta []float64, recs []docView[float32], cov, grad []f
 		}
 	}
 	return total
+}
+
+// fewChunks: with fewer than fewChunks chunks a goroutine, the M-step's
+// goroutines share the documents rather than the chunks (docsThenChunks).
+const fewChunks = 4
+
+// docsThenChunks is dataHess's evaluation (product bound) on w goroutines
+// when the chunks are few: a goroutine that takes the last of a few chunks
+// of 64 documents would evaluate it alone while the others wait (200
+// documents are chunks of 64, 64, 64 and 8). The goroutines take the
+// documents a few at a time instead, each document's value and gradient
+// term (what evalDoc adds into its chunk's gradient: one term a number)
+// kept apart, and then every chunk's value and gradient are summed from
+// those in document order: parts and pgrad get the bits of the chunk loop.
+func docsThenChunks(eta []float64, C, K int, recs []docView[float32], w int, parts, pgrad []float64, hs *hessRecs) {
+	n, CK := len(recs), C*K
+	vals := make([]float64, n)
+	var terms []float64
+	if pgrad != nil {
+		terms = make([]float64, n*CK)
+	}
+	block := max(1, n/(8*w))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range w {
+		wg.Go(func() {
+			sc := newEvalScratch(C, K)
+			sc.cacheH()
+			for {
+				lo := int(next.Add(int64(block))) - block
+				if lo >= n {
+					return
+				}
+				for d := lo; d < min(n, lo+block); d++ {
+					var g []float64
+					if terms != nil {
+						g = terms[d*CK : (d+1)*CK]
+					}
+					vals[d] = evalDoc(eta, C, K, recs[d], sc, g)
+					if hs != nil {
+						hs.record(d, eta, recs[d].doc.N, sc)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for c := range parts {
+		lo, hi := c*chunkSize, min(n, (c+1)*chunkSize)
+		v := 0.0
+		for _, x := range vals[lo:hi] {
+			v += x
+		}
+		parts[c] = v
+		if pgrad != nil {
+			g := pgrad[c*CK : (c+1)*CK]
+			for d := lo; d < hi; d++ {
+				for i, x := range terms[d*CK : (d+1)*CK] {
+					g[i] += x
+				}
+			}
+		}
+	}
 }
 
 // dotsC sets dst_l = Σ_k row_k h_lk for the C = len(dst) rows of h (C×K,

@@ -7,12 +7,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The M-step's objective and gradient are the same bits on any number of
-// goroutines (SetWorkers, framework.Parallel), under both bounds, on more
-// documents than one chunk holds.
+// The M-step's objective and gradient, and the preconditioner's records,
+// are the same bits on any number of goroutines (SetWorkers,
+// framework.Parallel), under both bounds, on more documents than one chunk
+// holds: few chunks a goroutine (the goroutines share the documents,
+// docsThenChunks) and many (they share the chunks).
 func TestDataIndependentOfWorkers(t *testing.T) {
 	const C, K = 3, 7
-	for _, quad := range []bool{false, true} {
+	for _, tc := range []struct {
+		quad bool
+		D    int
+	}{{false, 5*chunkSize + 3}, {false, 20*chunkSize + 5}, {false, 2*chunkSize - 1}, {true, 5*chunkSize + 3}} {
+		quad := tc.quad
 		rng := rand.New(rand.NewPCG(9, 9))
 		var s *Softmax
 		if quad {
@@ -20,7 +26,7 @@ func TestDataIndependentOfWorkers(t *testing.T) {
 		} else {
 			s = testSoftmax(t, C, K, 1, rng)
 		}
-		recs := randomRecs(rng, 5*chunkSize+3, 9, K, C)
+		recs := randomRecs(rng, tc.D, 9, K, C)
 		var cov []float64
 		if quad {
 			cov = make([]float64, K*K)
@@ -29,8 +35,9 @@ func TestDataIndependentOfWorkers(t *testing.T) {
 			}
 		}
 		type out struct {
-			V    float64
-			Grad []float64
+			V       float64
+			Grad    []float64
+			U, P, N []float64 // the preconditioner's records (product bound)
 		}
 		var want out
 		for _, n := range []int{1, 2, 3, 8} {
@@ -39,13 +46,20 @@ func TestDataIndependentOfWorkers(t *testing.T) {
 				t.Fatalf("SetWorkers(%d): %d goroutines", n, got)
 			}
 			g := make([]float64, C*K)
-			got := out{s.data(s.Eta, recs, cov, g), g}
+			var hs *hessRecs
+			if !quad {
+				hs = newHessRecs(len(recs), C, K)
+			}
+			got := out{V: s.dataHess(s.Eta, recs, cov, g, hs), Grad: g}
+			if hs != nil {
+				got.U, got.P, got.N = hs.u, hs.p, hs.n
+			}
 			if n == 1 {
 				want = got
 				continue
 			}
 			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("quadratic %v, %d goroutines against 1 (-1 +%d):\n%s", quad, n, n, d)
+				t.Errorf("quadratic %v, %d documents, %d goroutines against 1 (-1 +%d):\n%s", quad, tc.D, n, n, d)
 			}
 		}
 	}
