@@ -51,15 +51,8 @@ func newCommunities(cfg Config, R, C int) *communities {
 	cm := &communities{m: M, alpha: make([]float64, M*C*C), w: make([]float64, M), q: make([]float64, R*M), pri: make([]float64, R*C*C)}
 	for k := range M {
 		cm.w[k] = 1 / float64(M)
-		d := cfg.Diagonal * float64(M-k) / float64(M)
 		for c := range C {
-			for l := range C {
-				a := cfg.Omega
-				if c == l {
-					a += d
-				}
-				cm.alpha[(k*C+c)*C+l] = a
-			}
+			startRow(cfg, cm.alpha[(k*C+c)*C:][:C], M, k, c)
 		}
 	}
 	for i := range cm.q {

@@ -733,3 +733,76 @@ func TestCommunitiesPriorDominant(t *testing.T) {
 		t.Errorf("prior_dominant without communities: %v, want ErrBadInput", err)
 	}
 }
+
+// TestCommunitiesPriorRare: prior_rare holds the prior rows of a class
+// with few answers at their start (ω plus each community's diagonal) and
+// learns the others. On counts whose class 2 has 3% of the answers and
+// class 1 16% (a class's share would be a third; the threshold at 0.25 is
+// 8.3%), with prior_rare 0.25 every community's row 2 is its starting row
+// after every update and rows 0 and 1 are not;
+// without it row 2 is learned too; batch updates never lower the bound;
+// and it needs the structured communities.
+func TestCommunitiesPriorRare(t *testing.T) {
+	const R, C = 30, 3
+	counts := overdispersed(R, C, 5)
+	for r := range R {
+		for c, f := range []float64{1, 0.2, 0.04} {
+			for l := range C {
+				counts[(r*C+c)*C+l] *= f
+			}
+		}
+	}
+	fit := func(share float64) *Model {
+		cfg := Defaults()
+		cfg.Init, cfg.Prior, cfg.Communities, cfg.PriorRate, cfg.PriorRare, cfg.Membership = InitUniform, PriorCommunities, 2, 0.1, share, MembershipStructured
+		m := newModel(t, cfg, R, C, nil)
+		prev := math.Inf(-1)
+		for it := range 20 {
+			if err := m.Update(context.Background(), statsOf(m, counts), framework.BatchStep(1)); err != nil {
+				t.Fatal(err)
+			}
+			b := m.ELBO(statsOf(m, counts), framework.BatchStep(1))
+			if b < prev-1e-9*math.Abs(prev) {
+				t.Errorf("prior_rare %v: update %d lowered the bound %v → %v", share, it, prev, b)
+			}
+			prev = b
+		}
+		return m
+	}
+	start := func(m *Model, k, c int) []float64 {
+		a := make([]float64, C)
+		startRow(m.cfg, a, m.comm.m, k, c)
+		return a
+	}
+	held, free := fit(0.25), fit(0)
+	for k := range held.comm.m {
+		for c := range C {
+			got := held.comm.alpha[(k*C+c)*C:][:C]
+			if c == 2 {
+				if d := cmp.Diff(start(held, k, c), got); d != "" {
+					t.Errorf("prior_rare 0.25: community %d's row 2 is not its start (-start +got):\n%s", k, d)
+				}
+			} else if cmp.Equal(start(held, k, c), got) {
+				t.Errorf("prior_rare 0.25: community %d's row %d was not learned: %v", k, c, got)
+			}
+		}
+		if got := free.comm.alpha[(k*C+2)*C:][:C]; cmp.Equal(start(free, k, 2), got) {
+			t.Errorf("without prior_rare: community %d's row 2 was not learned: %v", k, got)
+		}
+	}
+	for _, bad := range []func(c *Config){
+		func(c *Config) { c.PriorRare = 0.25 },                            // the fixed prior
+		func(c *Config) { c.Prior, c.PriorRare = PriorCommunities, 0.25 }, // mean-field
+		func(c *Config) { c.Prior, c.Membership, c.PriorRare = PriorCommunities, MembershipStructured, 1 },
+		func(c *Config) { c.Prior, c.Membership, c.PriorRare = PriorCommunities, MembershipStructured, -0.1 },
+		func(c *Config) {
+			c.Prior, c.Membership, c.PriorRare = PriorCommunities, MembershipStructured, math.NaN()
+		},
+	} {
+		cfg := Defaults()
+		bad(&cfg)
+		if _, err := NewModel(cfg); !errors.Is(err, framework.ErrBadInput) {
+			t.Errorf("prior_rare %v with prior %q, membership %q: %v, want ErrBadInput", cfg.PriorRare, cfg.Prior, cfg.Membership, err)
+		}
+	}
+}

@@ -191,6 +191,19 @@ type Config struct {
 	// no longer object. Like PriorDiagonal it tells a fit from its
 	// relabelled twin. Only with prior = "communities" or "auto".
 	PriorDominant bool `hcl:"prior_dominant,optional"`
+	// PriorRare, under membership = "structured", holds the prior rows of
+	// the classes with few answers: in each update, a class c whose
+	// expected answers Σ_r Σ_l n_rcl are fewer than PriorRare·N/C (N the
+	// answers, so 0.25: a quarter of a class's share were the classes
+	// even) keeps every community's row α_mc at its starting value (ω plus
+	// the community's diagonal) instead of learning it. A row learned from
+	// the few items EM puts in a near-empty class is learned from the
+	// crowd's hard items of other classes, whose decoy answers agree, and
+	// the class becomes their home (docs/results-classification.md, "A
+	// third crowded family": 83 of 348 items of one class moved into a
+	// class of 5). 0 (default): every row learned. Only with prior =
+	// "communities" or "auto" and membership = "structured".
+	PriorRare float64 `hcl:"prior_rare,optional"`
 	// Membership is the variational family of the communities (prior =
 	// "communities" or "auto"): "mean-field" (default; "" means it:
 	// q(z_r)·q(π^r)) or "structured" (q(z_r)·q(π^r | z_r), whose
@@ -318,6 +331,12 @@ func (c Config) Validate() error {
 	}
 	if c.PriorDiagonal > 0 && c.Prior != PriorCommunities && c.Prior != PriorAuto {
 		return fmt.Errorf("%w: annotators.prior_diagonal = %v needs prior = %q or %q", framework.ErrBadInput, c.PriorDiagonal, PriorCommunities, PriorAuto)
+	}
+	if !(c.PriorRare >= 0 && c.PriorRare < 1) {
+		return fmt.Errorf("%w: annotators.prior_rare = %v, want 0 ≤ prior_rare < 1 (0: off)", framework.ErrBadInput, c.PriorRare)
+	}
+	if c.PriorRare > 0 && (c.Membership != MembershipStructured || c.Prior != PriorCommunities && c.Prior != PriorAuto) {
+		return fmt.Errorf("%w: annotators.prior_rare = %v needs prior = %q or %q and membership = %q", framework.ErrBadInput, c.PriorRare, PriorCommunities, PriorAuto, MembershipStructured)
 	}
 	switch c.Membership {
 	case "":

@@ -90,7 +90,11 @@
 // n_rc)]): under the mean-field family an annotator's empty rows sit at its
 // mixed prior and vote for the community it is in, so annotators with a few
 // answers never leave the largest one. E[log π^r_cl] = Σ_m q_rm [ψ(α_mcl +
-// n_rcl) − ψ(Σ_t α_mct + n_rct)]; ξ = ᾱ + n is stored as before.
+// n_rcl) − ψ(Σ_t α_mct + n_rct)]; ξ = ᾱ + n is stored as before. With
+// prior_rare = s > 0 (an option), a class c whose expected answers
+// Σ_{r,l} n_rcl are fewer than s·N/C keeps every community's α_mc at its
+// start in that update (rareClasses, startRow): a near-empty class's row
+// is not learned from the hard items of other classes that EM moves into it.
 //
 // prior = "auto" decides in Init, from the training answers: communities
 // when R ≥ AutoMinAnnotators (8) and N < AutoAnswersPerEntry·R·C² (N

@@ -76,6 +76,7 @@ func (m *Model) fitStructured(counts []float64, sc float64) ([]float64, *communi
 	}
 	norms := make([]float64, M*C)
 	lse := make([]float64, R)
+	rare := m.rareClasses(n)
 	prevQ := make([]float64, len(st.q))
 	prevA := make([]float64, len(st.alpha))
 	prevBound := math.Inf(-1)
@@ -127,10 +128,15 @@ func (m *Model) fitStructured(counts []float64, sc float64) ([]float64, *communi
 			}
 			st.w[k] = max(s/float64(R), 1e-300)
 		}
-		// Each row of each community's prior is its own maximisation.
+		// Each row of each community's prior is its own maximisation; the
+		// rows of rare classes (Config.PriorRare) are held at their start.
 		framework.ForRange(m.goroutines(), M*C, 1, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				m.polyaRow(st, n, rows, i/C, i%C)
+				if k, c := i/C, i%C; rare[c] {
+					startRow(m.cfg, st.alpha[(k*C+c)*C:][:C], M, k, c)
+				} else {
+					m.polyaRow(st, n, rows, k, c)
+				}
 			}
 		})
 		moved := 0.0
@@ -150,6 +156,42 @@ func (m *Model) fitStructured(counts []float64, sc float64) ([]float64, *communi
 		xi[i] = st.pri[i] + n[i]
 	}
 	return xi, st
+}
+
+// rareClasses reports, per class c, whether its expected answers
+// Σ_r Σ_l n_rcl are fewer than Config.PriorRare·N/C (N = Σ n); all false
+// when PriorRare is 0.
+func (m *Model) rareClasses(n []float64) []bool {
+	R, C := m.nr, m.nc
+	rare := make([]bool, C)
+	if m.cfg.PriorRare <= 0 {
+		return rare
+	}
+	mass, total := make([]float64, C), 0.0
+	for r := range R {
+		for c := range C {
+			x := sumOf(n[(r*C+c)*C:][:C])
+			mass[c] += x
+			total += x
+		}
+	}
+	for c := range C {
+		rare[c] = mass[c] < m.cfg.PriorRare*total/float64(C)
+	}
+	return rare
+}
+
+// startRow sets a, community k's prior row for class c (of M), to its
+// starting value: ω, plus the community's share of the diagonal on c
+// (community 0 the whole diagonal, the last 1/M of it).
+func startRow(cfg Config, a []float64, M, k, c int) {
+	d := cfg.Diagonal * float64(M-k) / float64(M)
+	for l := range a {
+		a[l] = cfg.Omega
+		if l == c {
+			a[l] += d
+		}
+	}
 }
 
 // polyaRow raises the structured bound in row c of community k's prior,

@@ -177,6 +177,8 @@ mutations=(
   'hessian-rows-dealt-once|likelihoods/softmax/precond.go|s/\t\t\tr = 2\*nw - 1 - r\n/\t\t\tr = 2*nw - 1 - r\n\t\t\tcontinue\n/|./likelihoods/softmax'
   'hessian-buffer-not-cleared|likelihoods/softmax/precond.go|s/\t\tclear\(H\[i\*n : \(i\+1\)\*n\]\)\n/\t\t_ = i\n/|./likelihoods/softmax'
   'docs-then-chunks-order|likelihoods/softmax/objective.go|s/for d := lo; d < hi; d\+\+ \{\n\t\t\t\tfor i, x := range terms/for d := hi - 1; d >= lo; d-- {\n\t\t\t\tfor i, x := range terms/|./likelihoods/softmax'
+  'prior-rare-never-holds|annotators/confusion/structured.go|s/if k, c := i\/C, i%C; rare\[c\] \{/if k, c := i\/C, i%C; false \&\& rare[c] {/|./annotators/confusion'
+  'prior-rare-share-of-all|annotators/confusion/structured.go|s/rare\[c\] = mass\[c\] < m\.cfg\.PriorRare\*total\/float64\(C\)/rare[c] = mass[c] < m.cfg.PriorRare*total/|./annotators/confusion'
   'forrange-drops-tail|framework/parallel.go|s/chunks := \(n \+ size - 1\) \/ size/chunks := n \/ size/|./framework'
   'structured-parallel-drops-tail|framework/parallel.go|s/chunks := \(n \+ size - 1\) \/ size/chunks := n \/ size/|./annotators/confusion'
   'squarem-not-in-first-phi|models/model.go|s/\t\tt\.FreshSweeps\(ds, w\.scr\)\n/\t\tfor it := 1; it <= t.LocalIters; it++ {\n\t\t\tif t.Sweep(ds, nil, w.scr) < t.LocalTol {\n\t\t\t\tbreak\n\t\t\t}\n\t\t}\n/|./models'
