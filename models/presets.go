@@ -27,7 +27,7 @@ type Preset struct {
 // the model is built, so a preset may name a plug-in that is not linked in
 // (Build then fails with the registry's error).
 var presets = []Preset{
-	{"ma-sldac", "MA-sLDAc (MODEL.md §2): softmax response, confusion-matrix annotators (communities, each annotator weighed by its own answers, when the answers are few per annotator; near-constant answerers found at the classifier start are ignored), batch EM; a fresh restart's exact sweeps only where its cheap half ends away from the warm sweep", `
+	{"ma-sldac", "MA-sLDAc (MODEL.md §2): softmax response, confusion-matrix annotators (communities, each annotator weighed by its own answers, when the answers are few per annotator; near-constant answerers found at the classifier start are ignored; the communities' rows of a class with few answers held at their start), batch EM; a fresh restart's exact sweeps only where its cheap half ends away from the warm sweep", `
 topics {
   fresh_exact = "unsettled"
 }
@@ -37,6 +37,7 @@ annotators "confusion" {
   prior_rate = 0.1
   membership = "structured"
   constant   = "almost"
+  prior_rare = 0.25
 }
 inference "batch" {}
 `},
