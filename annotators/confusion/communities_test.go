@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -616,20 +617,7 @@ func TestCommunitiesPriorDiagonal(t *testing.T) {
 	fit := func(dl float64, family string) *Model {
 		cfg := Defaults()
 		cfg.Init, cfg.Prior, cfg.Communities, cfg.PriorRate, cfg.PriorDiagonal, cfg.Membership = InitUniform, PriorCommunities, 1, 0.1, dl, family
-		m := newModel(t, cfg, R2, C2, nil)
-		prev := math.Inf(-1)
-		for it := range 30 {
-			st := statsOf(m, counts)
-			if err := m.Update(context.Background(), st, framework.BatchStep(1)); err != nil {
-				t.Fatal(err)
-			}
-			b := m.ELBO(statsOf(m, counts), framework.BatchStep(1))
-			if b < prev-1e-9*math.Abs(prev) {
-				t.Errorf("δ %v: update %d lowered the bound %v → %v", dl, it, prev, b)
-			}
-			prev = b
-		}
-		return m
+		return fitAscending(t, cfg, R2, C2, counts, 30, fmt.Sprintf("δ %v, %s", dl, family))
 	}
 	mean := func(m *Model) float64 {
 		a := m.comm.alpha[:C2]
@@ -698,19 +686,7 @@ func TestCommunitiesPriorDominant(t *testing.T) {
 	fit := func(dominant bool, family string) *Model {
 		cfg := Defaults()
 		cfg.Init, cfg.Prior, cfg.Communities, cfg.PriorRate, cfg.PriorDominant, cfg.Membership = InitUniform, PriorCommunities, 2, 0.1, dominant, family
-		m := newModel(t, cfg, R, C, nil)
-		prev := math.Inf(-1)
-		for it := range 30 {
-			if err := m.Update(context.Background(), statsOf(m, counts), framework.BatchStep(1)); err != nil {
-				t.Fatal(err)
-			}
-			b := m.ELBO(statsOf(m, counts), framework.BatchStep(1))
-			if b < prev-1e-9*math.Abs(prev) {
-				t.Errorf("dominant %v, %s: update %d lowered the bound %v → %v", dominant, family, it, prev, b)
-			}
-			prev = b
-		}
-		return m
+		return fitAscending(t, cfg, R, C, counts, 30, fmt.Sprintf("dominant %v, %s", dominant, family))
 	}
 	for _, family := range []string{MembershipMeanField, MembershipStructured} {
 		free, dom := fit(false, family), fit(true, family)
@@ -755,19 +731,7 @@ func TestCommunitiesPriorRare(t *testing.T) {
 	fit := func(share float64) *Model {
 		cfg := Defaults()
 		cfg.Init, cfg.Prior, cfg.Communities, cfg.PriorRate, cfg.PriorRare, cfg.Membership = InitUniform, PriorCommunities, 2, 0.1, share, MembershipStructured
-		m := newModel(t, cfg, R, C, nil)
-		prev := math.Inf(-1)
-		for it := range 20 {
-			if err := m.Update(context.Background(), statsOf(m, counts), framework.BatchStep(1)); err != nil {
-				t.Fatal(err)
-			}
-			b := m.ELBO(statsOf(m, counts), framework.BatchStep(1))
-			if b < prev-1e-9*math.Abs(prev) {
-				t.Errorf("prior_rare %v: update %d lowered the bound %v → %v", share, it, prev, b)
-			}
-			prev = b
-		}
-		return m
+		return fitAscending(t, cfg, R, C, counts, 20, fmt.Sprintf("prior_rare %v", share))
 	}
 	start := func(m *Model, k, c int) []float64 {
 		a := make([]float64, C)
@@ -805,4 +769,24 @@ func TestCommunitiesPriorRare(t *testing.T) {
 			t.Errorf("prior_rare %v with prior %q, membership %q: %v, want ErrBadInput", cfg.PriorRare, cfg.Prior, cfg.Membership, err)
 		}
 	}
+}
+
+// fitAscending makes iters batch updates of a model of R annotators and C
+// classes under cfg on fixed counts, and reports an update that lowers the
+// bound (what names the case).
+func fitAscending(t *testing.T, cfg Config, R, C int, counts []float64, iters int, what string) *Model {
+	t.Helper()
+	m := newModel(t, cfg, R, C, nil)
+	prev := math.Inf(-1)
+	for it := range iters {
+		if err := m.Update(context.Background(), statsOf(m, counts), framework.BatchStep(1)); err != nil {
+			t.Fatal(err)
+		}
+		b := m.ELBO(statsOf(m, counts), framework.BatchStep(1))
+		if b < prev-1e-9*math.Abs(prev) {
+			t.Errorf("%s: update %d lowered the bound %v → %v", what, it, prev, b)
+		}
+		prev = b
+	}
+	return m
 }
