@@ -201,8 +201,11 @@ type Config struct {
 	// crowd's hard items of other classes, whose decoy answers agree, and
 	// the class becomes their home (docs/results-classification.md, "A
 	// third crowded family": 83 of 348 items of one class moved into a
-	// class of 5). 0 (default): every row learned. Only with prior =
-	// "communities" or "auto" and membership = "structured".
+	// class of 5). The update in which a class turns rare resets rows that
+	// were learned, which can lower the bound once; while it stays rare
+	// its rows are constants and the updates ascend. 0 (default): every
+	// row learned. Only with prior = "communities" or "auto" and
+	// membership = "structured".
 	PriorRare float64 `hcl:"prior_rare,optional"`
 	// Membership is the variational family of the communities (prior =
 	// "communities" or "auto"): "mean-field" (default; "" means it:

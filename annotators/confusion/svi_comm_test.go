@@ -133,3 +133,61 @@ func maxAbsDiff(a, b []float64) float64 {
 	}
 	return d
 }
+
+// TestCommunitiesPriorRareSVI: prior_rare under SVI with mini-batches
+// (0 < ρ < 1, S ≠ 1). At the epoch's end the communities are batch EM's
+// update from n̂ = ξ − ᾱ with the rare class's rows held at their start,
+// whichever the scale of the counts: which classes are rare depends on
+// their shares of the answers only (rareClasses of S·n is that of n).
+func TestCommunitiesPriorRareSVI(t *testing.T) {
+	ctx := context.Background()
+	const rho, S, C = 0.3, 2.5, 3
+	counts := overdispersed(7, C, 5)
+	for r := range 7 {
+		for l := range C {
+			counts[(r*C+2)*C+l] *= 0.02 // class 2 rare in the mini-batch
+		}
+	}
+	state := func() *Model {
+		m := sviCommState(t, 5, MembershipStructured)
+		m.cfg.PriorRare = 0.25
+		for r := range 7 {
+			for l := range C {
+				i := (r*C+2)*C + l
+				m.xi[i] = m.comm.pri[i] + 0.01*float64(l+1) // and in ξ's counts
+			}
+		}
+		m.refresh()
+		return m
+	}
+	a, b := state(), state()
+	pri0 := slices.Clone(a.comm.pri)
+	if err := a.Update(ctx, statsOf(a, counts), framework.Step{Rho: rho, Scale: S, Iter: 8, EpochEnd: true}); err != nil {
+		t.Fatal(err)
+	}
+	nhat := make([]float64, len(b.xi))
+	for i, x := range b.xi {
+		nhat[i] = (1-rho)*x + rho*(pri0[i]+S*counts[i]) - pri0[i]
+	}
+	if err := b.Update(ctx, statsOf(b, nhat), framework.BatchStep(3)); err != nil {
+		t.Fatal(err)
+	}
+	if d := maxAbsDiff(commParams(a), commParams(b)); d > 1e-9 {
+		t.Errorf("the communities after the epoch's last mini-batch differ by %.3g from batch's update from n̂", d)
+	}
+	M := a.comm.m
+	for k := range M {
+		want := make([]float64, C)
+		startRow(a.cfg, want, M, k, 2)
+		if got := a.comm.alpha[(k*C+2)*C:][:C]; !slices.Equal(got, want) {
+			t.Errorf("community %d's row of the rare class after the epoch's end: %v, want its start %v", k, got, want)
+		}
+	}
+	scaled := make([]float64, len(nhat))
+	for i, x := range nhat {
+		scaled[i] = S * x
+	}
+	if got, want := a.rareClasses(scaled), a.rareClasses(nhat); !slices.Equal(got, want) || !want[2] || want[0] || want[1] {
+		t.Errorf("rare classes of S·n̂ %v, of n̂ %v; want class 2 alone for both", got, want)
+	}
+}

@@ -179,6 +179,8 @@ mutations=(
   'docs-then-chunks-order|likelihoods/softmax/objective.go|s/for d := lo; d < hi; d\+\+ \{\n\t\t\t\tfor i, x := range terms/for d := hi - 1; d >= lo; d-- {\n\t\t\t\tfor i, x := range terms/|./likelihoods/softmax'
   'prior-rare-never-holds|annotators/confusion/structured.go|s/if k, c := i\/C, i%C; rare\[c\] \{/if k, c := i\/C, i%C; false \&\& rare[c] {/|./annotators/confusion'
   'prior-rare-share-of-all|annotators/confusion/structured.go|s/rare\[c\] = mass\[c\] < m\.cfg\.PriorRare\*total\/float64\(C\)/rare[c] = mass[c] < m.cfg.PriorRare*total/|./annotators/confusion'
+  'start-row-no-grading|annotators/confusion/structured.go|s/d := cfg\.Diagonal \* float64\(M-k\) \/ float64\(M\)/d := cfg.Diagonal/|./annotators/confusion'
+  'prior-rare-absolute-mass|annotators/confusion/structured.go|s/rare\[c\] = mass\[c\] < m\.cfg\.PriorRare\*total\/float64\(C\)/rare[c] = mass[c] < 20*m.cfg.PriorRare/|./annotators/confusion'
   'forrange-drops-tail|framework/parallel.go|s/chunks := \(n \+ size - 1\) \/ size/chunks := n \/ size/|./framework'
   'structured-parallel-drops-tail|framework/parallel.go|s/chunks := \(n \+ size - 1\) \/ size/chunks := n \/ size/|./annotators/confusion'
   'squarem-not-in-first-phi|models/model.go|s/\t\tt\.FreshSweeps\(ds, w\.scr\)\n/\t\tfor it := 1; it <= t.LocalIters; it++ {\n\t\t\tif t.Sweep(ds, nil, w.scr) < t.LocalTol {\n\t\t\t\tbreak\n\t\t\t}\n\t\t}\n/|./models'

@@ -192,8 +192,8 @@ type Softmax struct {
 	lastData  float64
 	last      Solve
 
-	hess      *hessRecs // the preconditioner's records, kept for the next batch M-step (precond.go)
-	hbuf      []float64 // and its Hessian's buffer
+	hess      *hessRecs // the preconditioner's records, kept for the next batch M-step (precond.go; at most maxPrecondRecs numbers, 64 MiB)
+	hbuf      []float64 // and its Hessian's buffer ((C·K)², C·K ≤ maxPrecondDim)
 	pool      sync.Pool // *evalScratch for DocELBO (called concurrently)
 	workers   int       // the M-step's goroutines (framework.Parallel; 0: GOMAXPROCS)
 	guard     bool      // safeguarded φ step (always true outside tests)
